@@ -1,0 +1,16 @@
+/**
+ * `npm run bench`: every benchmark in one run. Each prints ratios against a reference measured in the same
+ * run (or states plainly when the reference is absent). Benchmarks are never timed tests.
+ */
+const benches: readonly { name: string; load: () => Promise<{ main: () => Promise<void> }> }[] = [
+  { name: 'eval (harness eval vs trec_eval)', load: () => import('./eval.js') },
+  { name: 'lexical arms (bm25 vs sqlite-fts5)', load: () => import('./lexical.js') },
+  { name: 'statistics (randomization + bootstrap family)', load: () => import('./stats.js') },
+];
+
+const only = process.argv.slice(2);
+for (const b of benches) {
+  if (only.length > 0 && !only.some((o) => b.name.startsWith(o))) continue;
+  process.stdout.write(`\n=== ${b.name} ===\n`);
+  await (await b.load()).main();
+}

@@ -1,0 +1,46 @@
+import { relative } from 'node:path';
+import { defineCommand } from './io.js';
+
+export const ablateCommand = defineCommand({
+  command: 'ablate',
+  describe: 'Run the arms of an ablation config over its eval set and write a report folder',
+  builder: (y) =>
+    y
+      .option('config', { type: 'string', demandOption: true, describe: 'Ablation config (YAML)', group: 'Ablation:' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan (arms, cache hits expected) and run nothing', group: 'Ablation:' })
+      .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
+      .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
+      .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures'),
+  async run(args, io) {
+    const { loadConfig } = await import('../config/load.js');
+    const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
+    const { VerificationError } = await import('../errors.js');
+    const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd });
+    if (args.dryRun) {
+      io.out(await plan(cfg, io.log));
+      return;
+    }
+    const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
+    const result = await ablate(cfg, io.log, command);
+    const lines = [`${cfg.name}: ${result.evalSet.queries.length} queries, ${result.arms.length} arm(s)`];
+    const width = Math.max(...cfg.arms.map((a) => a.id.length), 4);
+    lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);
+    for (const arm of cfg.arms) {
+      const m = result.means.get(arm.id)!;
+      lines.push(`  ${arm.id.padEnd(width)}  ${cfg.measures.map((name) => m.get(name)!.toFixed(4).padStart(10)).join(' ')}`);
+    }
+    const cache = result.arms.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
+    lines.push(`  arm runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
+    lines.push(`report: ${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
+    io.out(`${lines.join('\n')}\n`);
+    if (args.verify) {
+      const checks = verify(cfg, result.means);
+      if (checks.every((c) => c.status === undefined)) {
+        throw new VerificationError(`--verify: ${relative(io.cwd, cfg.file)} has no expect: block to check`);
+      }
+      io.out(`verify:\n${formatVerify(checks)}\n`);
+      const failed = checks.filter((c) => c.status === 'FAIL');
+      if (failed.length > 0) throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
+    }
+  },
+});

@@ -1,0 +1,143 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { runCli } from '../cli/main.js';
+import { memoryLogger } from '../log.js';
+import { loadConfig } from './load.js';
+
+let dir: string;
+
+const valid = `
+name: tiny
+evalset:
+  format: memory
+  path: es
+measures: [nDCG@10, R@100]
+arms:
+  - id: a
+    kind: fake
+  - id: b
+    kind: fake
+    params: { seed: 2 }
+`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+  mkdirSync(join(dir, 'es'));
+  writeFileSync(join(dir, 'es', 'corpus.jsonl'), '{"id":"m1","text":"the dog is called Biscuit"}\n');
+  writeFileSync(join(dir, 'es', 'queries.jsonl'), '{"id":"q1","text":"dog name","stratum":"exact","qrels":{"m1":3}}\n');
+});
+
+function write(name: string, text: string): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The problems a config yields, without the `file: N problems` head line. */
+function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): readonly string[] {
+  try {
+    loadConfig(write('c', text), { env, cwd: dir });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('accepts a valid config and fills defaults, resolving paths against the config folder', () => {
+    const cfg = loadConfig(write('valid', valid), { cwd: '/' });
+    expect(cfg.measures).toEqual(['nDCG@10', 'R@100']);
+    expect(cfg.topK).toBe(1000);
+    expect(cfg.relevanceLevel).toBe(1);
+    expect(cfg.evalset.path).toBe(join(dir, 'es'));
+    expect(cfg.arms.map((a) => [a.id, a.kind])).toEqual([
+      ['a', 'fake'],
+      ['b', 'fake'],
+    ]);
+    expect(cfg.arms[1]!.params).toEqual({ seed: 2, signal: 0.8, delayMs: 0 });
+    expect(cfg.compare.correction).toBe('holm');
+    expect(cfg.configHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('gives the same hash for the same experiment however it is spelled, and another for another', () => {
+    const a = loadConfig(write('h1', valid), { cwd: dir }).configHash;
+    const reordered = valid.replace('measures: [nDCG@10, R@100]', 'measures: [ndcg_cut.10, R@100]');
+    const b = loadConfig(write('h2', `${reordered}\noutput: elsewhere\n`), { cwd: dir }).configHash;
+    const c = loadConfig(write('h3', valid.replace('seed: 2', 'seed: 3')), { cwd: dir }).configHash;
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+  });
+
+  // Each malformed config with the exact message it must produce.
+  const cases: [string, string, string[]][] = [
+    ['unknown arm kind', valid.replace('kind: fake\n  - id: b', 'kind: bm52\n  - id: b'), ['arms[0].kind: unknown arm kind "bm52"']],
+    ['typo in a top-level key', `${valid}\nmeasure: [RR]\n`, ['measure: unknown key "measure"; did you mean "measures"?']],
+    ['typo in an arm param', valid.replace('{ seed: 2 }', '{ sed: 2 }'), ['arms[1].params.sed: unknown key "sed"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]']],
+    ['missing eval-set folder', valid.replace('path: es', 'path: nowhere'), [`evalset.path: "nowhere" does not exist (resolved against the config's folder to ${join(dir, 'nowhere')})`]],
+    ['wrong type', valid.replace('{ seed: 2 }', '{ seed: "two" }'), ['arms[1].params.seed: Invalid input: expected number, received string [fake params: seed, signal, delayMs]']],
+    ['duplicate arm id', valid.replace('id: b', 'id: a'), ['arms[1].id: duplicate arm id "a" (also arms[0])']],
+    ['unknown measure', valid.replace('[nDCG@10, R@100]', '[nDCG@10, nDGC@10]'), ['measures[1]: ']],
+    ['unknown eval-set format', valid.replace('format: memory', 'format: memroy'), ['evalset.format: unknown format "memroy"; did you mean "memory"?']],
+    ['missing required key', valid.replace('name: tiny\n', ''), ['name: Invalid input: expected string, received undefined']],
+    ['expect names no arm', `${valid}\nexpect:\n  c: { nDCG@10: { value: 0.5, tolerance: 0.01 } }\n`, ['expect.c: "c" is not an arm id (arms: a, b)']],
+    ['expect names a measure not computed', `${valid}\nexpect:\n  a: { RR: { value: 0.5 } }\n`, ['expect.a.RR: not among measures (nDCG@10, R@100); add it there']],
+    ['gate candidate unknown', `${valid}\ngate: { candidate: bb, measure: nDCG@10 }\n`, ['gate.candidate: "bb" is not an arm id; did you mean "b"? (arms: a, b)']],
+    ['bad arm id', valid.replace('id: b', 'id: "b c"'), ["arms[1].id: arm id must start with a letter or digit and use only letters, digits, '.', '_' and '-'"]],
+    ['negative topK', `${valid}\ntopK: -5\n`, ['topK: Too small: expected number to be >0']],
+    ['YAML syntax error', 'name: [unclosed\n', ['line ']],
+  ];
+
+  it.each(cases)('%s', (_title, text, expected) => {
+    const problems = problemsOf(text);
+    for (const e of expected) expect(problems.some((p) => p.startsWith(e)), `expected a problem starting with\n  ${e}\ngot\n  ${problems.join('\n  ')}`).toBe(true);
+  });
+
+  it('reports every problem at once', () => {
+    const text = valid.replace('kind: fake\n  - id: b', 'kind: nope\n  - id: b').replace('[nDCG@10, R@100]', '[nDCG@10, bogus]').replace('path: es', 'path: nowhere');
+    expect(problemsOf(text)).toHaveLength(3);
+  });
+
+  it('checks arm requirements when the config loads, never printing values', async () => {
+    const { armFactories } = await import('../../arms/registry.js');
+    const fake = armFactories.fake as { requires?: unknown };
+    const saved = fake.requires;
+    fake.requires = { env: ['HARNESS_TEST_KEY'], packages: ['no-such-package-xyz'] };
+    try {
+      const problems = problemsOf(valid, {});
+      expect(problems).toContain('arms[0]: fake needs the environment variable HARNESS_TEST_KEY; set it (its value is never printed), or remove arm "a"');
+      expect(problems).toContain('arms[0]: fake needs the package "no-such-package-xyz"; install it with `npm install no-such-package-xyz`, or remove arm "a"');
+    } finally {
+      fake.requires = saved;
+    }
+  });
+});
+
+describe('harness ablate with a bad config', () => {
+  it('exits 2 and prints file: path: message lines on stderr', async () => {
+    const file = write('bad', valid.replace('kind: fake\n  - id: b', 'kind: bm52\n  - id: b'));
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await runCli(['ablate', '--config', file], { out: () => {}, log: memoryLogger(), env: {}, cwd: dir });
+      expect(code).toBe(2);
+      const printed = err.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toContain('bad.yaml: 1 problem\n  arms[0].kind: unknown arm kind "bm52"');
+    } finally {
+      err.mockRestore();
+    }
+  });
+
+  it('exits 2 when the config file does not exist', async () => {
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await runCli(['ablate', '--config', 'missing.yaml'], { out: () => {}, log: memoryLogger(), env: {}, cwd: dir });
+      expect(code).toBe(2);
+      expect(err.mock.calls.map((c) => String(c[0])).join('')).toContain('missing.yaml: 1 problem\n  config file not found');
+    } finally {
+      err.mockRestore();
+    }
+  });
+});
