@@ -28,7 +28,7 @@ export function stderrLogger(opts: { quiet?: boolean } = {}): Logger {
       if (quiet) return { tick() {}, done() {} };
       let doneCount = 0;
       const started = Date.now();
-      let lastDraw = 0;
+      let lastDraw = started;
       const tty = err.isTTY === true;
       const draw = (final: boolean) => {
         const now = Date.now();

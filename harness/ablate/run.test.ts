@@ -149,7 +149,8 @@ describe('harness ablate', () => {
     // Arm b waits 400 ms per query, so the process is killed while b is running and after a has finished.
     const file = config('', '{ seed: 1, signal: 0.5, delayMs: 400 }');
     const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'harness', 'cli', 'bin.ts'), 'ablate', '--config', file], {
-      cwd: dir,
+      // tsx resolves from the working folder, so the child starts in the project; the config's paths are its own.
+      cwd: PROJECT_ROOT,
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));

@@ -7,7 +7,7 @@ import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { loadConfig } from './load.js';
 
-let dir: string;
+const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
 
 const valid = `
 name: tiny
@@ -24,7 +24,6 @@ arms:
 `;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), '{"id":"m1","text":"the dog is called Biscuit"}\n');
   writeFileSync(join(dir, 'es', 'queries.jsonl'), '{"id":"q1","text":"dog name","stratum":"exact","qrels":{"m1":3}}\n');
@@ -65,7 +64,8 @@ describe('loadConfig', () => {
 
   it('gives the same hash for the same experiment however it is spelled, and another for another', () => {
     const a = loadConfig(write('h1', valid), { cwd: dir }).configHash;
-    const reordered = valid.replace('measures: [nDCG@10, R@100]', 'measures: [ndcg_cut.10, R@100]');
+    // Same content, other key order and YAML style: the hash is over canonical JSON, not the text.
+    const reordered = valid.replace('measures: [nDCG@10, R@100]\n', '').replace('name: tiny\n', 'measures:\n  - nDCG@10\n  - R@100\nname: tiny\n');
     const b = loadConfig(write('h2', `${reordered}\noutput: elsewhere\n`), { cwd: dir }).configHash;
     const c = loadConfig(write('h3', valid.replace('seed: 2', 'seed: 3')), { cwd: dir }).configHash;
     expect(b).toBe(a);
@@ -83,7 +83,7 @@ describe('loadConfig', () => {
     ['unknown measure', valid.replace('[nDCG@10, R@100]', '[nDCG@10, nDGC@10]'), ['measures[1]: ']],
     ['unknown eval-set format', valid.replace('format: memory', 'format: memroy'), ['evalset.format: unknown format "memroy"; did you mean "memory"?']],
     ['missing required key', valid.replace('name: tiny\n', ''), ['name: Invalid input: expected string, received undefined']],
-    ['expect names no arm', `${valid}\nexpect:\n  c: { nDCG@10: { value: 0.5, tolerance: 0.01 } }\n`, ['expect.c: "c" is not an arm id (arms: a, b)']],
+    ['expect names no arm', `${valid}\nexpect:\n  c: { nDCG@10: { value: 0.5, tolerance: 0.01 } }\n`, ['expect.c: "c" is not an arm id; did you mean "a"? (arms: a, b)']],
     ['expect names a measure not computed', `${valid}\nexpect:\n  a: { RR: { value: 0.5 } }\n`, ['expect.a.RR: not among measures (nDCG@10, R@100); add it there']],
     ['gate candidate unknown', `${valid}\ngate: { candidate: bb, measure: nDCG@10 }\n`, ['gate.candidate: "bb" is not an arm id; did you mean "b"? (arms: a, b)']],
     ['bad arm id', valid.replace('id: b', 'id: "b c"'), ["arms[1].id: arm id must start with a letter or digit and use only letters, digits, '.', '_' and '-'"]],

@@ -1,0 +1,20 @@
+import type { ArmFactory } from './types.js';
+import { fakeArm } from './fake/index.js';
+import { bm25Arm } from './bm25/index.js';
+import { sqliteFts5Arm } from './sqlite-fts5/index.js';
+
+/**
+ * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
+ * schema all read this object, so the list of known kinds cannot drift.
+ */
+export const armFactories = {
+  fake: fakeArm,
+  bm25: bm25Arm,
+  'sqlite-fts5': sqliteFts5Arm,
+} as const satisfies Record<string, ArmFactory<any>>;
+
+export type ArmKind = keyof typeof armFactories;
+
+export function isArmKind(kind: string): kind is ArmKind {
+  return Object.hasOwn(armFactories, kind);
+}

@@ -1,0 +1,315 @@
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../../harness/errors.js';
+import { describeIssues, nameList, readJsonFile } from '../lines.js';
+import type { Document, EvalSet, Query } from '../types.js';
+import { DEFAULT_EXACT_THRESHOLD, exactOrParaphrase } from './overlap.js';
+
+/**
+ * LoCoMo (Maharana et al., ACL 2024, arXiv 2402.17753; snap-research/locomo `data/locomo10.json`) as an eval set.
+ * Conventions (docs/adr/0007-locomo-strata.md, ../shared/design/DATA.md §2):
+ *
+ * - Units. `turn`: one document per dialogue turn, id `<sample_id>:<dia_id>` (dia_ids repeat across
+ *   conversations), text `<speaker>: <text>` plus ` [image: <blip_caption>]` when the turn has a caption,
+ *   timestamp = the session's `date_time` as ISO 8601 local time. `session`: one document per session, id
+ *   `<sample_id>:session_<n>`, text = its turns' texts joined by newlines. `observation`: one document per
+ *   LLM-generated observation fact, id `<sample_id>:O<n>:<i>` (session n, i 1-based in file order), relevant
+ *   when one of its dia_ids is evidence.
+ * - `units.session` maps every turn/observation id to its session id, so turn runs can be scored per session.
+ * - Scope: each query sees only its own conversation (`scopes`: sample_id -> doc ids) unless `scope: pooled`.
+ * - Evidence ids are normalised ({@link normalizeEvidence}); ids that still name no turn of the conversation
+ *   are dropped and counted; a QA left without valid evidence is excluded and counted.
+ * - Categories as the repo's task_eval/evaluation.py reads them (not the paper's list order): 1 multi-hop,
+ *   2 temporal, 3 open-domain, 4 single-hop, 5 adversarial. Adversarial QAs are excluded unless
+ *   `includeAdversarial` (their evidence is topical but the question is a trap: there is no right memory).
+ * - Strata: `multi-hop` (1), `temporal` (2), `open-domain` (3), `exact` / `paraphrase` (4, by the overlap rule
+ *   in ./overlap.ts against the evidence turns' texts, whatever the unit), `adversarial` (5, when included).
+ * - Query id `<sample_id>:q<i>`, i the 0-based position in the sample's `qa` list (stable across options).
+ *   Qrels grade 1.
+ */
+export const locomoOptions = z
+  .object({
+    unit: z.enum(['turn', 'session', 'observation']).default('turn'),
+    scope: z.enum(['conversation', 'pooled']).default('conversation'),
+    includeAdversarial: z.boolean().default(false),
+    imageCaptions: z.boolean().default(true),
+    exactThreshold: z.number().min(0).max(1).default(DEFAULT_EXACT_THRESHOLD),
+  })
+  .strict();
+export type LocomoOptions = z.output<typeof locomoOptions>;
+
+export const LOCOMO_CATEGORIES = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' } as const;
+type Category = keyof typeof LOCOMO_CATEGORIES;
+
+const turnSchema = z.looseObject({
+  speaker: z.string(),
+  dia_id: z.string(),
+  text: z.string(),
+  blip_caption: z.string().optional(),
+});
+const qaSchema = z.looseObject({
+  question: z.string().min(1),
+  evidence: z.array(z.string()),
+  category: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]),
+});
+const sampleSchema = z.looseObject({
+  sample_id: z.string().regex(/^\S+$/, 'must be non-empty without whitespace'),
+  conversation: z.record(z.string(), z.unknown()),
+  qa: z.array(qaSchema),
+  observation: z.record(z.string(), z.record(z.string(), z.array(z.tuple([z.string(), z.union([z.string(), z.array(z.string())])])))).optional(),
+});
+const fileSchema = z.array(sampleSchema).min(1);
+
+export interface LocomoStats {
+  conversations: number;
+  sessions: number;
+  turns: number;
+  qas: number;
+  byCategory: Record<Category, number>;
+  evidence: {
+    /** Raw evidence strings that held several ids (`"D8:6; D9:17"`) and were split. */
+    split: number;
+    /** Ids rewritten into canonical form (`D:11:26` -> `D11:26`, `D30:05` -> `D30:5`). */
+    fixed: number;
+    /** Ids dropped because, after normalisation, they name no turn of their conversation: `sample:qN "id"`. */
+    dropped: string[];
+    /** Ids listed twice in one QA (kept once). */
+    duplicates: number;
+  };
+  excluded: { adversarial: number; noEvidence: string[]; noUnitEvidence: string[] };
+  queriesPerStratum: Record<string, number>;
+}
+
+export async function loadLocomo(file: string, options: LocomoOptions): Promise<EvalSet> {
+  return locomoFromJson(file, await readJsonFile(file), options).evalSet;
+}
+
+/**
+ * Splits evidence strings on `;`, `,` and whitespace, then canonicalises each id: `D:11:26` -> `D11:26` and
+ * leading zeros removed (`D30:05` -> `D30:5`). Returns canonical ids (or the raw token when it has no `D<n>:<i>`
+ * shape, so the caller can drop and name it), and how many strings were split and ids fixed.
+ */
+export function normalizeEvidence(raw: readonly string[]): { ids: string[]; split: number; fixed: number } {
+  const ids: string[] = [];
+  let split = 0;
+  let fixed = 0;
+  for (const entry of raw) {
+    const parts = entry.split(/[;,\s]+/).filter((p) => p !== '');
+    if (parts.length > 1) split += 1;
+    for (const p of parts) {
+      const m = /^D:?0*(\d+):0*(\d+)$/.exec(p);
+      if (m === null) {
+        ids.push(p);
+        continue;
+      }
+      const canonical = `D${m[1]}:${m[2]}`;
+      if (canonical !== p) fixed += 1;
+      ids.push(canonical);
+    }
+  }
+  return { ids, split, fixed };
+}
+
+/** "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00" (LoCoMo dates carry no time zone; none is invented). */
+export function parseLocomoDate(text: string): string | undefined {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i.exec(text.trim());
+  if (m === null) return undefined;
+  const month = MONTHS.indexOf(m[5]!.toLowerCase().slice(0, 3)) + 1;
+  let hour = Number(m[1]);
+  const minute = Number(m[2]);
+  const day = Number(m[4]);
+  if (month === 0 || hour < 1 || hour > 12 || minute > 59 || day < 1 || day > 31) return undefined;
+  const pm = m[3]!.toLowerCase() === 'pm';
+  if (hour === 12) hour = pm ? 12 : 0;
+  else if (pm) hour += 12;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${m[6]}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:00`;
+}
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+interface Turn {
+  doc: Document;
+  session: number;
+}
+
+/** The adapter proper, on already-parsed JSON; `file` is only for messages. */
+export function locomoFromJson(file: string, data: unknown, options: LocomoOptions): { evalSet: EvalSet; stats: LocomoStats } {
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new InputError(file, undefined, `not LoCoMo's schema: ${describeIssues(parsed.error.issues)}`, {
+      hint: 'expected locomo10.json from snap-research/locomo (an array of {sample_id, conversation, qa, observation})',
+    });
+  }
+  const stats: LocomoStats = {
+    conversations: 0,
+    sessions: 0,
+    turns: 0,
+    qas: 0,
+    byCategory: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 },
+    evidence: { split: 0, fixed: 0, dropped: [], duplicates: 0 },
+    excluded: { adversarial: 0, noEvidence: [], noUnitEvidence: [] },
+    queriesPerStratum: {},
+  };
+  const documents: Document[] = [];
+  const queries: Query[] = [];
+  const qrels = new Map<string, Map<string, number>>();
+  const scopes = new Map<string, string[]>();
+  const sessionUnit = new Map<string, string>();
+  const seenSamples = new Set<string>();
+
+  parsed.data.forEach((sample, si) => {
+    const sid = sample.sample_id;
+    const where = `[${si}] (${sid})`;
+    if (seenSamples.has(sid)) throw new InputError(file, undefined, `${where}: duplicate sample_id`);
+    seenSamples.add(sid);
+    stats.conversations += 1;
+
+    const turns = new Map<string, Turn>();
+    const sessionDocs: Document[] = [];
+    const sessionNumbers = Object.keys(sample.conversation)
+      .map((k) => /^session_(\d+)$/.exec(k)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const n of sessionNumbers) {
+      const key = `session_${n}`;
+      const rawTurns = z.array(turnSchema).safeParse(sample.conversation[key]);
+      if (!rawTurns.success) {
+        throw new InputError(file, undefined, `${where}.conversation.${key}: ${describeIssues(rawTurns.error.issues)}`);
+      }
+      const rawDate = sample.conversation[`${key}_date_time`];
+      const timestamp = typeof rawDate === 'string' ? parseLocomoDate(rawDate) : undefined;
+      if (timestamp === undefined) {
+        throw new InputError(file, undefined, `${where}.conversation.${key}_date_time: missing or unparsable date ${JSON.stringify(rawDate)}`, {
+          hint: 'expected the form "1:56 pm on 8 May, 2023"',
+        });
+      }
+      stats.sessions += 1;
+      const sessionId = `${sid}:${key}`;
+      const texts: string[] = [];
+      for (const t of rawTurns.data) {
+        const id = `${sid}:${t.dia_id}`;
+        if (/\s/.test(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: dia_id ${JSON.stringify(t.dia_id)} contains whitespace`);
+        if (turns.has(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: duplicate dia_id "${t.dia_id}"`);
+        const caption = options.imageCaptions && t.blip_caption !== undefined && t.blip_caption !== '' ? ` [image: ${t.blip_caption}]` : '';
+        const text = `${t.speaker}: ${t.text}${caption}`;
+        texts.push(text);
+        turns.set(t.dia_id, { doc: { id, text, timestamp, metadata: { session: key, speaker: t.speaker } }, session: n });
+        stats.turns += 1;
+      }
+      sessionDocs.push({ id: sessionId, text: texts.join('\n'), timestamp, metadata: { session: key } });
+    }
+
+    const scopeDocs: string[] = [];
+    // Observations: dia_id -> the observation docs that cite it.
+    const obsByTurn = new Map<string, string[]>();
+    if (options.unit === 'turn') {
+      for (const t of turns.values()) {
+        documents.push(t.doc);
+        scopeDocs.push(t.doc.id);
+        sessionUnit.set(t.doc.id, `${sid}:session_${t.session}`);
+      }
+    } else if (options.unit === 'session') {
+      for (const d of sessionDocs) {
+        documents.push(d);
+        scopeDocs.push(d.id);
+      }
+    } else {
+      const obs = sample.observation ?? {};
+      for (const n of sessionNumbers) {
+        const facts = obs[`session_${n}_observation`];
+        if (facts === undefined) continue;
+        const timestamp = sessionDocs.find((d) => d.id === `${sid}:session_${n}`)?.timestamp;
+        let i = 0;
+        for (const [speaker, list] of Object.entries(facts)) {
+          for (const [fact, diaIds] of list) {
+            i += 1;
+            const id = `${sid}:O${n}:${i}`;
+            const cited = normalizeEvidence(Array.isArray(diaIds) ? diaIds : [diaIds]).ids.filter((d) => turns.has(d));
+            documents.push({ id, text: fact, ...(timestamp === undefined ? {} : { timestamp }), metadata: { session: `session_${n}`, speaker, diaIds: cited } });
+            scopeDocs.push(id);
+            sessionUnit.set(id, `${sid}:session_${n}`);
+            for (const d of cited) obsByTurn.set(d, [...(obsByTurn.get(d) ?? []), id]);
+          }
+        }
+      }
+    }
+    scopes.set(sid, scopeDocs);
+
+    sample.qa.forEach((qa, qi) => {
+      stats.qas += 1;
+      const category = qa.category as Category;
+      stats.byCategory[category] += 1;
+      const qid = `${sid}:q${qi}`;
+      const norm = normalizeEvidence(qa.evidence);
+      stats.evidence.split += norm.split;
+      stats.evidence.fixed += norm.fixed;
+      const valid: string[] = [];
+      for (const id of norm.ids) {
+        if (!turns.has(id)) {
+          stats.evidence.dropped.push(`${qid} ${JSON.stringify(id)}`);
+        } else if (valid.includes(id)) {
+          stats.evidence.duplicates += 1;
+        } else {
+          valid.push(id);
+        }
+      }
+      if (category === 5 && !options.includeAdversarial) {
+        stats.excluded.adversarial += 1;
+        return;
+      }
+      if (valid.length === 0) {
+        stats.excluded.noEvidence.push(qid);
+        return;
+      }
+      const relevant = new Set<string>();
+      for (const id of valid) {
+        const turn = turns.get(id)!;
+        if (options.unit === 'turn') relevant.add(turn.doc.id);
+        else if (options.unit === 'session') relevant.add(`${sid}:session_${turn.session}`);
+        else for (const o of obsByTurn.get(id) ?? []) relevant.add(o);
+      }
+      if (relevant.size === 0) {
+        stats.excluded.noUnitEvidence.push(qid);
+        return;
+      }
+      const stratum =
+        category === 4
+          ? exactOrParaphrase(qa.question, valid.map((id) => turns.get(id)!.doc.text), options.exactThreshold)
+          : LOCOMO_CATEGORIES[category];
+      stats.queriesPerStratum[stratum] = (stats.queriesPerStratum[stratum] ?? 0) + 1;
+      queries.push({
+        id: qid,
+        text: qa.question,
+        stratum,
+        ...(options.scope === 'conversation' ? { scope: sid } : {}),
+        metadata: { category, categoryName: LOCOMO_CATEGORIES[category], evidence: valid },
+      });
+      qrels.set(qid, new Map([...relevant].map((d) => [d, 1])));
+    });
+  });
+
+  const notes: string[] = [
+    `LoCoMo: ${stats.conversations} conversations, ${stats.sessions} sessions, ${stats.turns} turns, ${stats.qas} QAs ` +
+      `(categories 1-5: ${[1, 2, 3, 4, 5].map((c) => stats.byCategory[c as Category]).join('/')})`,
+    `evidence: ${stats.evidence.split} lists split, ${stats.evidence.fixed} ids fixed, ${stats.evidence.duplicates} duplicates merged, ` +
+      `${stats.evidence.dropped.length} ids dropped (name no turn)${stats.evidence.dropped.length > 0 ? `: ${nameList(stats.evidence.dropped)}` : ''}`,
+  ];
+  if (stats.excluded.adversarial > 0) notes.push(`${stats.excluded.adversarial} adversarial QAs (category 5) excluded; set includeAdversarial to keep them`);
+  if (stats.excluded.noEvidence.length > 0) {
+    notes.push(`${stats.excluded.noEvidence.length} QAs without valid evidence excluded: ${nameList(stats.excluded.noEvidence)}`);
+  }
+  if (stats.excluded.noUnitEvidence.length > 0) {
+    notes.push(`${stats.excluded.noUnitEvidence.length} QAs whose evidence turns have no ${options.unit} excluded: ${nameList(stats.excluded.noUnitEvidence)}`);
+  }
+  const evalSet: EvalSet = {
+    name: `${basename(file).replace(/\.json$/, '')}/${options.unit}${options.scope === 'pooled' ? '/pooled' : ''}`,
+    documents,
+    queries,
+    qrels,
+    ...(options.scope === 'conversation' ? { scopes } : {}),
+    ...(options.unit === 'session' ? {} : { units: new Map([['session', sessionUnit]]) }),
+    notes,
+  };
+  return { evalSet, stats };
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { describeShared, sharedPath } from '../../harness/testing/shared.js';
+import { readJsonFile } from '../lines.js';
+import { longMemEvalFromJson, longMemEvalOptions, parseLongMemEvalDate } from './longmemeval.js';
+
+const session = longMemEvalOptions.parse({});
+const turn = longMemEvalOptions.parse({ unit: 'turn' });
+
+/** Two questions sharing a filler session; q2's evidence is only in an assistant turn. */
+function tiny(): unknown {
+  const filler = [
+    { role: 'user', content: 'I like tea.' },
+    { role: 'assistant', content: 'Tea is nice.' },
+  ];
+  return [
+    {
+      question_id: 'q1',
+      question_type: 'multi-session',
+      question: 'How many pets?',
+      answer: '2',
+      question_date: '2023/06/01 (Thu) 00:58',
+      haystack_dates: ['2023/05/25 (Thu) 20:21', '2023/05/26 (Fri) 09:00', '2023/05/27 (Sat) 10:20'],
+      haystack_session_ids: ['s_fill', 'answer_1', 'answer_2'],
+      haystack_sessions: [
+        filler,
+        [
+          { role: 'user', content: 'Got a dog.', has_answer: true },
+          { role: 'assistant', content: 'Congrats.', has_answer: false },
+        ],
+        [
+          { role: 'user', content: 'Hello.', has_answer: false },
+          { role: 'assistant', content: 'Hi.', has_answer: false },
+          { role: 'user', content: 'Got a cat.', has_answer: true },
+        ],
+      ],
+      answer_session_ids: ['answer_1', 'answer_2'],
+    },
+    {
+      question_id: 'q2',
+      question_type: 'single-session-assistant',
+      question: 'What did you recommend?',
+      answer: 'x',
+      haystack_dates: ['2023/05/25 (Thu) 20:21', '2023/05/28 (Sun) 10:20'],
+      haystack_session_ids: ['s_fill', 'answer_3'],
+      haystack_sessions: [filler, [{ role: 'user', content: 'Recommend a book?' }, { role: 'assistant', content: 'Dune.', has_answer: true }]],
+      answer_session_ids: ['answer_3'],
+    },
+    {
+      question_id: 'q3_abs',
+      question_type: 'temporal-reasoning',
+      question: 'Unanswerable?',
+      answer: 'x',
+      haystack_dates: ['2023/05/25 (Thu) 20:21'],
+      haystack_session_ids: ['answer_9'],
+      haystack_sessions: [[{ role: 'user', content: 'Something.', has_answer: true }]],
+      answer_session_ids: ['answer_9'],
+    },
+  ];
+}
+
+describe('LongMemEval adapter on hand-made questions', () => {
+  it('session level: user turns joined by spaces, one scope per question, shared filler kept once', () => {
+    const { evalSet, stats } = longMemEvalFromJson('t.json', tiny(), session);
+    expect(evalSet.documents.map((d) => [d.id, d.text, d.timestamp])).toEqual([
+      ['s_fill', 'I like tea.', '2023-05-25T20:21:00'],
+      ['answer_1', 'Got a dog.', '2023-05-26T09:00:00'],
+      ['answer_2', 'Hello. Got a cat.', '2023-05-27T10:20:00'],
+      ['answer_3', 'Recommend a book?', '2023-05-28T10:20:00'],
+    ]);
+    expect(evalSet.scopes?.get('q2')).toEqual(['s_fill', 'answer_3']);
+    expect(stats.shared).toBe(1);
+    expect(evalSet.queries.map((q) => [q.id, q.stratum, q.scope])).toEqual([
+      ['q1', 'multi-hop', 'q1'],
+      ['q2', 'single-session-assistant', 'q2'],
+    ]);
+    expect(evalSet.qrels.get('q1')).toEqual(new Map([['answer_1', 1], ['answer_2', 1]]));
+    // Official protocol: with user turns only, answer_3 has no has_answer user turn, so it is renamed noans
+    // there and q2 has nothing relevant. Kept (scores 0) and named in the notes.
+    expect(evalSet.qrels.has('q2')).toBe(false);
+    expect(stats.noRelevant).toEqual(['q2']);
+    expect(stats.abstention).toEqual(['q3_abs']);
+    expect(evalSet.notes?.join('\n')).toMatch(/1 abstention questions \(_abs\) skipped: q3_abs/);
+  });
+
+  it('turn level: ids number all turns 1-based, only user turns are documents', () => {
+    const { evalSet } = longMemEvalFromJson('t.json', tiny(), turn);
+    expect(evalSet.scopes?.get('q1')).toEqual(['s_fill_1', 'answer_1_1', 'answer_2_1', 'answer_2_3']);
+    expect(evalSet.qrels.get('q1')).toEqual(new Map([['answer_1_1', 1], ['answer_2_3', 1]]));
+    expect(evalSet.units?.get('session')?.get('answer_2_3')).toBe('answer_2');
+  });
+
+  it('roles all indexes assistant turns, making q2 answerable', () => {
+    const { evalSet } = longMemEvalFromJson('t.json', tiny(), longMemEvalOptions.parse({ unit: 'turn', roles: 'all' }));
+    expect(evalSet.qrels.get('q2')).toEqual(new Map([['answer_3_2', 1]]));
+  });
+
+  it('a reused session id with another text is renamed and counted, never merged', () => {
+    const data = tiny() as { haystack_sessions: { role: string; content: string }[][] }[];
+    data[1]!.haystack_sessions[0] = [{ role: 'user', content: 'I like coffee.' }];
+    const { evalSet, stats } = longMemEvalFromJson('t.json', data, session);
+    expect(stats.renamed).toBe(1);
+    expect(evalSet.scopes?.get('q2')).toEqual(['s_fill@q2', 'answer_3']);
+  });
+
+  it('rejects missing fields and mismatched haystack lengths naming the question', () => {
+    const a = tiny() as Record<string, unknown>[];
+    delete a[0]!['answer_session_ids'];
+    expect(() => longMemEvalFromJson('t.json', a, session)).toThrow(/\[0\]\.answer_session_ids/);
+    const b = tiny() as { haystack_dates: string[] }[];
+    b[0]!.haystack_dates.pop();
+    expect(() => longMemEvalFromJson('t.json', b, session)).toThrow(/\[0\] \(q1\): haystack_session_ids \(3\), haystack_sessions \(3\) and haystack_dates \(2\)/);
+  });
+
+  it('parses the official date form', () => {
+    expect(parseLongMemEvalDate('2023/05/30 (Tue) 08:08')).toBe('2023-05-30T08:08:00');
+    expect(parseLongMemEvalDate('30 May 2023')).toBeUndefined();
+  });
+});
+
+describeShared('LongMemEval adapter on the 2-question sample', ['data/longmemeval/longmemeval_sample.json'], () => {
+  const file = sharedPath('data', 'longmemeval', 'longmemeval_sample.json');
+  it('loads both questions, skips and counts the abstention one, names relevant turns officially', async () => {
+    const data = await readJsonFile(file);
+    expect(data).toHaveLength(2);
+    const { evalSet, stats } = longMemEvalFromJson(file, data, turn);
+    expect(stats.questions).toBe(2);
+    expect(stats.abstention).toEqual(['gpt4_70e84552_abs']);
+    expect(evalSet.queries.map((q) => [q.id, q.stratum])).toEqual([['6a1eabeb', 'knowledge-update']]);
+    // SOURCE.md: has_answer turns are session 1 turn 5 and session 2 turn 1 (both user turns); ids are
+    // <session_id>_<1-based index over all turns>.
+    expect(evalSet.qrels.get('6a1eabeb')).toEqual(new Map([['answer_a25d4a91_1_5', 1], ['answer_a25d4a91_2_1', 1]]));
+    // 2 sessions x 12 turns alternating user/assistant -> 6 user turns each -> 12 documents.
+    expect(evalSet.documents).toHaveLength(12);
+    expect(evalSet.documents.every((d) => /^answer_a25d4a91_[12]_(1|3|5|7|9|11)$/.test(d.id))).toBe(true);
+
+    const s = longMemEvalFromJson(file, data, session).evalSet;
+    expect(s.qrels.get('6a1eabeb')).toEqual(new Map([['answer_a25d4a91_1', 1], ['answer_a25d4a91_2', 1]]));
+  });
+});

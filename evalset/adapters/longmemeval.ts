@@ -1,0 +1,187 @@
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { InputError } from '../../harness/errors.js';
+import { describeIssues, nameList, readJsonFile } from '../lines.js';
+import type { Document, EvalSet, Query } from '../types.js';
+
+/**
+ * LongMemEval (Wu et al., ICLR 2025, arXiv 2410.10813; xiaowu0162/LongMemEval) as an eval set, mirroring the
+ * official retrieval protocol in src/retrieval/run_retrieval.py (docs/adr/0007-locomo-strata.md):
+ *
+ * - One scope per question: its haystack (`haystack_session_ids` / `haystack_sessions`), scope id = question_id.
+ * - `unit: session`: one document per session, id = the session id, text = its indexed turns' contents joined
+ *   by single spaces. `unit: turn`: one document per indexed turn, id `<session_id>_<j>` with j the 1-based
+ *   index over ALL turns of the session (assistant turns keep their numbers even when not indexed).
+ * - `roles: user` (default) indexes user turns only, as the official code does; `all` indexes every turn.
+ * - Relevance (grade 1), as the official code decides it: a turn is relevant when `has_answer` is true and its
+ *   session is in `answer_session_ids`; a session is relevant when it is in `answer_session_ids` and has at least
+ *   one indexed `has_answer` turn (the official code renames the others `noans`). Questions left with no
+ *   relevant unit are kept (they score 0, as officially) and counted in the notes.
+ * - Abstention questions (`question_id` ending in `_abs`) are skipped and counted: they have no right memory.
+ * - Strata: `question_type`, with `multi-session` renamed `multi-hop`.
+ * - The same session id in several haystacks (longmemeval_s reuses filler sessions) is one document shared by
+ *   those scopes when its text is identical; a different text under the same id gets the id
+ *   `<id>@<question_id>` and is counted in the notes, never merged silently.
+ * - Timestamps: `2023/05/25 (Thu) 20:21` -> `2023-05-25T20:21:00`.
+ */
+export const longMemEvalOptions = z
+  .object({
+    unit: z.enum(['session', 'turn']).default('session'),
+    roles: z.enum(['user', 'all']).default('user'),
+  })
+  .strict();
+export type LongMemEvalOptions = z.output<typeof longMemEvalOptions>;
+
+const turnSchema = z.looseObject({
+  role: z.string(),
+  content: z.string(),
+  has_answer: z.boolean().optional(),
+});
+const itemSchema = z.looseObject({
+  question_id: z.string().regex(/^\S+$/, 'must be non-empty without whitespace'),
+  question_type: z.string().min(1),
+  question: z.string().min(1),
+  question_date: z.string().optional(),
+  haystack_session_ids: z.array(z.string().regex(/^\S+$/, 'must be non-empty without whitespace')),
+  haystack_dates: z.array(z.string()),
+  haystack_sessions: z.array(z.array(turnSchema)),
+  answer_session_ids: z.array(z.string()),
+});
+const fileSchema = z.array(itemSchema).min(1);
+
+export interface LongMemEvalStats {
+  questions: number;
+  abstention: string[];
+  /** Questions kept with no relevant unit under the chosen unit/roles. */
+  noRelevant: string[];
+  /** Session ids reused with a different text, renamed `<id>@<question_id>`. */
+  renamed: number;
+  /** Documents shared by several scopes. */
+  shared: number;
+  perStratum: Record<string, number>;
+}
+
+export async function loadLongMemEval(file: string, options: LongMemEvalOptions): Promise<EvalSet> {
+  return longMemEvalFromJson(file, await readJsonFile(file), options).evalSet;
+}
+
+/** "2023/05/25 (Thu) 20:21" -> "2023-05-25T20:21:00"; undefined when the text has another shape. */
+export function parseLongMemEvalDate(text: string): string | undefined {
+  const m = /^(\d{4})\/(\d{2})\/(\d{2})(?:\s*\([A-Za-z]{3}\))?\s+(\d{2}):(\d{2})$/.exec(text.trim());
+  return m === null ? undefined : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00`;
+}
+
+export function longMemEvalFromJson(file: string, data: unknown, options: LongMemEvalOptions): { evalSet: EvalSet; stats: LongMemEvalStats } {
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new InputError(file, undefined, `not LongMemEval's schema: ${describeIssues(parsed.error.issues)}`, {
+      hint: 'expected longmemeval_oracle.json / longmemeval_s*.json (an array of {question_id, question_type, haystack_sessions, ...})',
+    });
+  }
+  const stats: LongMemEvalStats = { questions: 0, abstention: [], noRelevant: [], renamed: 0, shared: 0, perStratum: {} };
+  const documents: Document[] = [];
+  const byId = new Map<string, Document>();
+  const queries: Query[] = [];
+  const qrels = new Map<string, Map<string, number>>();
+  const scopes = new Map<string, string[]>();
+  const sessionUnit = new Map<string, string>();
+  const seenQuestions = new Set<string>();
+  const indexed = (role: string) => options.roles === 'all' || role === 'user';
+
+  parsed.data.forEach((item, qi) => {
+    const qid = item.question_id;
+    const where = `[${qi}] (${qid})`;
+    stats.questions += 1;
+    if (seenQuestions.has(qid)) throw new InputError(file, undefined, `${where}: duplicate question_id`);
+    seenQuestions.add(qid);
+    if (qid.endsWith('_abs')) {
+      stats.abstention.push(qid);
+      return;
+    }
+    const n = item.haystack_session_ids.length;
+    if (item.haystack_sessions.length !== n || item.haystack_dates.length !== n) {
+      throw new InputError(file, undefined, `${where}: haystack_session_ids (${n}), haystack_sessions (${item.haystack_sessions.length}) and haystack_dates (${item.haystack_dates.length}) differ in length`);
+    }
+    const answerSessions = new Set(item.answer_session_ids);
+    const scopeDocs: string[] = [];
+    const relevant = new Map<string, number>();
+    const inScope = new Set<string>();
+    const add = (doc: Document): string => {
+      let id = doc.id;
+      const prior = byId.get(id);
+      if (prior !== undefined && prior.text !== doc.text) {
+        id = `${doc.id}@${qid}`;
+        stats.renamed += 1;
+      }
+      if (inScope.has(id)) throw new InputError(file, undefined, `${where}: haystack lists "${doc.id}" twice`);
+      inScope.add(id);
+      const existing = byId.get(id);
+      if (existing === undefined) {
+        const d = id === doc.id ? doc : { ...doc, id };
+        byId.set(id, d);
+        documents.push(d);
+      } else {
+        stats.shared += 1;
+      }
+      scopeDocs.push(id);
+      return id;
+    };
+    item.haystack_session_ids.forEach((sid, si) => {
+      const turns = item.haystack_sessions[si]!;
+      const rawDate = item.haystack_dates[si]!;
+      const timestamp = parseLongMemEvalDate(rawDate);
+      if (timestamp === undefined) throw new InputError(file, undefined, `${where}.haystack_dates[${si}]: unparsable date ${JSON.stringify(rawDate)}`);
+      const isAnswer = answerSessions.has(sid);
+      if (options.unit === 'session') {
+        const texts = turns.filter((t) => indexed(t.role)).map((t) => t.content);
+        const id = add({ id: sid, text: texts.join(' '), timestamp });
+        if (isAnswer && turns.some((t) => indexed(t.role) && t.has_answer === true)) relevant.set(id, 1);
+      } else {
+        const sessionIds: string[] = [];
+        turns.forEach((t, ti) => {
+          if (!indexed(t.role)) return;
+          const id = add({ id: `${sid}_${ti + 1}`, text: t.content, timestamp, metadata: { role: t.role } });
+          sessionIds.push(id);
+          if (isAnswer && t.has_answer === true) relevant.set(id, 1);
+        });
+        for (const id of sessionIds) sessionUnit.set(id, sid);
+      }
+    });
+    scopes.set(qid, scopeDocs);
+    const stratum = item.question_type === 'multi-session' ? 'multi-hop' : item.question_type;
+    stats.perStratum[stratum] = (stats.perStratum[stratum] ?? 0) + 1;
+    if (relevant.size === 0) stats.noRelevant.push(qid);
+    else qrels.set(qid, relevant);
+    queries.push({
+      id: qid,
+      text: item.question,
+      stratum,
+      scope: qid,
+      metadata: {
+        questionType: item.question_type,
+        ...(item.question_date === undefined ? {} : { questionDate: item.question_date }),
+        answerSessionIds: item.answer_session_ids,
+      },
+    });
+  });
+
+  const kept = stats.questions - stats.abstention.length;
+  const notes = [
+    `LongMemEval: ${stats.questions} questions, ${kept} kept, unit ${options.unit}, ${options.roles === 'user' ? 'user turns only' : 'all turns'}`,
+  ];
+  if (stats.abstention.length > 0) notes.push(`${stats.abstention.length} abstention questions (_abs) skipped: ${nameList(stats.abstention)}`);
+  if (stats.noRelevant.length > 0) {
+    notes.push(`${stats.noRelevant.length} questions have no relevant ${options.unit} under this protocol (they score 0): ${nameList(stats.noRelevant)}`);
+  }
+  if (stats.renamed > 0) notes.push(`${stats.renamed} reused session ids carried a different text and were renamed <id>@<question_id>`);
+  const evalSet: EvalSet = {
+    name: `${basename(file).replace(/\.json$/, '')}/${options.unit}`,
+    documents,
+    queries,
+    qrels,
+    scopes,
+    ...(options.unit === 'turn' ? { units: new Map([['session', sessionUnit]]) } : {}),
+    notes,
+  };
+  return { evalSet, stats };
+}

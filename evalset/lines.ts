@@ -1,0 +1,121 @@
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { InputError } from '../harness/errors.js';
+import type { JsonValue } from './types.js';
+
+/**
+ * Shared line-level plumbing for the eval-set readers: streaming line iteration (BEIR corpora reach gigabytes,
+ * so files are never slurped whole), JSON-object lines and id checks that all report `file:line`.
+ */
+
+export type JsonObject = { readonly [k: string]: JsonValue };
+
+/** Every line of a UTF-8 text file with its 1-based number; a trailing `\r` is removed. Missing file: InputError. */
+export async function* readLines(file: string): AsyncGenerator<{ text: string; line: number }> {
+  await assertFile(file);
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const raw of rl) {
+    line += 1;
+    yield { text: raw.endsWith('\r') ? raw.slice(0, -1) : raw, line };
+  }
+}
+
+export async function assertFile(file: string): Promise<void> {
+  const st = await stat(file).catch(() => undefined);
+  if (st === undefined) throw new InputError(file, undefined, 'file not found');
+  if (!st.isFile()) throw new InputError(file, undefined, 'not a regular file');
+}
+
+/**
+ * The JSON objects of a JSONL file. Blank lines are skipped (a trailing newline is common); anything else
+ * that is not a JSON object is an error naming the line, so a truncated file never loads as a shorter one.
+ */
+export async function* readJsonl(file: string): AsyncGenerator<{ obj: JsonObject; line: number }> {
+  for await (const { text, line } of readLines(file)) {
+    if (text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw new InputError(file, line, `not valid JSON (${(e as Error).message})`, {
+        hint: 'each line must be one complete JSON object; a truncated download ends mid-line',
+      });
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new InputError(file, line, 'expected a JSON object on this line');
+    }
+    yield { obj: value as JsonObject, line };
+  }
+}
+
+/** An id field: a non-empty string without whitespace (TREC formats split on whitespace). Integers are accepted as their decimal text. */
+export function idField(file: string, line: number, obj: JsonObject, field: string): string {
+  const v = obj[field];
+  if (v === undefined) throw new InputError(file, line, `missing field "${field}"`);
+  const id = typeof v === 'number' && Number.isInteger(v) ? String(v) : v;
+  if (typeof id !== 'string') throw new InputError(file, line, `field "${field}" must be a string, got ${JSON.stringify(v)}`);
+  checkId(file, line, field, id);
+  return id;
+}
+
+export function checkId(file: string, line: number | undefined, what: string, id: string): void {
+  if (id === '') throw new InputError(file, line, `${what} is empty`);
+  if (/\s/.test(id)) throw new InputError(file, line, `${what} ${JSON.stringify(id)} contains whitespace`, {
+    hint: 'ids must not contain whitespace: TREC qrels and run files split on it',
+  });
+}
+
+/** A string field; `required` makes absence an error, an empty string is allowed (callers decide). */
+export function stringField(file: string, line: number, obj: JsonObject, field: string, required: true): string;
+export function stringField(file: string, line: number, obj: JsonObject, field: string, required: false): string | undefined;
+export function stringField(file: string, line: number, obj: JsonObject, field: string, required: boolean): string | undefined {
+  const v = obj[field];
+  if (v === undefined || (v === null && !required)) {
+    if (required) throw new InputError(file, line, `missing field "${field}"`);
+    return undefined;
+  }
+  if (typeof v !== 'string') throw new InputError(file, line, `field "${field}" must be a string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A relevance grade: an integer written in decimal (trec_eval reads grades with atol; we refuse anything else). */
+export function parseGrade(file: string, line: number, text: string): number {
+  if (!/^-?\d+$/.test(text)) {
+    throw new InputError(file, line, `relevance grade ${JSON.stringify(text)} is not an integer`);
+  }
+  return Number.parseInt(text, 10);
+}
+
+/** Parses a whole JSON file; a syntax error names the line (from V8's "at position N") and hints at truncation. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  await assertFile(file);
+  const text = await readFile(file, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    const msg = (e as Error).message;
+    const pos = /at position (\d+)/.exec(msg);
+    const line = pos === null ? text.split('\n').length : text.slice(0, Number(pos[1])).split('\n').length;
+    throw new InputError(file, line, `not valid JSON (${msg})`, { hint: 'the file may be truncated; download it again' });
+  }
+}
+
+/** Formats zod issues as `path: message` lines for an InputError about a JSON document's structure. */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], max = 5): string {
+  const lines = issues.slice(0, max).map((i) => `${formatPath(i.path)}: ${i.message}`);
+  if (issues.length > max) lines.push(`... and ${issues.length - max} more`);
+  return lines.join('; ');
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out === '' ? '' : '.'}${String(p)}`;
+  return out === '' ? '(root)' : out;
+}
+
+/** Names for a note: all of them up to `max`, then a count of the rest, so notes stay readable on big sets. */
+export function nameList(items: readonly string[], max = 20): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')}, ... (${items.length - max} more)`;
+}

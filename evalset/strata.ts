@@ -1,0 +1,36 @@
+import { InputError } from '../harness/errors.js';
+import { checkId, readLines } from './lines.js';
+import type { EvalSet, Query } from './types.js';
+
+/**
+ * Reads a strata file: one `queryId<TAB>stratum` per line; blank lines and lines starting with `#` are skipped.
+ * A query id the eval set does not have, a duplicate id or an empty stratum is an error naming the line.
+ */
+export async function readStrataFile(file: string, knownQueryIds: ReadonlySet<string>): Promise<Map<string, string>> {
+  const strata = new Map<string, string>();
+  for await (const { text, line } of readLines(file)) {
+    if (text.trim() === '' || text.startsWith('#')) continue;
+    const cols = text.split('\t');
+    if (cols.length !== 2) throw new InputError(file, line, `expected "queryId<TAB>stratum", got ${cols.length} tab-separated fields`);
+    const [id, stratum] = cols as [string, string];
+    checkId(file, line, 'query id', id);
+    if (stratum.trim() === '') throw new InputError(file, line, `empty stratum for query "${id}"`);
+    if (!knownQueryIds.has(id)) throw new InputError(file, line, `query "${id}" is not in the eval set`);
+    if (strata.has(id)) throw new InputError(file, line, `query "${id}" is listed twice`);
+    strata.set(id, stratum.trim());
+  }
+  return strata;
+}
+
+/** A copy of `es` whose listed queries take the strata file's stratum; unlisted queries keep theirs. */
+export async function applyStrataFile(es: EvalSet, file: string): Promise<EvalSet> {
+  const strata = await readStrataFile(file, new Set(es.queries.map((q) => q.id)));
+  const queries: Query[] = es.queries.map((q) => {
+    const s = strata.get(q.id);
+    return s === undefined ? q : { ...q, stratum: s };
+  });
+  const unlisted = es.queries.length - strata.size;
+  const notes = [...(es.notes ?? [])];
+  notes.push(`strata file ${file}: ${strata.size} queries restratified${unlisted > 0 ? `, ${unlisted} kept their stratum` : ''}`);
+  return { ...es, queries, notes };
+}

@@ -1,0 +1,21 @@
+import type { CommandSpec } from './io.js';
+import { evalCommand } from './eval.command.js';
+import { ablateCommand } from './ablate.command.js';
+import { armsCommand } from './arms.command.js';
+import { evalsetCommand } from './evalset.command.js';
+import { datasetsCommand } from './datasets.command.js';
+import { adrCommand } from './adr.command.js';
+import { compareCommand } from './compare.command.js';
+import { reportCommand } from './report.command.js';
+
+/** Every verb of the CLI, in `--help` order. One line per command module. */
+export const commands: readonly CommandSpec<any>[] = [
+  ablateCommand,
+  adrCommand,
+  armsCommand,
+  compareCommand,
+  datasetsCommand,
+  evalCommand,
+  evalsetCommand,
+  reportCommand,
+];

@@ -1,0 +1,41 @@
+import { UsageError } from '../errors.js';
+import { defineCommand } from './io.js';
+
+export const datasetsCommand = defineCommand({
+  command: 'datasets <action> [name]',
+  describe: 'List the public eval sets the harness knows, or fetch one (resumable, checksum-verified)',
+  builder: (y) =>
+    y
+      .positional('action', { choices: ['list', 'get'] as const, demandOption: true, describe: 'list the catalog, or get NAME' })
+      .positional('name', { type: 'string', describe: 'dataset name (see `harness datasets list`)' })
+      .option('dir', { type: 'string', describe: 'where datasets are stored (default data/datasets, gitignored)' })
+      .option('from', { type: 'string', describe: 'import this local copy instead of downloading (checksum still checked)' })
+      .option('base-url', { type: 'string', describe: 'fetch <base-url>/<file> instead of the catalog URL (env HARNESS_DATASETS_BASE_URL)' })
+      .example('$0 datasets get locomo', '')
+      .example('$0 datasets get nfcorpus --from ~/Downloads/nfcorpus.zip', ''),
+  async run(args, io) {
+    const { BASE_URL_ENV, DEFAULT_DATASETS_DIR, describeVerification, formatCatalog, getDataset } = await import('../../evalset/datasets/get.js');
+    const { resolve } = await import('node:path');
+    if (args.action === 'list') {
+      io.out(formatCatalog());
+      return;
+    }
+    if (args.name === undefined) throw new UsageError('datasets get needs a NAME', { hint: 'see `harness datasets list`' });
+    const baseUrl = args.baseUrl ?? io.env[BASE_URL_ENV];
+    const r = await getDataset(args.name, {
+      dir: resolve(io.cwd, args.dir ?? DEFAULT_DATASETS_DIR),
+      log: io.log,
+      ...(args.from === undefined ? {} : { from: resolve(io.cwd, args.from) }),
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+    });
+    io.out(
+      [
+        `${r.entry.name}: ${r.source === 'present' ? 'already present' : r.source === 'import' ? 'imported' : 'downloaded'} ${r.file}`,
+        `  ${describeVerification(r)}`,
+        `  licence: ${r.entry.license}`,
+        `  use: harness evalset inspect --format ${r.entry.format} --path ${r.evalsetPath}`,
+        '',
+      ].join('\n'),
+    );
+  },
+});

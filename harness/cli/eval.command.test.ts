@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../log.js';
+import { parseTrecEvalArgs } from './eval.command.js';
+import { runCli } from './main.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'eval-cmd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+async function cli(args: string[]): Promise<{ code: number; out: string; log: string[] }> {
+  let out = '';
+  const log = memoryLogger();
+  const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
+  return { code, out, log: log.lines };
+}
+
+// q1: a relevant at rank 2 (b non-relevant ranks first); q2: x relevant (grade 2) at rank 1; q3 judged only.
+const QRELS = file('qrels', 'q1 0 a 1\nq1 0 b 0\nq2 0 x 2\nq3 0 y 1\n');
+const RUN = file('run', 'q1 Q0 b 1 2.0 runA\nq1 Q0 a 2 1.0 runA\nq2 Q0 x 1 5.0 runA\nq9 Q0 z 1 1.0 runA\n');
+
+describe('trec_eval command line', () => {
+  it('reads attached values, grouped flags and options after the file names (getopt_long)', () => {
+    const a = parseTrecEvalArgs(['-qc', '-mrelstring.20', 'Q', '-l2', 'R', '-M100', '-m', 'P.5', '--measure=map', '-J', '-N', '7']);
+    expect(a.qrelsPath).toBe('Q');
+    expect(a.runPath).toBe('R');
+    expect(a.settings).toEqual({
+      perQuery: true, summary: true, averageComplete: true, judgedOnly: true, relevanceLevel: 2, maxDocs: 100, numDocsInColl: 7,
+      measures: ['relstring.20', 'P.5', 'map'],
+    });
+    expect(parseTrecEvalArgs(['--', '-odd-name', 'R']).qrelsPath).toBe('-odd-name');
+    expect(parseTrecEvalArgs(['-n', '--query_eval', 'Q', 'R']).settings.summary).toBe(false);
+  });
+  it('rejects what trec_eval rejects, and what we do not implement, with a usage error', () => {
+    expect(() => parseTrecEvalArgs(['-x', 'Q', 'R'])).toThrow(/unknown option '-x'/);
+    expect(() => parseTrecEvalArgs(['Q', 'R', '-m'])).toThrow(/'-m' needs a value/);
+    expect(() => parseTrecEvalArgs(['Q'])).toThrow(/expected QRELS and RUN/);
+    expect(() => parseTrecEvalArgs(['-Z', 'z', 'Q', 'R'])).toThrow(/-Z/);
+    expect(() => parseTrecEvalArgs(['-R', 'qrels_jg', 'Q', 'R'])).toThrow(/qrels_jg/);
+  });
+});
+
+describe('harness eval', () => {
+  it('prints trec_eval output: per query in qrels order, then the summary', async () => {
+    const { code, out, log } = await cli(['eval', '-q', '-m', 'P.1,2', '-m', 'recip_rank', QRELS, RUN]);
+    expect(code).toBe(0);
+    expect(out).toBe(
+      [
+        'recip_rank            \tq1\t0.5000', // a at rank 2
+        'P_1                   \tq1\t0.0000',
+        'P_2                   \tq1\t0.5000',
+        'recip_rank            \tq2\t1.0000',
+        'P_1                   \tq2\t1.0000',
+        'P_2                   \tq2\t0.5000',
+        'recip_rank            \tall\t0.7500', // (0.5 + 1) / 2: q3 has no results and is left out without -c
+        'P_1                   \tall\t0.5000',
+        'P_2                   \tall\t0.5000',
+        '',
+      ].join('\n'),
+    );
+    expect(log.join('\n')).toMatch(/1 run query has no qrels/);
+    expect(log.join('\n')).toMatch(/1 qrels query is missing from the run; left out of the averages/);
+  });
+  it('-c averages over every qrels query, the missing one scoring 0', async () => {
+    const { out } = await cli(['eval', '-c', '-m', 'recip_rank', '-m', 'num_q', QRELS, RUN]);
+    expect(out).toBe('num_q                 \tall\t3\nrecip_rank            \tall\t0.5000\n'); // (0.5 + 1 + 0) / 3
+  });
+  it('-l2 raises the relevance level', async () => {
+    const { out } = await cli(['eval', '-l2', '-m', 'num_rel', QRELS, RUN]);
+    expect(out).toBe('num_rel               \tall\t1\n'); // only x has grade >= 2
+  });
+  it('--format csv/json/table use canonical measure names', async () => {
+    const csv = await cli(['eval', '-q', '-m', 'P.1', '-m', 'ndcg_cut.10', '--format', 'csv', QRELS, RUN]);
+    expect(csv.out).toBe(`query,P@1,nDCG@10\nq1,0,${1 / Math.log2(3)}\nq2,1,1\nall,0.5,${(1 / Math.log2(3) + 1) / 2}\n`);
+    const json = JSON.parse((await cli(['eval', '-l2', '-m', 'P.1', '--format=json', QRELS, RUN])).out) as Record<string, unknown>;
+    expect(json['summary']).toEqual({ 'P(rel=2)@1': 0.5 });
+    expect(json['missingQueries']).toEqual(['q3']);
+    expect(json['droppedRunQueries']).toEqual(['q9']);
+    const table = await cli(['eval', '-m', 'map', '-m', 'num_ret', '--format', 'table', QRELS, RUN]);
+    expect(table.out).toBe('measure     all\n-------  ------\nNumRet        3\nAP       0.7500\n');
+  });
+  it('gives the same numbers when a query\'s lines are not contiguous', async () => {
+    const split = file('split.run', 'q1 Q0 b 1 2.0 runA\nq2 Q0 x 1 5.0 runA\nq1 Q0 a 2 1.0 runA\n');
+    const a = await cli(['eval', '-q', '-m', 'all_trec', QRELS, RUN]);
+    const b = await cli(['eval', '-q', '-m', 'all_trec', QRELS, split]);
+    expect(b.code).toBe(0);
+    expect(b.out).toBe(a.out);
+  });
+  it('exits 2 with file:line on malformed input, never printing numbers', async () => {
+    const bad = file('bad.run', 'q1 Q0 a 1 1.0 r\nq1 Q0 b 2 x r\n');
+    const r = await cli(['eval', QRELS, bad]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    const dup = file('dup.qrels', 'q1 0 a 1\nq1 0 a 1\n');
+    expect((await cli(['eval', dup, RUN])).code).toBe(2);
+    expect((await cli(['eval', '-m', 'nope', QRELS, RUN])).code).toBe(2);
+    const none = file('other.run', 'zz Q0 a 1 1.0 r\n');
+    expect((await cli(['eval', QRELS, none])).code).toBe(2);
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { memoryLogger } from '../log.js';
+import { describeShared, sharedPath } from '../testing/shared.js';
+import type { CliIo } from './io.js';
+import { runCli } from './main.js';
+
+function io(): CliIo & { text: () => string } {
+  let text = '';
+  return { out: (t) => void (text += t), log: memoryLogger(), env: {}, cwd: process.cwd(), text: () => text };
+}
+
+async function memorySet(queries: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'inspect-'));
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'corpus.jsonl'), '{"id": "m1", "text": "one two three"}\n{"id": "m2", "text": "four five", "sensitive": true}\n');
+  await writeFile(join(dir, 'queries.jsonl'), queries);
+  return dir;
+}
+
+describe('harness evalset inspect', () => {
+  it('prints counts per stratum, distributions and notes; exit 0 when valid', async () => {
+    const dir = await memorySet(
+      '{"id": "q1", "text": "one", "stratum": "exact", "qrels": {"m1": 2, "m2": 1}}\n{"id": "q2", "text": "five six", "stratum": "paraphrase", "qrels": {"m2": 0}}\n',
+    );
+    const cli = io();
+    expect(await runCli(['evalset', 'inspect', '--format', 'memory', '--path', dir], cli)).toBe(0);
+    const out = cli.text();
+    expect(out).toMatch(/^documents\s+2 \(1 sensitive\)$/m);
+    expect(out).toMatch(/^judgments\s+3 \(by grade: 0: 1, 1: 1, 2: 1\)$/m);
+    // exact: q1 has 2 relevant; paraphrase: q2 has 0 relevant (grade 0 only).
+    expect(out).toMatch(/^exact\s+1\s+min 2\s+median 2\s+p95 2\s+max 2$/m);
+    expect(out).toMatch(/^paraphrase\s+1\s+min 0\s+median 0\s+p95 0\s+max 0$/m);
+    // document words 3 and 2: median (2 + 3) / 2 = 2.5; p95 = rank ceil(1.9) = 2 -> 3.
+    expect(out).toMatch(/^\s+documents\s+min 2\s+median 2\.5\s+p95 3\s+max 3$/m);
+    expect(out).toContain('1 query has no relevant document (no grade >= 1)');
+    expect(out).toContain('validation: no problems');
+  });
+
+  it('exits 2 and lists the problems of an inconsistent set', async () => {
+    const dir = await memorySet('{"id": "q1", "text": "  ", "stratum": "exact", "qrels": {"m1": 1}}\n');
+    const cli = io();
+    expect(await runCli(['evalset', 'inspect', '--format', 'memory', '--path', dir], cli)).toBe(2);
+    expect(cli.text()).toContain('validation: 1 problems\n  - 1 queries with empty text: q1');
+  });
+
+  it('rejects bad --options JSON and unknown option keys with exit 2', async () => {
+    expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', 'x.json', '--options', '{unit'], io())).toBe(2);
+    expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', 'x.json', '--options', '{"untis":"turn"}'], io())).toBe(2);
+  });
+});
+
+describeShared('harness evalset inspect on LoCoMo', ['data/locomo/locomo10.json'], () => {
+  it('shows the five strata with their query counts', async () => {
+    const cli = io();
+    expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', sharedPath('data', 'locomo', 'locomo10.json')], cli)).toBe(0);
+    const out = cli.text();
+    for (const [s, n] of [['exact', 496], ['multi-hop', 282], ['open-domain', 92], ['paraphrase', 345], ['temporal', 321]] as const) {
+      expect(out).toMatch(new RegExp(`^${s}\\s+${n}\\s`, 'm'));
+    }
+    expect(out).toMatch(/^scopes\s+10 /m);
+  });
+});

@@ -1,0 +1,140 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { readStrataFile } from '../../evalset/strata.js';
+import { readTrecQrels, readTrecRun } from '../../evalset/trec.js';
+import { canonicalJson, sha256Hex } from '../cache/index.js';
+import { InputError, UsageError } from '../errors.js';
+import { compareIds, evaluate, formatMeasure, parseMeasure } from '../metrics/index.js';
+import { compareSchema, type CompareConfigInput } from '../report/config.js';
+import type { ReportInput, ReportRun } from '../report/types.js';
+
+/** Measures `harness compare` evaluates when `--measures` is not given. */
+export const DEFAULT_COMPARE_MEASURES = ['nDCG@10', 'R@100', 'RR', 'Judged@10'] as const;
+
+export interface CompareFiles {
+  /** TREC run files, as the user wrote them (relative paths stay relative in the report). */
+  readonly runs: readonly string[];
+  readonly qrels: string;
+  /** `queryId<TAB>stratum` per line; every qrels query must be listed. Absent: one stratum `all`. */
+  readonly strata?: string;
+  readonly measures?: readonly string[];
+  readonly name?: string;
+  readonly compare?: CompareConfigInput;
+  /** Resolves a path as written to a path on disk (the CLI resolves against its cwd). */
+  readonly resolvePath: (p: string) => string;
+  /** The exact command that regenerates the report. */
+  readonly command: string;
+}
+
+function shortHash(data: string | Uint8Array): string {
+  return `sha256:${sha256Hex(data).slice(0, 16)}`;
+}
+
+/**
+ * Run ids: the TREC run tags when they are distinct and non-empty (run ids are run tags, by convention), else
+ * the file names without extension; two runs that still share an id are a usage error.
+ */
+function runIds(files: readonly string[], tags: readonly string[]): string[] {
+  const distinct = (ids: readonly string[]) => new Set(ids).size === ids.length && ids.every((t) => t !== '');
+  if (distinct(tags)) return [...tags];
+  const names = files.map((f) => basename(f, extname(f)));
+  if (distinct(names)) return names;
+  throw new UsageError(`runs share a tag and a file name (${names.join(', ')}); give each run file a distinct name`);
+}
+
+/**
+ * `harness compare`: evaluates TREC runs against TREC qrels and assembles a ReportInput, the same shape
+ * `harness ablate` produces, so the report, the gate and `harness adr` work on runs made by any tool.
+ * Queries are the qrels queries (missing run queries score 0, extra run queries are dropped; both are
+ * counted in the eval set's notes).
+ */
+export async function compareInput(files: CompareFiles): Promise<ReportInput> {
+  if (files.runs.length < 2) throw new UsageError(`compare needs at least two runs, got ${files.runs.length}`);
+  const qrelsPath = files.resolvePath(files.qrels);
+  const qrels = await readTrecQrels(qrelsPath);
+  const measures = (files.measures ?? DEFAULT_COMPARE_MEASURES).map((m) => parseMeasure(m));
+  const measureNames = measures.map(formatMeasure);
+  const dup = measureNames.find((m, i) => measureNames.indexOf(m) !== i);
+  if (dup) throw new UsageError(`--measures lists ${dup} twice`);
+  const queryIds = [...qrels.keys()].sort(compareIds);
+  if (queryIds.length === 0) throw new InputError(qrelsPath, undefined, 'the qrels judge no query');
+  let strataOf: ReadonlyMap<string, string> | undefined;
+  if (files.strata !== undefined) {
+    const strataPath = files.resolvePath(files.strata);
+    strataOf = await readStrataFile(strataPath, new Set(queryIds));
+    const unlisted = queryIds.filter((q) => !strataOf?.has(q));
+    if (unlisted.length > 0) {
+      throw new InputError(strataPath, undefined, `${unlisted.length} qrels quer${unlisted.length === 1 ? 'y is' : 'ies are'} not listed (first: ${unlisted.slice(0, 3).join(', ')})`, {
+        hint: 'list every judged query with its stratum, so no query silently leaves the comparison',
+      });
+    }
+  }
+  const queries = queryIds.map((id) => ({ id, stratum: strataOf?.get(id) ?? 'all' }));
+  const loaded = [];
+  for (const f of files.runs) {
+    const path = files.resolvePath(f);
+    const [{ run, runTag }, bytes] = await Promise.all([readTrecRun(path), readFile(path)]);
+    loaded.push({ file: f, run, runTag, fingerprint: shortHash(bytes) });
+  }
+  const ids = runIds(
+    files.runs,
+    loaded.map((l) => l.runTag),
+  );
+  const notes: string[] = [];
+  const perQuery: Record<string, Record<string, number[]>> = {};
+  const runs: ReportRun[] = [];
+  loaded.forEach((l, i) => {
+    const id = ids[i] as string;
+    const ev = evaluate(qrels, l.run, measures, { queries: queryIds });
+    perQuery[id] = Object.fromEntries(
+      measureNames.map((m) => {
+        const values = ev.perQuery.get(m) as ReadonlyMap<string, number>;
+        return [m, queryIds.map((q) => values.get(q) as number)];
+      }),
+    );
+    if (ev.zeroFilledQueries.length > 0) notes.push(`run ${id}: ${ev.zeroFilledQueries.length} judged queries have no results and score 0`);
+    if (ev.droppedRunQueries.length > 0) notes.push(`run ${id}: ${ev.droppedRunQueries.length} queries absent from the qrels were dropped`);
+    runs.push({ id, kind: 'trec-file', fingerprint: l.fingerprint, label: l.file });
+  });
+  const strataCounts: Record<string, number> = {};
+  for (const q of queries) strataCounts[q.stratum] = (strataCounts[q.stratum] ?? 0) + 1;
+  const judgedDocs = new Set<string>();
+  for (const docs of qrels.values()) for (const d of docs.keys()) judgedDocs.add(d);
+  notes.push(`documents counts the ${judgedDocs.size} distinct judged documents (no corpus is read by compare)`);
+  const qrelsFingerprint = shortHash(await readFile(qrelsPath));
+  const compare = compareSchema.parse(files.compare ?? {});
+  if (compare.baseline !== undefined && !ids.includes(compare.baseline)) {
+    throw new UsageError(`--baseline ${compare.baseline} is not one of the runs (${ids.join(', ')})`);
+  }
+  const configHash = sha256Hex(
+    canonicalJson({
+      v: 1,
+      qrels: qrelsFingerprint,
+      runs: runs.map((r) => [r.id, r.fingerprint]),
+      measures: measureNames,
+      strata: queries.map((q) => [q.id, q.stratum]),
+      compare: compare as unknown as Record<string, string | number | boolean>,
+    }),
+  ).slice(0, 16);
+  return {
+    name: files.name ?? 'compare',
+    configHash,
+    evalset: {
+      name: basename(files.qrels),
+      format: 'trec-qrels',
+      path: files.qrels,
+      fingerprint: qrelsFingerprint,
+      queries: queryIds.length,
+      documents: judgedDocs.size,
+      strata: strataCounts,
+      notes,
+      qrelsSource: 'gold',
+    },
+    runs,
+    measures: measureNames,
+    queries,
+    perQuery,
+    compare,
+    command: files.command,
+  };
+}

@@ -1,0 +1,105 @@
+import { stringify } from 'csv-stringify/sync';
+import { readTrecFile } from '../../evalset/trec.js';
+import type { CliIo } from '../cli/io.js';
+import type { EvalArgs, EvalFormat } from '../cli/eval.command.js';
+import { formatFixed, formatLong } from './printf.js';
+import { formatMeasure, measureOf } from './measure.js';
+import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from './stream-eval.js';
+import { canonicalValueNames, compileTrecPlan, formatTrecQuery, formatTrecSummary } from './trec-eval.js';
+
+/** The implementation behind `harness eval` (lazy-loaded by the command module). */
+export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads = 1): Promise<void> {
+  const plan = compileTrecPlan(args.settings);
+  const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath), args.qrelsPath);
+  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads });
+  if (ev.droppedRunQueries.length > 0) {
+    io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
+  }
+  if (ev.missingQueries.length > 0) {
+    io.log.info(
+      `harness eval: ${ev.missingQueries.length} qrels quer${ev.missingQueries.length === 1 ? 'y is' : 'ies are'} missing from the run; ` +
+        (args.settings.averageComplete ? 'scored as empty rankings (-c)' : 'left out of the averages (use -c to count them as 0)'),
+    );
+  }
+  if (format === 'trec') writeTrec(ev, io);
+  else writeCanonical(ev, format, io);
+}
+
+function writeTrec(ev: TrecEvaluation, io: CliIo): void {
+  const { plan } = ev;
+  if (plan.settings.perQuery) {
+    let chunk = '';
+    ev.queryIds.forEach((qid, q) => {
+      chunk += formatTrecQuery(plan, qid, ev.rows, q * plan.width, ev.relstrings[q]);
+      if (chunk.length > 1 << 20) {
+        io.out(chunk);
+        chunk = '';
+      }
+    });
+    if (chunk) io.out(chunk);
+  }
+  io.out(formatTrecSummary(plan, ev.summary, ev.runTag));
+}
+
+function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>, io: CliIo): void {
+  const { plan } = ev;
+  const names = canonicalValueNames(plan, (name, params, cutoff) => formatMeasure(measureOf(name, params, cutoff)));
+  const perQueryCols: number[] = [];
+  const summaryCols: number[] = [];
+  const isCount = new Set<number>();
+  for (const inst of plan.instances) {
+    inst.valueNames.forEach((_, j) => {
+      const k = inst.offset + j;
+      if (names[k] === undefined) return;
+      if (inst.kind === 'count') isCount.add(k);
+      summaryCols.push(k);
+      if (inst.perQuery) perQueryCols.push(k);
+    });
+  }
+  const showQueries = plan.settings.perQuery;
+  if (format === 'json') {
+    const summary: Record<string, number> = {};
+    for (const k of summaryCols) summary[names[k]!] = ev.summary[k]!;
+    const out: Record<string, unknown> = {
+      runTag: ev.runTag,
+      relevanceLevel: plan.settings.relevanceLevel,
+      queries: ev.queryIds.length,
+      missingQueries: ev.missingQueries,
+      droppedRunQueries: ev.droppedRunQueries,
+      summary,
+    };
+    if (showQueries) {
+      const pq: Record<string, Record<string, number>> = {};
+      ev.queryIds.forEach((qid, q) => {
+        const row: Record<string, number> = {};
+        for (const k of perQueryCols) row[names[k]!] = ev.rows[q * plan.width + k]!;
+        pq[qid] = row;
+      });
+      out['perQuery'] = pq;
+    }
+    io.out(`${JSON.stringify(out, null, 2)}\n`);
+    return;
+  }
+  if (format === 'csv') {
+    const cols = showQueries ? perQueryCols : summaryCols;
+    const rows: (string | number)[][] = [['query', ...cols.map((k) => names[k]!)]];
+    if (showQueries) ev.queryIds.forEach((qid, q) => rows.push([qid, ...cols.map((k) => ev.rows[q * plan.width + k]!)]));
+    rows.push(['all', ...cols.map((k) => ev.summary[k]!)]);
+    io.out(stringify(rows));
+    return;
+  }
+  const header = ['measure', 'all', ...(showQueries ? ev.queryIds : [])];
+  const cell = (k: number, x: number) => (isCount.has(k) ? formatLong(x) : formatFixed(x, 4));
+  const body = summaryCols.map((k) => {
+    const isPerQuery = perQueryCols.includes(k);
+    return [
+      names[k]!,
+      cell(k, ev.summary[k]!),
+      ...(showQueries ? ev.queryIds.map((_, q) => (isPerQuery ? cell(k, ev.rows[q * plan.width + k]!) : '')) : []),
+    ];
+  });
+  const all = [header, ...body];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
+  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  io.out(`${[line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n')}\n`);
+}

@@ -1,0 +1,105 @@
+import { HarnessError } from '../errors.js';
+import type { Qrels, Run } from '../../evalset/types.js';
+import { formatMeasure, measureKernel, usesRelevanceLevel, type Measure } from './measure.js';
+import { compareIds, judgeRankingWithLevels, rankDocIds, REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from './ranking.js';
+
+/** Options of evaluate(). */
+export interface EvaluateOptions {
+  /** Grades >= this are relevant (trec_eval -l). Default 1. A measure's own `rel=` parameter wins. */
+  readonly relevanceLevel?: number;
+  /**
+   * The queries to score, in output order. Default: every qrels query, in id order. A listed query the run
+   * lacks is zero-filled: scored as an empty ranking, which gives 0 for every measure except those that
+   * describe the judgments alone (NumRel, IDCG), as under trec_eval -c.
+   */
+  readonly queries?: readonly string[];
+  /**
+   * docId -> unitId. When given, each query's ranking is mapped to units before scoring: a unit takes the
+   * rank of its best-ranked member and appears once; the qrels must then judge units. For scoring a
+   * turn-level run at session level.
+   */
+  readonly units?: ReadonlyMap<string, string>;
+}
+
+/** Per-query values of every measure, plus which queries were filled or dropped (never silently). */
+export interface Evaluation {
+  /** canonical measure -> queryId -> value, for every query in queryIds. */
+  readonly perQuery: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly queryIds: readonly string[];
+  /** Scored queries the run has no results for (scored as an empty ranking). */
+  readonly zeroFilledQueries: readonly string[];
+  /** Run queries outside the scored set (absent from the qrels, or not listed in `queries`). */
+  readonly droppedRunQueries: readonly string[];
+}
+
+const EMPTY = new Map<string, number>();
+
+/**
+ * Scores `run` against `qrels` with trec_eval's semantics (ranking by score desc then docId desc; see
+ * ranking.ts) and returns per-query values; averaging is the caller's (report/). Pure: inputs are not
+ * modified. Conventions: docs/adr/0001-tie-order.md, 0002-averaged-queries.md, 0003-ndcg-gain.md.
+ */
+export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[], opts: EvaluateOptions = {}): Evaluation {
+  const level = opts.relevanceLevel ?? 1;
+  const queryIds = opts.queries ? [...opts.queries] : [...qrels.keys()].sort(compareIds);
+  const scored = new Set(queryIds);
+  const names = measures.map(formatMeasure);
+  const kernels = measures.map(measureKernel);
+  const levels = measures.map((m) => (usesRelevanceLevel(m) ? (m.params.rel ?? level) : level));
+  const perQuery = new Map<string, Map<string, number>>();
+  for (const n of names) if (!perQuery.has(n)) perQuery.set(n, new Map());
+  const zeroFilled: string[] = [];
+  const scratch = new Float64Array(1);
+  for (const qid of queryIds) {
+    const judged = qrels.get(qid) ?? EMPTY;
+    const docs = run.get(qid);
+    if (!docs || docs.size === 0) zeroFilled.push(qid);
+    const ranked = rankedGrades(qid, docs, judged, opts.units);
+    const relLevels = gradeCounts(judged);
+    const byLevel = new Map<number, JudgedRanking>();
+    measures.forEach((m, i) => {
+      const l = levels[i]!;
+      let r = byLevel.get(l);
+      if (!r) {
+        r = judgeRankingWithLevels(ranked, relLevels, l);
+        byLevel.set(l, r);
+      }
+      const v = kernels[i]!(r, m, l, scratch);
+      perQuery.get(names[i]!)!.set(qid, Number.isFinite(v) ? v : 0);
+    });
+  }
+  const dropped = [...run.keys()].filter((q) => !scored.has(q));
+  return { perQuery, queryIds, zeroFilledQueries: zeroFilled, droppedRunQueries: dropped };
+}
+
+function gradeCounts(judged: ReadonlyMap<string, number>): Int32Array {
+  let max = -1;
+  for (const g of judged.values()) if (g > max) max = g;
+  const levels = new Int32Array(Math.max(0, max + 1));
+  for (const g of judged.values()) if (g >= 0) levels[g]! += 1;
+  return levels;
+}
+
+function rankedGrades(qid: string, docs: ReadonlyMap<string, number> | undefined, judged: ReadonlyMap<string, number>, units: ReadonlyMap<string, string> | undefined): Int32Array {
+  if (!docs) return new Int32Array(0);
+  let ids = rankDocIds(docs);
+  if (units) {
+    const seen = new Set<string>();
+    const mapped: string[] = [];
+    for (const id of ids) {
+      const u = units.get(id);
+      if (u === undefined) throw new HarnessError(`query ${qid}: retrieved document "${id}" has no unit in the eval set's unit map`);
+      if (!seen.has(u)) {
+        seen.add(u);
+        mapped.push(u);
+      }
+    }
+    ids = mapped;
+  }
+  const out = new Int32Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const g = judged.get(ids[i]!);
+    out[i] = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+  }
+  return out;
+}

@@ -1,0 +1,261 @@
+import { closest } from 'fastest-levenshtein';
+import { UsageError } from '../errors.js';
+import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, interpolatedPrecisionAt, reciprocalRank, rPrecision, rPrecisionMult } from './kernels/ap.js';
+import { allRelevantAt, apAt, judgedAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
+import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, rNdcg, setupGains, type GainOverride } from './kernels/gain.js';
+import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
+import type { JudgedRanking } from './ranking.js';
+
+/**
+ * A Measure: an immutable value with one canonical spelling, `Name(param=value,...)@cutoff`, following
+ * ir_measures / Anserini (`nDCG@10`, `R@100`, `P(rel=2)@5`, `RR`, `AP`, `Judged@10`, `R-all@10`).
+ * Parameters at their default are left out of the canonical form, and parameters print in a fixed order,
+ * so two spellings of the same measure format to the same string. That string is the identity: CSV
+ * column, cache-key fragment, map key of evaluate().
+ */
+export interface Measure {
+  readonly name: string;
+  /** The `@k` cutoff (a rank, or a recall level for IPrec / a multiple of R for RprecMult). */
+  readonly cutoff?: number;
+  /** Non-default parameters only. `gains` maps a grade to its gain. */
+  readonly params: Readonly<{ rel?: number; gain?: 'exp'; p?: number; x?: number; a?: number; b?: number; c?: number; d?: number; gains?: Readonly<Record<string, number>> }>;
+}
+
+type ParamName = 'rel' | 'gain' | 'p' | 'x' | 'a' | 'b' | 'c' | 'd' | 'gains';
+type CutoffKind = 'none' | 'rank' | 'optionalRank' | 'fraction';
+
+interface Family {
+  readonly cutoff: CutoffKind;
+  readonly params: readonly ParamName[];
+  readonly describe: string;
+  /** The per-query value; `level` is the resolved relevance level. */
+  readonly compute: (r: JudgedRanking, m: Measure, level: number, scratch: Float64Array) => number;
+}
+
+const DEFAULTS: Readonly<Record<string, number>> = { p: 0.9, x: 1, a: 1, b: -1, c: 0, d: 0 };
+const RECALLS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+
+function cut(f: (r: JudgedRanking, level: number, k: readonly number[], out: Float64Array, off: number) => void) {
+  return (r: JudgedRanking, m: Measure, level: number, s: Float64Array): number => {
+    s[0] = 0;
+    f(r, level, [m.cutoff!], s, 0);
+    return s[0]!;
+  };
+}
+
+function gainOverrides(m: Measure): GainOverride[] {
+  return Object.entries(m.params.gains ?? {}).map(([name, value]) => ({ name, value }));
+}
+
+/** Every measure family, by canonical name. trec_eval names in the descriptions. */
+const FAMILIES: Readonly<Record<string, Family>> = {
+  AP: {
+    cutoff: 'optionalRank', params: ['rel'], describe: 'average precision (trec_eval map; AP@k = map_cut.k)',
+    compute: (r, m, l, s) => (m.cutoff === undefined ? averagePrecision(r, l) : cut(apAt)(r, m, l, s)),
+  },
+  RR: {
+    cutoff: 'optionalRank', params: ['rel'], describe: 'reciprocal rank of the first relevant document (recip_rank); RR@k counts only the top k',
+    compute: (r, m, l) => {
+      const v = reciprocalRank(r, l);
+      return m.cutoff !== undefined && v > 0 && 1 / v > m.cutoff ? 0 : v;
+    },
+  },
+  P: { cutoff: 'rank', params: ['rel'], describe: 'precision at k (P.k)', compute: cut(precisionAt) },
+  R: { cutoff: 'rank', params: ['rel'], describe: 'recall at k (recall.k)', compute: cut(recallAt) },
+  'R-all': { cutoff: 'rank', params: ['rel'], describe: '1 if every relevant document is in the top k, else 0', compute: cut(allRelevantAt) },
+  Judged: { cutoff: 'rank', params: [], describe: 'fraction of the top k with a qrels entry', compute: cut((r, _l, k, o, off) => judgedAt(r, k, o, off)) },
+  Unj: { cutoff: 'rank', params: [], describe: 'fraction of the top k unjudged, past-the-end counted judged (unj.k)', compute: cut((r, _l, k, o, off) => unjudgedAt(r, k, o, off)) },
+  Success: { cutoff: 'rank', params: ['rel'], describe: '1 if a relevant document is in the top k (success.k)', compute: cut(successAt) },
+  RelP: { cutoff: 'rank', params: ['rel'], describe: 'relative precision at k (relative_P.k)', compute: cut(relativePrecisionAt) },
+  nDCG: {
+    cutoff: 'optionalRank', params: ['gain', 'gains'], describe: 'normalised DCG, linear gain (ndcg, ndcg_cut.k); gain=exp for 2^g-1',
+    compute: (r, m, _l, s) => {
+      const exp = m.params.gain === 'exp';
+      if (m.cutoff !== undefined && m.params.gains === undefined) {
+        s[0] = 0;
+        ndcgAt(r, [m.cutoff], s, 0, exp);
+        return s[0]!;
+      }
+      const t = setupGains(r, gainOverrides(m), exp);
+      if (m.cutoff === undefined) return ndcg(r, t).ndcg;
+      throw new UsageError(`${formatMeasure(m)}: gains={...} cannot be combined with a cutoff (trec_eval ndcg_cut has no gain table)`);
+    },
+  },
+  DCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'discounted cumulative gain (dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).dcg },
+  IDCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'ideal DCG (ideal_dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).idcg },
+  nDCGRel: { cutoff: 'none', params: ['gains'], describe: 'nDCG averaged over relevant documents (ndcg_rel)', compute: (r, m) => ndcgRel(r, setupGains(r, gainOverrides(m))) },
+  RnDCG: { cutoff: 'none', params: ['gains'], describe: 'nDCG averaged at R levels (Rndcg)', compute: (r, m) => rNdcg(r, setupGains(r, gainOverrides(m))) },
+  G: { cutoff: 'none', params: ['gains'], describe: 'trec_eval G', compute: (r, m) => gMeasure(r, setupGains(r, gainOverrides(m))) },
+  RBP: { cutoff: 'none', params: ['p', 'gains'], describe: 'rank-biased precision (rbp), persistence p', compute: (r, m) => rbp(r, setupGains(r, gainOverrides(m)), m.params.p ?? 0.9) },
+  RBPResid: { cutoff: 'none', params: ['p'], describe: 'RBP residual (rbp_resid)', compute: (r, m) => rbpResidual(r, m.params.p ?? 0.9) },
+  Rprec: { cutoff: 'none', params: ['rel'], describe: 'precision at R (Rprec)', compute: (r, _m, l) => rPrecision(r, l) },
+  RprecMult: { cutoff: 'fraction', params: ['rel'], describe: 'precision at m times R (Rprec_mult)', compute: cut(rPrecisionMult) },
+  IPrec: { cutoff: 'fraction', params: ['rel'], describe: 'interpolated precision at recall x (iprec_at_recall)', compute: cut(interpolatedPrecisionAt) },
+  '11ptAvg': { cutoff: 'none', params: ['rel'], describe: 'mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)', compute: (r, _m, l) => elevenPointAverage(r, l, RECALLS) },
+  Bpref: { cutoff: 'none', params: ['rel'], describe: 'binary preference (bpref)', compute: (r, _m, l) => bpref(r, l) },
+  infAP: { cutoff: 'none', params: ['rel'], describe: 'inferred AP (infAP)', compute: (r, _m, l) => inferredAp(r, l) },
+  BinG: { cutoff: 'none', params: ['rel'], describe: 'trec_eval binG', compute: (r, _m, l) => binaryG(r, l) },
+  SetP: { cutoff: 'none', params: ['rel'], describe: 'set precision (set_P)', compute: (r) => setP(r) },
+  SetRelP: { cutoff: 'none', params: ['rel'], describe: 'set relative precision (set_relative_P)', compute: (r) => setRelP(r) },
+  SetR: { cutoff: 'none', params: ['rel'], describe: 'set recall (set_recall)', compute: (r) => setRecall(r) },
+  SetAP: { cutoff: 'none', params: ['rel'], describe: 'set AP (set_map)', compute: (r) => setAp(r) },
+  SetF: { cutoff: 'none', params: ['x', 'rel'], describe: 'set F, x weighs recall (set_F.x)', compute: (r, m) => setF(r, m.params.x ?? 1) },
+  Utility: {
+    cutoff: 'none', params: ['a', 'b', 'c', 'd', 'rel'], describe: 'set utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*rest (utility)',
+    compute: (r, m) => utility(r, [m.params.a ?? 1, m.params.b ?? -1, m.params.c ?? 0, m.params.d ?? 0]),
+  },
+  NumRet: { cutoff: 'none', params: [], describe: 'documents retrieved (num_ret)', compute: (r) => numRet(r) },
+  NumRel: { cutoff: 'none', params: ['rel'], describe: 'relevant documents (num_rel)', compute: (r) => numRel(r) },
+  NumRelRet: { cutoff: 'none', params: ['rel'], describe: 'relevant documents retrieved (num_rel_ret)', compute: (r) => numRelRet(r) },
+  NumNonrelJudgedRet: { cutoff: 'none', params: ['rel'], describe: 'judged non-relevant documents retrieved (num_nonrel_judged_ret)', compute: (r) => numNonrelJudgedRet(r) },
+};
+
+/** Canonical measure names, for help texts and did-you-mean. */
+export const MEASURE_NAMES: readonly string[] = Object.keys(FAMILIES);
+
+/** One-line descriptions of every measure family. */
+export function describeMeasures(): readonly { name: string; describe: string }[] {
+  return MEASURE_NAMES.map((name) => ({ name, describe: FAMILIES[name]!.describe }));
+}
+
+function numberText(n: number): string {
+  return String(n);
+}
+
+/** A Measure from parts, dropping parameters at their default (so it formats canonically). */
+export function measureOf(name: string, params: Readonly<Record<string, unknown>>, cutoff?: number): Measure {
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && DEFAULTS[k] !== v) kept[k] = v;
+  return Object.freeze({ name, ...(cutoff === undefined ? {} : { cutoff }), params: Object.freeze(kept) as Measure['params'] });
+}
+
+/** The canonical spelling of a measure. */
+export function formatMeasure(m: Measure): string {
+  const fam = FAMILIES[m.name];
+  const order = fam ? fam.params : (Object.keys(m.params) as ParamName[]);
+  const parts: string[] = [];
+  for (const k of order) {
+    const v = m.params[k];
+    if (v === undefined) continue;
+    if (k === 'gains') {
+      const g = v as Readonly<Record<string, number>>;
+      const keys = Object.keys(g).sort((a, b) => Number(a) - Number(b));
+      parts.push(`gains={${keys.map((key) => `${key}:${numberText(g[key]!)}`).join(',')}}`);
+    } else parts.push(`${k}=${typeof v === 'number' ? numberText(v) : v}`);
+  }
+  return `${m.name}${parts.length ? `(${parts.join(',')})` : ''}${m.cutoff === undefined ? '' : `@${numberText(m.cutoff)}`}`;
+}
+
+const TREC_ALIASES: Readonly<Record<string, string>> = {
+  map: 'AP', ndcg: 'nDCG', recip_rank: 'RR', mrr: 'RR', MRR: 'RR', recall: 'R', bpref: 'Bpref', success: 'Success', ndcg_cut: 'nDCG',
+  map_cut: 'AP', set_P: 'SetP', set_recall: 'SetR', set_map: 'SetAP', set_F: 'SetF', relative_P: 'RelP', unj: 'Unj', rbp: 'RBP',
+  NDCG: 'nDCG', ndcg_at: 'nDCG', MAP: 'AP', iprec_at_recall: 'IPrec', num_ret: 'NumRet', num_rel: 'NumRel', num_rel_ret: 'NumRelRet',
+};
+
+/**
+ * Parses a measure. Accepts the canonical form and equivalent spellings (parameters in any order, defaults
+ * spelled out); rejects unknown names with a did-you-mean, and cutoffs or parameters the measure lacks.
+ */
+export function parseMeasure(text: string): Measure {
+  const s = text.trim();
+  const m = /^([A-Za-z0-9_-]+?)(?:\((.*)\))?(?:@([^@()]+))?$/.exec(s);
+  if (!m) throw new UsageError(`cannot read measure "${text}"; write Name, Name@k or Name(param=value)@k, e.g. nDCG@10, P(rel=2)@5`);
+  const name = m[1]!;
+  const fam = FAMILIES[name];
+  if (!fam) {
+    const base = name.replace(/_\d+$/, '');
+    const alias = TREC_ALIASES[name] ?? TREC_ALIASES[base];
+    const suggestion = alias ?? closest(name, [...MEASURE_NAMES]);
+    const cutoffText = m[3] ?? (/_\d+$/.test(name) ? name.replace(/^.*_/, '') : undefined);
+    throw new UsageError(`unknown measure "${text}"; did you mean "${suggestion}${cutoffText === undefined ? '' : `@${cutoffText}`}"?`, {
+      hint: `known measures: ${MEASURE_NAMES.join(', ')}`,
+    });
+  }
+  const params: Record<string, unknown> = {};
+  if (m[2] !== undefined && m[2].trim() !== '') {
+    for (const part of splitParams(m[2])) {
+      const eq = part.indexOf('=');
+      if (eq < 0) throw new UsageError(`measure "${text}": parameter "${part}" needs the form name=value`);
+      const key = part.slice(0, eq).trim() as ParamName;
+      const raw = part.slice(eq + 1).trim();
+      if (!fam.params.includes(key)) {
+        throw new UsageError(`measure "${text}": ${name} has no parameter "${key}"${fam.params.length ? ` (it takes ${fam.params.join(', ')})` : ' (it takes none)'}`);
+      }
+      if (key in params) throw new UsageError(`measure "${text}": parameter "${key}" given twice`);
+      params[key] = parseParam(text, key, raw);
+    }
+  }
+  for (const [k, v] of Object.entries(params)) if (v === undefined || DEFAULTS[k] === v) delete params[k];
+  let cutoff: number | undefined;
+  if (m[3] !== undefined) {
+    if (fam.cutoff === 'none') throw new UsageError(`measure "${text}": ${name} takes no @cutoff`);
+    const c = Number(m[3]);
+    if (fam.cutoff === 'fraction') {
+      if (!/^\d*\.?\d+$/.test(m[3]) || !(c >= 0)) throw new UsageError(`measure "${text}": @${m[3]} must be a non-negative number`);
+    } else if (!/^\d+$/.test(m[3]) || c <= 0) {
+      throw new UsageError(`measure "${text}": the cutoff @${m[3]} must be a positive integer rank`);
+    }
+    cutoff = c;
+  } else if (fam.cutoff === 'rank' || fam.cutoff === 'fraction') {
+    throw new UsageError(`measure "${text}": ${name} needs a cutoff, e.g. ${name}@${fam.cutoff === 'rank' ? 10 : 0.5}`);
+  }
+  return Object.freeze({ name, ...(cutoff === undefined ? {} : { cutoff }), params: Object.freeze(params) as Measure['params'] });
+}
+
+function splitParams(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '{') depth++;
+    else if (s[i] === '}') depth--;
+    else if (s[i] === ',' && depth === 0) {
+      out.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+function parseParam(text: string, key: ParamName, raw: string): unknown {
+  const num = (v: string): number => {
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v)) throw new UsageError(`measure "${text}": ${key}=${v} is not a number`);
+    return Number(v);
+  };
+  switch (key) {
+    case 'rel': {
+      const v = num(raw);
+      if (!Number.isInteger(v)) throw new UsageError(`measure "${text}": rel=${raw} must be an integer grade`);
+      return v;
+    }
+    case 'gain':
+      if (raw !== 'exp' && raw !== 'linear') throw new UsageError(`measure "${text}": gain=${raw}; use gain=exp (2^g-1) or gain=linear (the default)`);
+      return raw === 'exp' ? 'exp' : undefined;
+    case 'gains': {
+      const body = /^\{(.*)\}$/.exec(raw);
+      if (!body) throw new UsageError(`measure "${text}": gains must look like {1:1,2:3}`);
+      const g: Record<string, number> = {};
+      for (const pair of body[1]!.split(',').filter((x) => x.trim() !== '')) {
+        const [k, v] = pair.split(':').map((x) => x.trim());
+        if (k === undefined || v === undefined || !/^[+-]?\d+$/.test(k)) throw new UsageError(`measure "${text}": gains entry "${pair}" must be grade:gain`);
+        g[String(Number.parseInt(k, 10))] = num(v);
+      }
+      return Object.freeze(g);
+    }
+    default:
+      return num(raw);
+  }
+}
+
+/** The family's per-query kernel, for evaluate(). */
+export function measureKernel(m: Measure): Family['compute'] {
+  const fam = FAMILIES[m.name];
+  if (!fam) throw new UsageError(`unknown measure "${m.name}"`);
+  return fam.compute;
+}
+
+/** Does the measure's value depend on the relevance level? */
+export function usesRelevanceLevel(m: Measure): boolean {
+  return FAMILIES[m.name]?.params.includes('rel') ?? false;
+}

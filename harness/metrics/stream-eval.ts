@@ -1,0 +1,702 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { HarnessError, InputError } from '../errors.js';
+import { formatTrecQrels, readTrecRun, scanTrecQrels, streamTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import type { Qrels } from '../../evalset/types.js';
+import { compareIds, compareRanked, judgeRankingWithLevels, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
+import { BOGUS_DOCNO, computeTrecRow, summarizeTrec, type TrecEvalSettings, type TrecPlan } from './trec-eval.js';
+
+/**
+ * Evaluates a run file against qrels for a TrecPlan the way trec_eval does, streaming: the run is read in
+ * chunks and each query is scored as soon as its block of lines ends, from typed arrays, with byte-level
+ * hashing of document ids (no string or object per run line). A run whose lines for one query are not
+ * contiguous is re-read through the map-based reader instead, with the same results.
+ */
+
+/** Per-query values of an evaluation, in qrels query order (the order trec_eval prints and sums them). */
+export interface TrecEvaluation {
+  readonly plan: TrecPlan;
+  /** Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). */
+  readonly queryIds: readonly string[];
+  /** Row q holds query q's values: rows[q * plan.width + j]. */
+  readonly rows: Float64Array;
+  /** relstring per evaluated query, when requested. */
+  readonly relstrings: readonly (string | undefined)[];
+  readonly summary: Float64Array;
+  readonly runTag: string;
+  /** Qrels queries absent from the run: zero-filled under -c, otherwise left out. */
+  readonly missingQueries: readonly string[];
+  /** Run queries without qrels: not evaluated. */
+  readonly droppedRunQueries: readonly string[];
+}
+
+function fnv1a(buf: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5;
+  for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * The qrels of every query over the qrels file's bytes, with an open-addressing hash table per query;
+ * built straight from the file, so no string or map entry exists per judgment.
+ */
+export class QrelsIndex {
+  /** Query ids in trec_eval order (bytewise). */
+  readonly qids: string[];
+  readonly qidIndex = new Map<string, number>();
+  /** Per query: number of judged documents with each grade >= 0. */
+  readonly relLevels: Int32Array[] = [];
+  private readonly docStart: Int32Array;
+  private readonly docEnd: Int32Array;
+  private readonly grade: Int32Array;
+  private readonly tabBase: Int32Array;
+  private readonly tabMask: Int32Array;
+  private readonly table: Int32Array;
+
+  private constructor(private readonly bytes: Buffer, file: string) {
+    let cap = 1 << 12;
+    let lineQ = new Int32Array(cap);
+    let dS = new Int32Array(cap);
+    let dE = new Int32Array(cap);
+    let gr = new Int32Array(cap);
+    let ln = new Int32Array(cap);
+    let n = 0;
+    const firstSeen: string[] = [];
+    const seenIndex = new Map<string, number>();
+    let prevS = -1;
+    let prevE = -1;
+    let prevQ = -1;
+    scanTrecQrels(bytes, file, {
+      line(b, lineNo, qs, qe, ds, de, grade) {
+        let q = -1;
+        if (prevS >= 0 && qe - qs === prevE - prevS) {
+          let k = 0;
+          while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
+          if (k === qe - qs) q = prevQ;
+        }
+        if (q < 0) {
+          const qid = b.toString('utf8', qs, qe);
+          q = seenIndex.get(qid) ?? -1;
+          if (q < 0) {
+            q = firstSeen.length;
+            firstSeen.push(qid);
+            seenIndex.set(qid, q);
+          }
+        }
+        prevS = qs;
+        prevE = qe;
+        prevQ = q;
+        if (n === cap) {
+          cap *= 2;
+          const grow = (a: Int32Array) => {
+            const x = new Int32Array(cap);
+            x.set(a);
+            return x;
+          };
+          lineQ = grow(lineQ);
+          dS = grow(dS);
+          dE = grow(dE);
+          gr = grow(gr);
+          ln = grow(ln);
+        }
+        lineQ[n] = q;
+        dS[n] = ds;
+        dE[n] = de;
+        gr[n] = grade;
+        ln[n] = lineNo;
+        n++;
+      },
+    });
+    this.qids = [...firstSeen].sort(compareIds);
+    const remap = new Int32Array(firstSeen.length);
+    this.qids.forEach((q, i) => {
+      this.qidIndex.set(q, i);
+      remap[seenIndex.get(q)!] = i;
+    });
+    const nq = this.qids.length;
+    const counts = new Int32Array(nq);
+    const maxGrade = new Int32Array(nq).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const q = remap[lineQ[i]!]!;
+      lineQ[i] = q;
+      counts[q]! += 1;
+      if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
+    }
+    this.tabBase = new Int32Array(nq);
+    this.tabMask = new Int32Array(nq);
+    let total = 0;
+    for (let q = 0; q < nq; q++) {
+      let size = 4;
+      while (size < 2 * counts[q]!) size <<= 1;
+      this.tabBase[q] = total;
+      this.tabMask[q] = size - 1;
+      total += size;
+      this.relLevels.push(new Int32Array(Math.max(0, maxGrade[q]! + 1)));
+    }
+    this.table = new Int32Array(total).fill(-1);
+    this.docStart = dS;
+    this.docEnd = dE;
+    this.grade = gr;
+    for (let i = 0; i < n; i++) {
+      const q = lineQ[i]!;
+      const g = gr[i]!;
+      if (g >= 0) this.relLevels[q]![g]! += 1;
+      const s0 = dS[i]!;
+      const len = dE[i]! - s0;
+      const base = this.tabBase[q]!;
+      const mask = this.tabMask[q]!;
+      let slot = fnv1a(bytes, s0, s0 + len) & mask;
+      for (;;) {
+        const j = this.table[base + slot]!;
+        if (j === -1) break;
+        if (dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
+          throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${this.qids[q]}" (first at line ${ln[j]})`, {
+            hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
+          });
+        }
+        slot = (slot + 1) & mask;
+      }
+      this.table[base + slot] = i;
+    }
+  }
+
+  /** Indexes the bytes of a qrels file. */
+  static fromBuffer(buf: Buffer, file: string): QrelsIndex {
+    return new QrelsIndex(buf, file);
+  }
+
+  /** Indexes qrels given as maps (tests, API callers). */
+  static fromQrels(qrels: Qrels): QrelsIndex {
+    return new QrelsIndex(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
+  }
+
+  /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
+  lookup(qi: number, buf: Uint8Array, s: number, e: number, hash: number): number {
+    const base = this.tabBase[qi]!;
+    const mask = this.tabMask[qi]!;
+    const len = e - s;
+    const bytes = this.bytes;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const d = this.table[base + slot]!;
+      if (d === -1) return REL_NONPOOL;
+      const ds = this.docStart[d]!;
+      if (this.docEnd[d]! - ds !== len) continue;
+      let k = 0;
+      while (k < len && bytes[ds + k] === buf[s + k]) k++;
+      if (k === len) {
+        const g = this.grade[d]!;
+        return g < 0 ? REL_UNJUDGED : g;
+      }
+    }
+  }
+
+  /** lookup() for a document id given as a string (the slow paths). */
+  lookupId(qi: number, docId: string): number {
+    const b = Buffer.from(docId, 'utf8');
+    return this.lookup(qi, b, 0, b.length, fnv1a(b, 0, b.length));
+  }
+}
+
+/** Signals a query id seen again after its block ended: the run is not grouped by query. */
+class NotGrouped extends Error {}
+
+/**
+ * Collects one query block at a time and scores it when the block ends. Document ids stay in the read
+ * buffer (offsets only); at a chunk boundary the open block's ids are copied aside, since the buffer is
+ * about to be reused.
+ */
+class BlockSink implements RunLineSink {
+  private qidBytes = Buffer.alloc(256);
+  private qidLen = -1;
+  private qi = -1;
+  private qid = '';
+  private n = 0;
+  private scores = new Float64Array(1024);
+  private grades = new Int32Array(1024);
+  private docStart = new Int32Array(1024);
+  private docEnd = new Int32Array(1024);
+  private lines = new Int32Array(1024);
+  private hashes = new Int32Array(1024);
+  /** Lines [0, relocated) of the block have their ids in `aside`; the rest in `chunk`. */
+  private relocated = 0;
+  private aside = Buffer.alloc(1 << 16);
+  private chunk: Buffer = Buffer.alloc(0);
+  private dupTable = new Int32Array(4096).fill(-1);
+  private readonly seen = new Set<string>();
+  readonly dropped: string[] = [];
+  runTag = '';
+  private tagS = -1;
+  private tagE = -1;
+
+  constructor(
+    private readonly file: string,
+    private readonly index: QrelsIndex,
+    private readonly onQuery: (qi: number, ranked: Int32Array) => void,
+  ) {}
+
+  /** Every query id met, in order. */
+  get seenIds(): string[] {
+    return [...this.seen];
+  }
+
+  line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, score: number, ts: number, te: number): void {
+    this.chunk = buf;
+    const ql = qe - qs;
+    let same = ql === this.qidLen;
+    if (same) {
+      const qb = this.qidBytes;
+      for (let k = 0; k < ql; k++) {
+        if (qb[k] !== buf[qs + k]) {
+          same = false;
+          break;
+        }
+      }
+    }
+    if (!same) this.startBlock(buf, qs, qe);
+    this.tagS = ts;
+    this.tagE = te;
+    const i = this.n;
+    if (i === this.scores.length) this.grow();
+    const h = fnv1a(buf, ds, de);
+    this.checkDuplicate(i, h, buf, ds, de, lineNo);
+    this.scores[i] = score;
+    this.docStart[i] = ds;
+    this.docEnd[i] = de;
+    this.lines[i] = lineNo;
+    this.hashes[i] = h;
+    this.grades[i] = this.qi >= 0 ? this.index.lookup(this.qi, buf, ds, de, h) : REL_NONPOOL;
+    this.n = i + 1;
+  }
+
+  /** Called after each chunk: keep what still points into the read buffer. */
+  chunkEnd(): void {
+    if (this.tagS >= 0) this.runTag = this.chunk.toString('utf8', this.tagS, this.tagE);
+    this.tagS = -1;
+    let need = 0;
+    for (let i = this.relocated; i < this.n; i++) need += this.docEnd[i]! - this.docStart[i]!;
+    let at = this.relocated > 0 ? this.docEnd[this.relocated - 1]! : 0;
+    if (at + need > this.aside.length) {
+      const bigger = Buffer.alloc(Math.max(2 * this.aside.length, at + need));
+      this.aside.copy(bigger, 0, 0, at);
+      this.aside = bigger;
+    }
+    for (let i = this.relocated; i < this.n; i++) {
+      const s0 = this.docStart[i]!;
+      const e0 = this.docEnd[i]!;
+      this.chunk.copy(this.aside, at, s0, e0);
+      this.docStart[i] = at;
+      at += e0 - s0;
+      this.docEnd[i] = at;
+    }
+    this.relocated = this.n;
+  }
+
+  /** Call at the end of the file (after the last chunkEnd). */
+  finish(): void {
+    this.endBlock();
+  }
+
+  private bufOf(i: number): Buffer {
+    return i < this.relocated ? this.aside : this.chunk;
+  }
+
+  private startBlock(buf: Buffer, qs: number, qe: number): void {
+    this.endBlock();
+    const qid = buf.toString('utf8', qs, qe);
+    if (this.seen.has(qid)) throw new NotGrouped();
+    this.seen.add(qid);
+    if (qe - qs > this.qidBytes.length) this.qidBytes = Buffer.alloc(2 * (qe - qs));
+    buf.copy(this.qidBytes, 0, qs, qe);
+    this.qidLen = qe - qs;
+    this.qid = qid;
+    this.qi = this.index.qidIndex.get(qid) ?? -1;
+    if (this.qi < 0) this.dropped.push(qid);
+    this.n = 0;
+    this.relocated = 0;
+    this.dupTable.fill(-1);
+  }
+
+  private endBlock(): void {
+    if (this.qidLen < 0 || this.qi < 0) return;
+    this.onQuery(this.qi, this.rankedGrades());
+  }
+
+  private grow(): void {
+    const m = this.scores.length * 2;
+    const f = new Float64Array(m);
+    f.set(this.scores);
+    this.scores = f;
+    for (const k of ['grades', 'docStart', 'docEnd', 'lines', 'hashes'] as const) {
+      const a = new Int32Array(m);
+      a.set(this[k]);
+      this[k] = a;
+    }
+    this.dupTable = new Int32Array(this.dupTable.length * 2).fill(-1);
+    const mask = this.dupTable.length - 1;
+    for (let i = 0; i < this.n; i++) {
+      let slot = this.hashes[i]! & mask;
+      while (this.dupTable[slot] !== -1) slot = (slot + 1) & mask;
+      this.dupTable[slot] = i;
+    }
+  }
+
+  private checkDuplicate(i: number, h: number, buf: Buffer, s: number, e: number, lineNo: number): void {
+    const mask = this.dupTable.length - 1;
+    const len = e - s;
+    let slot = h & mask;
+    for (;;) {
+      const j = this.dupTable[slot]!;
+      if (j === -1) break;
+      if (this.hashes[j] === (h | 0) && this.docEnd[j]! - this.docStart[j]! === len) {
+        const jb = this.bufOf(j);
+        const js = this.docStart[j]!;
+        let k = 0;
+        while (k < len && jb[js + k] === buf[s + k]) k++;
+        if (k === len) {
+          throw new InputError(this.file, lineNo, `document "${buf.toString('utf8', s, e)}" appears twice for query "${this.qid}" (first at line ${this.lines[j]})`, {
+            hint: 'a run ranks each document at most once per query; deduplicate before evaluating',
+          });
+        }
+      }
+      slot = (slot + 1) & mask;
+    }
+    this.dupTable[slot] = i;
+  }
+
+  /** The block's grades in trec_eval rank order; sorts only when the file is not already in that order. */
+  private rankedGrades(): Int32Array {
+    const n = this.n;
+    const sc = this.scores;
+    const dsA = this.docStart;
+    const deA = this.docEnd;
+    const cmpDoc = (a: number, b: number): number => {
+      const ab = this.bufOf(a);
+      const bb = this.bufOf(b);
+      const as = dsA[a]!;
+      const bs = dsA[b]!;
+      const al = deA[a]! - as;
+      const bl = deA[b]! - bs;
+      const m = al < bl ? al : bl;
+      for (let k = 0; k < m; k++) {
+        const d = ab[as + k]! - bb[bs + k]!;
+        if (d !== 0) return d;
+      }
+      return al - bl;
+    };
+    const before = (a: number, b: number): number => {
+      if (sc[a]! > sc[b]!) return -1;
+      if (sc[a]! < sc[b]!) return 1;
+      return cmpDoc(b, a);
+    };
+    // Runs are usually written best-first, with ties in arbitrary order: then only each group of equal
+    // scores needs sorting (by docId descending). Anything else gets a full sort.
+    let byScore = true;
+    for (let i = 1; i < n; i++) {
+      if (!(sc[i - 1]! >= sc[i]!)) {
+        byScore = false;
+        break;
+      }
+    }
+    const out = new Int32Array(n);
+    const grades = this.grades;
+    if (byScore) {
+      let i = 0;
+      while (i < n) {
+        let j = i + 1;
+        while (j < n && sc[j] === sc[i]) j++;
+        if (j - i === 1) out[i] = grades[i]!;
+        else {
+          const group: number[] = [];
+          for (let k = i; k < j; k++) group.push(k);
+          group.sort((a, b) => cmpDoc(b, a));
+          for (let k = i; k < j; k++) out[k] = grades[group[k - i]!]!;
+        }
+        i = j;
+      }
+      return out;
+    }
+    const idx = new Array<number>(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+    idx.sort(before);
+    for (let i = 0; i < n; i++) out[i] = grades[idx[i]!]!;
+    return out;
+  }
+}
+
+/** What one byte range of a run file yields: values of the qrels queries it holds, in file order. */
+export interface RangeResult {
+  /** A query's lines continue in another part of the file (or recur within this range). */
+  readonly notGrouped: boolean;
+  readonly qis: Int32Array;
+  /** Row k (plan.width values) belongs to qrels query qis[k]. */
+  readonly rows: Float64Array;
+  readonly relstrings: (string | undefined)[];
+  /** Every query id of the range, qrels or not, in order of appearance. */
+  readonly seen: string[];
+  readonly dropped: string[];
+  readonly runTag: string;
+}
+
+/** Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). */
+export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number): Promise<RangeResult> {
+  const w = plan.width;
+  const s = plan.settings;
+  let rows = new Float64Array(64 * w);
+  let qis = new Int32Array(64);
+  const relstrings: (string | undefined)[] = [];
+  let n = 0;
+  const sink = new BlockSink(runPath, index, (qi, ranked) => {
+    if (n === qis.length) {
+      const q2 = new Int32Array(2 * n);
+      q2.set(qis);
+      qis = q2;
+      const r2 = new Float64Array(2 * n * w);
+      r2.set(rows);
+      rows = r2;
+    }
+    const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
+      ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
+      judgedOnly: s.judgedOnly,
+    });
+    relstrings.push(computeTrecRow(plan, r, rows, n * w, false));
+    qis[n++] = qi;
+  });
+  try {
+    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd(), { start, end });
+    sink.finish();
+  } catch (e) {
+    if (!(e instanceof NotGrouped)) throw e;
+    return { notGrouped: true, qis: new Int32Array(0), rows: new Float64Array(0), relstrings: [], seen: [], dropped: [], runTag: '' };
+  }
+  return { notGrouped: false, qis: qis.slice(0, n), rows: rows.slice(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
+}
+
+/** How a run file is split for parallel scoring: byte offsets where a new query's lines begin. */
+export function splitAtQueryBoundaries(runPath: string, parts: number): number[] {
+  const size = statSync(runPath).size;
+  const cuts = [0];
+  if (parts < 2) return [0, size];
+  const fd = openSync(runPath, 'r');
+  try {
+    const win = Buffer.allocUnsafe(1 << 20);
+    for (let k = 1; k < parts; k++) {
+      let pos = Math.max(Math.floor((size * k) / parts), cuts[cuts.length - 1]!);
+      let firstQid: Buffer | undefined;
+      let cut = -1;
+      // Scan forward line by line from the first line start after `pos` until the query id changes.
+      let carry = Buffer.alloc(0);
+      let skipPartial = pos > 0;
+      while (cut < 0 && pos < size) {
+        const got = readSync(fd, win, 0, win.length, pos);
+        const data = carry.length ? Buffer.concat([carry, win.subarray(0, got)]) : win.subarray(0, got);
+        const base = pos - carry.length;
+        pos += got;
+        let p = 0;
+        if (skipPartial) {
+          const nl = data.indexOf(10);
+          if (nl < 0) {
+            carry = Buffer.alloc(0);
+            continue;
+          }
+          p = nl + 1;
+          skipPartial = false;
+        }
+        for (;;) {
+          const nl = data.indexOf(10, p);
+          if (nl < 0 && pos < size) break;
+          const lineEnd = nl < 0 ? data.length : nl;
+          let a = p;
+          while (a < lineEnd && (data[a] === 32 || data[a] === 9)) a++;
+          let b = a;
+          while (b < lineEnd && data[b] !== 32 && data[b] !== 9 && data[b] !== 13) b++;
+          if (b > a && data[a] !== 35) {
+            const qid = data.subarray(a, b);
+            if (firstQid === undefined) firstQid = Buffer.from(qid);
+            else if (!qid.equals(firstQid)) {
+              cut = base + p;
+              break;
+            }
+          }
+          if (nl < 0) break;
+          p = nl + 1;
+        }
+        carry = cut < 0 && p < data.length ? Buffer.from(data.subarray(p)) : Buffer.alloc(0);
+      }
+      if (cut < 0) break;
+      cuts.push(cut);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  cuts.push(size);
+  return [...new Set(cuts)];
+}
+
+const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
+/** Below this size the run is scored on the main thread: a worker's start-up would cost more than it saves. */
+const PARALLEL_MIN_BYTES = 32 << 20;
+
+/**
+ * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (and
+ * `qrelsPath`, which each worker indexes itself) a run of at least 32 MB is cut at query boundaries and the
+ * parts are scored in worker threads; results are identical, only faster on idle cores.
+ */
+export async function evaluateTrecRunFile(
+  index: QrelsIndex,
+  runPath: string,
+  plan: TrecPlan,
+  opts: { readonly qrelsPath?: string; readonly threads?: number; readonly minParallelBytes?: number } = {},
+): Promise<TrecEvaluation> {
+  const nq = index.qids.length;
+  const w = plan.width;
+  const slots = new Float64Array(nq * w);
+  const slotRel: (string | undefined)[] = new Array(nq);
+  const done = new Uint8Array(nq);
+  const s = plan.settings;
+  const score = (qi: number, ranked: Int32Array, bogus = false): void => {
+    const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
+      ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
+      judgedOnly: s.judgedOnly,
+    });
+    slotRel[qi] = computeTrecRow(plan, r, slots, qi * w, bogus);
+    done[qi] = 1;
+  };
+
+  const size = statSync(runPath, { throwIfNoEntry: false })?.size;
+  if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
+  const threads = Math.min(opts.threads ?? 1, availableParallelism());
+  const parallel = threads > 1 && size >= (opts.minParallelBytes ?? PARALLEL_MIN_BYTES) && opts.qrelsPath !== undefined && existsSync(fileURLToPath(WORKER_URL));
+  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads) : [0, size];
+
+  let results: RangeResult[];
+  try {
+    const workers = cuts.slice(1, -1).map((start, k) => runWorker({ qrelsPath: opts.qrelsPath!, runPath, settings: s, start, end: cuts[k + 2]! }));
+    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!);
+    results = [local, ...(await Promise.all(workers))];
+  } catch (e) {
+    throw await withAbsoluteLine(e, runPath, cuts);
+  }
+
+  let runTag = '';
+  let dropped: string[] = [];
+  const seenAll = new Set<string>();
+  let grouped = results.every((r) => !r.notGrouped);
+  for (const r of results) {
+    for (const q of r.seen) {
+      if (seenAll.has(q)) grouped = false;
+      seenAll.add(q);
+    }
+  }
+  if (grouped) {
+    for (const r of results) {
+      for (let k = 0; k < r.qis.length; k++) {
+        const qi = r.qis[k]!;
+        slots.set(r.rows.subarray(k * w, (k + 1) * w), qi * w);
+        slotRel[qi] = r.relstrings[k];
+        done[qi] = 1;
+      }
+      if (r.runTag) runTag = r.runTag;
+      dropped = dropped.concat(r.dropped);
+    }
+  } else {
+    // Rare: a query's lines are split across the file. Re-read it whole; scores are the same.
+    const { run, runTag: tag } = await readTrecRun(runPath);
+    runTag = tag;
+    seenAll.clear();
+    for (const q of run.keys()) seenAll.add(q);
+    dropped = [...run.keys()].filter((q) => !index.qidIndex.has(q));
+    for (const [qid, docs] of run) {
+      const qi = index.qidIndex.get(qid);
+      if (qi !== undefined) score(qi, rankedGradesOf(docs, (id) => index.lookupId(qi, id)));
+    }
+  }
+  if (seenAll.size === 0) throw new InputError(runPath, undefined, 'the run has no result lines');
+
+  const missing: string[] = [];
+  for (let qi = 0; qi < nq; qi++) {
+    if (done[qi]) continue;
+    missing.push(index.qids[qi]!);
+    if (s.averageComplete) score(qi, Int32Array.of(index.lookupId(qi, BOGUS_DOCNO)), true);
+  }
+  const queryIds: string[] = [];
+  const order: number[] = [];
+  for (let qi = 0; qi < nq; qi++) {
+    if (done[qi]) {
+      queryIds.push(index.qids[qi]!);
+      order.push(qi);
+    }
+  }
+  if (queryIds.length === 0) {
+    throw new InputError(runPath, undefined, 'no query of the run has relevance judgments in the qrels', {
+      hint: 'check that the qrels and the run use the same query ids',
+    });
+  }
+  const rows = new Float64Array(order.length * w);
+  order.forEach((qi, k) => rows.set(slots.subarray(qi * w, qi * w + w), k * w));
+  const relstrings = order.map((qi) => slotRel[qi]);
+  const summary = summarizeTrec(plan, rows, order.length, nq);
+  return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+}
+
+/** The message a worker sends back. */
+export type WorkerReply =
+  | { readonly ok: true; readonly result: RangeResult }
+  | { readonly ok: false; readonly input?: { file: string; line: number | undefined; message: string; hint: string | undefined }; readonly message: string };
+
+/** Input of a worker (see stream-worker.ts). */
+export interface WorkerTask {
+  readonly qrelsPath: string;
+  readonly runPath: string;
+  readonly settings: TrecEvalSettings;
+  readonly start: number;
+  readonly end: number;
+}
+
+function runWorker(task: WorkerTask): Promise<RangeResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_URL, { workerData: task });
+    worker.once('message', (reply: WorkerReply) => {
+      void worker.terminate();
+      if (reply.ok) resolve(reply.result);
+      else if (reply.input) {
+        const err = new InputError(reply.input.file, reply.input.line, reply.input.message, reply.input.hint === undefined ? {} : { hint: reply.input.hint });
+        (err as InputError & { rangeStart?: number }).rangeStart = task.start;
+        reject(err);
+      } else reject(new HarnessError(`evaluation worker failed: ${reply.message}`));
+    });
+    worker.once('error', (e) => reject(e));
+  });
+}
+
+/** Errors from a range that does not start the file carry line numbers relative to it; make them absolute. */
+async function withAbsoluteLine(e: unknown, runPath: string, cuts: readonly number[]): Promise<unknown> {
+  const start = (e as { rangeStart?: number }).rangeStart;
+  if (!(e instanceof InputError) || e.file !== runPath || start === undefined || start === 0 || e.line === undefined || !cuts.includes(start)) return e;
+  let before = 0;
+  const fd = openSync(runPath, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let pos = 0; pos < start; ) {
+      const got = readSync(fd, buf, 0, Math.min(buf.length, start - pos), pos);
+      if (got === 0) break;
+      for (let i = buf.indexOf(10, 0); i >= 0 && i < got; i = buf.indexOf(10, i + 1)) before++;
+      pos += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const prefix = `${e.file}:${e.line}: `;
+  const raw = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+  return new InputError(e.file, e.line + before, raw, e.hint === undefined ? {} : { hint: e.hint });
+}
+
+/** The ranking values (see QrelsIndex.lookup) of one query's run entries in trec_eval rank order. */
+function rankedGradesOf(docs: ReadonlyMap<string, number>, valueOf: (docId: string) => number): Int32Array {
+  const ids = [...docs.keys()];
+  ids.sort((a, b) => compareRanked(docs.get(a)!, a, docs.get(b)!, b));
+  const out = new Int32Array(ids.length);
+  ids.forEach((id, i) => (out[i] = valueOf(id)));
+  return out;
+}

@@ -1,0 +1,129 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/main.js';
+import type { CliIo } from '../cli/io.js';
+import { memoryLogger } from '../log.js';
+import { EVIDENCE_COLUMNS, kebabTitle, nextAdrNumber } from './adr.js';
+import { fixtureInput } from './testdata/fixture.js';
+import type { ReportData } from './types.js';
+import { writeReport } from './write.js';
+
+function testIo(cwd: string): CliIo & { stdout: string[] } {
+  const stdout: string[] = [];
+  return { stdout, out: (t) => void stdout.push(t), log: memoryLogger(), env: {}, cwd };
+}
+
+/** The rows of the first Markdown table after `## Evidence`, as arrays of cells. */
+function evidenceTable(md: string): string[][] {
+  const lines = md.split('\n');
+  const start = lines.indexOf('## Evidence');
+  const rows: string[][] = [];
+  for (const line of lines.slice(start)) {
+    if (line.startsWith('|')) rows.push(line.slice(1, -1).split('|').map((c) => c.trim()));
+    else if (rows.length > 0) break;
+  }
+  return rows;
+}
+
+const num = (s: string): number => Number(s.replace(/\*/g, ''));
+
+describe('kebabTitle and nextAdrNumber', () => {
+  it('kebab-cases titles', () => {
+    expect(kebabTitle('Use RRF over BM25 + MiniLM!')).toBe('use-rrf-over-bm25-minilm');
+    expect(kebabTitle('Café  déjà vu')).toBe('cafe-deja-vu');
+    expect(kebabTitle('x'.repeat(30) + ' ' + 'y'.repeat(40)).length).toBeLessThanOrEqual(60);
+  });
+
+  it('takes the next number after the highest NNNN-*.md', () => {
+    expect(nextAdrNumber([])).toBe(1);
+    expect(nextAdrNumber(['0000-template.md'])).toBe(1);
+    expect(nextAdrNumber(['0000-template.md', '0003-a.md', '0012-b.md', 'README.md', '0099-c.txt'])).toBe(13);
+  });
+});
+
+describe('harness adr', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  it('drafts an ADR whose evidence numbers equal the report', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'harness-adr-'));
+    dirs.push(root);
+    const reportDir = join(root, 'reports', 'fixture-study-01234567');
+    await writeReport(reportDir, fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
+    const adrDir = join(root, 'docs', 'adr');
+    await mkdir(adrDir, { recursive: true });
+    await writeFile(join(adrDir, '0000-template.md'), '');
+    await writeFile(join(adrDir, '0007-earlier.md'), '');
+    const io = testIo(root);
+    const code = await runCli(
+      ['adr', '--report', 'reports/fixture-study-01234567', '--title', 'Adopt dense retrieval', '--date', '2026-01-02'],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.stdout.join('')).toBe('docs/adr/0008-adopt-dense-retrieval.md\n');
+    const adr = await readFile(join(adrDir, '0008-adopt-dense-retrieval.md'), 'utf8');
+    const data = JSON.parse(await readFile(join(reportDir, 'report.json'), 'utf8')) as ReportData;
+    const reportMd = await readFile(join(reportDir, 'report.md'), 'utf8');
+
+    expect(adr.startsWith('---\nstatus: proposed\ndate: 2026-01-02\n---\n\n# 0008. Adopt dense retrieval\n')).toBe(true);
+    for (const heading of ['## Context and Problem Statement', '## Considered Options', '## Decision Outcome', '### Consequences', '## Evidence']) {
+      expect(adr).toContain(`\n${heading}\n`);
+    }
+    expect(adr).toContain('- Strata: exact 12, paraphrase 12, all 24.');
+    expect(adr).toContain('Chosen option: "dense", because the gate says ADOPT.');
+    expect(adr).toContain(`\`ADOPT\`: ${data.gateResult?.reason}.`);
+    expect(adr).toContain('[../../reports/fixture-study-01234567/report.md](../../reports/fixture-study-01234567/report.md)');
+    expect(adr).toContain('```sh\nharness ablate --config configs/fixture-study.yaml\n```');
+    for (const w of data.warnings) expect(adr).toContain(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
+
+    const table = evidenceTable(adr);
+    expect(table[0]).toEqual([...EVIDENCE_COLUMNS]);
+    const rows = table.slice(2);
+    // dense vs bm25 on the three tested measures (gate measure first) x three strata.
+    expect(rows.map((r) => `${r[2]} ${r[0]}`)).toEqual([
+      'nDCG@10 exact', 'nDCG@10 paraphrase', 'nDCG@10 all',
+      'R@10 exact', 'R@10 paraphrase', 'R@10 all',
+      'R@100 exact', 'R@100 paraphrase', 'R@100 all',
+    ]);
+    for (const r of rows) {
+      const [stratum, n, measure, baseline, system, bMean, sMean, delta, ci, p] = r as [string, string, string, string, string, string, string, string, string, string];
+      const c = data.comparisons.find((x) => x.stratum === stratum && x.measure === measure && x.baseline === baseline && x.system === system);
+      expect(c, `${stratum} ${measure}`).toBeDefined();
+      if (!c) continue;
+      expect(Number(n)).toBe(c.n);
+      // Four decimals: each quoted number is within half a unit in the last place of report.json's value.
+      expect(Math.abs(num(bMean) - c.baselineMean)).toBeLessThanOrEqual(0.00005 + 1e-12);
+      expect(Math.abs(num(sMean) - c.systemMean)).toBeLessThanOrEqual(0.00005 + 1e-12);
+      expect(Math.abs(num(delta) - c.delta)).toBeLessThanOrEqual(0.00005 + 1e-12);
+      const [lo, hi] = ci.slice(1, -1).split(', ').map(Number) as [number, number];
+      expect(Math.abs(lo - c.ci95[0])).toBeLessThanOrEqual(0.00005 + 1e-12);
+      expect(Math.abs(hi - c.ci95[1])).toBeLessThanOrEqual(0.00005 + 1e-12);
+      if (p !== '<0.0001') expect(Math.abs(Number(p) - (c.pAdjusted as number))).toBeLessThanOrEqual(0.00005 + 1e-12);
+      // ... and character for character what report.md prints for the same comparison.
+      const mdRow = `| ${system} | ${baseline} | ${measure} | ${sMean} | ${bMean} | ${delta} | ${ci} | `;
+      expect(reportMd, mdRow).toContain(mdRow);
+    }
+  });
+
+  it('never overwrites, and refuses a folder without report.json', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'harness-adr-'));
+    dirs.push(root);
+    const io = testIo(root);
+    expect(await runCli(['adr', '--report', 'nowhere', '--title', 'X'], io)).toBe(2);
+    await writeReport(join(root, 'r'), fixtureInput());
+    expect(await runCli(['adr', '--report', 'r', '--title', 'No gate here', '--adr-dir', 'adr', '--date', '2026-01-02'], io)).toBe(0);
+    expect(await runCli(['adr', '--report', 'r', '--title', 'No gate here', '--adr-dir', 'adr', '--date', '2026-01-02'], io)).toBe(0);
+    expect((await readdir(join(root, 'adr'))).sort()).toEqual(['0001-no-gate-here.md', '0002-no-gate-here.md']);
+    const adr = await readFile(join(root, 'adr', '0001-no-gate-here.md'), 'utf8');
+    expect(adr).toContain('No option chosen: the report has no `gate:` block');
+    // Without a gate the evidence is every run against the baseline on the first tested measure.
+    expect(evidenceTable(adr).slice(2).map((r) => `${r[4]} ${r[0]}`)).toEqual([
+      'dense exact', 'hybrid exact', 'dense paraphrase', 'hybrid paraphrase', 'dense all', 'hybrid all',
+    ]);
+    expect(await runCli(['adr', '--report', 'r', '--title', 'X', '--adr-dir', 'adr', '--date', '2nd of May'], io)).toBe(2);
+  });
+});

@@ -1,0 +1,133 @@
+import { ConfigError } from '../errors.js';
+import { comparisonPairs, computeComparisons, isTestedMeasure, type StratumIndex } from '../compare/comparisons.js';
+import { evaluateGate } from './gate.js';
+import { OVERALL, REPORT_VERSION, type ReportData, type ReportInput, type StratumInfo, type SummaryRow } from './types.js';
+import { deriveWarnings } from './warnings.js';
+
+/**
+ * Problems that make a ReportInput unusable, each as `dotted.path: message` so a caller can wrap them in a
+ * ConfigError naming its config file. Empty when the input is sound.
+ */
+export function checkReportInput(input: ReportInput): string[] {
+  const problems: string[] = [];
+  const runIds = input.runs.map((r) => r.id);
+  const known = `known runs: ${runIds.join(', ')}`;
+  if (runIds.length === 0) problems.push('runs: a report needs at least one run');
+  const seen = new Set<string>();
+  for (const id of runIds) {
+    if (seen.has(id)) problems.push(`runs: duplicate run id "${id}"`);
+    seen.add(id);
+  }
+  if (input.queries.length === 0) problems.push('queries: a report needs at least one query');
+  const strata = new Set(input.queries.map((q) => q.stratum));
+  if (strata.size > 1 && strata.has(OVERALL)) {
+    problems.push(`queries: stratum "${OVERALL}" is reserved for the overall row when there are several strata; rename it`);
+  }
+  const b = input.compare.baseline;
+  if (b !== undefined && !seen.has(b)) problems.push(`compare.baseline: unknown run "${b}" (${known})`);
+  if (input.gate) {
+    const g = input.gate;
+    if (g.baseline !== undefined && !seen.has(g.baseline)) problems.push(`gate.baseline: unknown run "${g.baseline}" (${known})`);
+    if (!seen.has(g.candidate)) problems.push(`gate.candidate: unknown run "${g.candidate}" (${known})`);
+    if (!input.measures.includes(g.measure)) {
+      problems.push(`gate.measure: "${g.measure}" is not among the measures (${input.measures.join(', ')})`);
+    } else if (!isTestedMeasure(g.measure)) {
+      problems.push(`gate.measure: "${g.measure}" is a coverage diagnostic, not a quality measure; gate on e.g. nDCG@10`);
+    }
+    const gateBaseline = g.baseline ?? b ?? runIds[0];
+    if (gateBaseline === g.candidate) problems.push(`gate.candidate: "${g.candidate}" is also the gate's baseline`);
+  }
+  for (const id of runIds) {
+    const perRun = input.perQuery[id];
+    if (!perRun) {
+      problems.push(`perQuery.${id}: missing`);
+      continue;
+    }
+    for (const m of input.measures) {
+      const v: readonly number[] | undefined = perRun[m];
+      if (!v) problems.push(`perQuery.${id}.${m}: missing`);
+      else if (v.length !== input.queries.length) {
+        problems.push(`perQuery.${id}.${m}: ${v.length} values for ${input.queries.length} queries`);
+      } else {
+        const bad = v.findIndex((x) => !Number.isFinite(x));
+        if (bad >= 0) problems.push(`perQuery.${id}.${m}[${bad}]: ${v[bad]} is not a finite number (query ${input.queries[bad]?.id})`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Strata in order of first appearance, then the pooled overall row when there are two or more. */
+export function stratumIndices(queries: ReportInput['queries']): StratumIndex[] {
+  const order: string[] = [];
+  const members = new Map<string, number[]>();
+  queries.forEach((q, i) => {
+    let list = members.get(q.stratum);
+    if (!list) {
+      list = [];
+      members.set(q.stratum, list);
+      order.push(q.stratum);
+    }
+    list.push(i);
+  });
+  const out: StratumIndex[] = order.map((id) => ({ id, indices: members.get(id) as number[] }));
+  if (order.length > 1) out.push({ id: OVERALL, indices: queries.map((_, i) => i) });
+  return out;
+}
+
+/** a, b, ..., z, then aa, ab, ...: the superscript letter of each run in significance marks. */
+export function runLetter(i: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz';
+  return i < 26 ? (alphabet[i] as string) : runLetter(Math.floor(i / 26) - 1) + (alphabet[i % 26] as string);
+}
+
+/**
+ * Report as data: from per-query scores to means, paired comparisons, warnings and the gate verdict. Pure and
+ * deterministic (seeded draws, no clock), so `report.json` is byte-identical for the same input.
+ *
+ * @throws ConfigError when the input is inconsistent (unknown baseline, missing per-query vectors, ...).
+ */
+export function buildReportData(input: ReportInput): ReportData {
+  const problems = checkReportInput(input);
+  if (problems.length > 0) throw new ConfigError(`report ${input.name}`, problems);
+  const runIds = input.runs.map((r) => r.id);
+  const baseline = input.compare.baseline ?? (runIds[0] as string);
+  const strata = stratumIndices(input.queries);
+  const testedMeasures = input.measures.filter(isTestedMeasure);
+  const gateBaseline = input.gate ? (input.gate.baseline ?? baseline) : undefined;
+  const pairs = comparisonPairs(
+    runIds,
+    baseline,
+    input.compare.allPairs,
+    input.gate && gateBaseline ? { baseline: gateBaseline, system: input.gate.candidate } : undefined,
+  );
+  const { comparisons, families } = computeComparisons(input.perQuery, pairs, strata, testedMeasures, input.compare);
+  const summary: SummaryRow[] = [];
+  for (const s of strata) {
+    for (const run of runIds) {
+      for (const measure of input.measures) {
+        const v = input.perQuery[run]?.[measure] as readonly number[];
+        let sum = 0;
+        for (const i of s.indices) sum += v[i] as number;
+        summary.push({ stratum: s.id, run, measure, n: s.indices.length, mean: sum / s.indices.length });
+      }
+    }
+  }
+  const strataInfo: StratumInfo[] = strata.map((s) => ({ id: s.id, n: s.indices.length, overall: s.id === OVERALL && strata.length > 1 }));
+  const letters: Record<string, string> = {};
+  runIds.forEach((id, i) => (letters[id] = runLetter(i)));
+  const partial = {
+    version: REPORT_VERSION,
+    ...input,
+    baseline,
+    letters,
+    strata: strataInfo,
+    testedMeasures,
+    summary,
+    comparisons,
+    families,
+  } satisfies Omit<ReportData, 'warnings' | 'gateResult'>;
+  const gateResult = input.gate && gateBaseline ? evaluateGate(partial, { ...input.gate, baseline: gateBaseline }) : undefined;
+  const withGate = gateResult ? { ...partial, gateResult } : partial;
+  return { ...withGate, warnings: deriveWarnings(withGate) };
+}

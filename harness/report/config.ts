@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * The `compare:` config block: how runs are compared. Every default of the comparison machinery is declared
+ * here and nowhere else (ranx declares "student" in one place and "fisher" in another; we do not).
+ *
+ * Embed it as `compare: compareSchema.prefault({})` so an absent block still gets every default (zod 4's
+ * `.default({})` would skip parsing and leave the inner defaults unset).
+ */
+export const compareSchema = z.strictObject({
+  /** Run every other run is compared against. Default: the first run (first arm in the config). */
+  baseline: z.string().min(1).optional(),
+  /**
+   * Paired significance test. `randomization`: sign-flip test of the mean difference (Smucker, Allan &
+   * Carterette 2007 find it, the t-test and the bootstrap agree); `t`: paired Student t; `wilcoxon`: signed-rank.
+   */
+  test: z.enum(['randomization', 't', 'wilcoxon']).default('randomization'),
+  /** Sign-flip draws of the randomization test; exact enumeration is used when 2^n is not larger. */
+  permutations: z.number().int().min(100).default(10_000),
+  /** Bootstrap resamples for the 95% CI of each mean difference. */
+  resamples: z.number().int().min(100).default(10_000),
+  /** Bootstrap interval method: bias-corrected and accelerated (BCa, scipy's default; see docs/adr/0004-statistics.md) or percentile. */
+  ciMethod: z.enum(['percentile', 'bca']).default('bca'),
+  /** Seed of every random draw (randomization and bootstrap); same seed, same report on every machine. */
+  seed: z.number().int().min(0).default(42),
+  /** Significance level applied to the corrected p-values. */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** Multiple-comparison correction applied within each family (see `family`). */
+  correction: z.enum(['holm', 'bonferroni', 'bh', 'by', 'hommel', 'none']).default('holm'),
+  /**
+   * What one family of tests is. `per-test` (default): every comparison the report runs with the configured
+   * test: compared pairs x strata (the overall row counts as one more stratum) x tested measures.
+   * `per-measure`: one family per measure. `per-stratum`: one family per stratum (overall row included as its
+   * own family). `Judged@k` measures are coverage diagnostics, never tested, never in a family.
+   */
+  family: z.enum(['per-test', 'per-measure', 'per-stratum']).default('per-test'),
+  /** Compare every pair of runs, not only each run against the baseline. */
+  allPairs: z.boolean().default(false),
+  /** A stratum with fewer queries than this is flagged underpowered. */
+  underpoweredBelow: z.number().int().min(2).default(50),
+  /** Statistical power for the minimum detectable effect (MDE) shown beside each comparison. */
+  power: z.number().gt(0).lt(1).default(0.8),
+  /** A run whose mean `Judged@10` in a stratum falls below this is flagged for judgment holes. */
+  judgedThreshold: z.number().min(0).max(1).default(0.9),
+});
+
+/**
+ * The `gate:` config block: the decision rule that turns a report into ADOPT / REJECT / INCONCLUSIVE.
+ * Significance always means "corrected p below `compare.alpha`" for the (baseline, candidate) comparison.
+ */
+export const gateSchema = z.strictObject({
+  /** Default: `compare.baseline`, else the first run. */
+  baseline: z.string().min(1).optional(),
+  candidate: z.string().min(1),
+  /** The primary measure, canonical spelling (e.g. `nDCG@10`); must be one of the report's measures. */
+  measure: z.string().min(1),
+  /**
+   * `gain-overall-no-loss` (default): ADOPT on a significant gain overall with no significant loss in any
+   * stratum. `gain-overall`: ADOPT on a significant gain overall. `no-loss`: ADOPT when no stratum shows a
+   * significant loss and the overall 95% CI lies above `-minDelta` (non-inferiority with margin `minDelta`).
+   */
+  rule: z.enum(['gain-overall-no-loss', 'gain-overall', 'no-loss']).default('gain-overall-no-loss'),
+  /**
+   * Smallest difference that matters. For the gain rules the observed overall delta must reach it; for
+   * `no-loss` it is the non-inferiority margin. Default 0.
+   */
+  minDelta: z.number().min(0).optional(),
+});
+
+export type CompareConfig = z.output<typeof compareSchema>;
+export type CompareConfigInput = z.input<typeof compareSchema>;
+export type GateConfig = z.output<typeof gateSchema>;
+export type GateConfigInput = z.input<typeof gateSchema>;
+
+export type TestKind = CompareConfig['test'];
+export type Correction = CompareConfig['correction'];
+export type GateRule = GateConfig['rule'];

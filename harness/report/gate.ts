@@ -1,0 +1,72 @@
+import type { GateConfig } from './config.js';
+import { fmtCI, fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
+import { findComparison, overallStratum, properStrata, type ReportCore } from './select.js';
+import type { Comparison, GateResult, Verdict } from './types.js';
+
+/** One comparison as the gate quotes it, with the report's rounding. */
+export function describeComparison(c: Comparison, correction: string): string {
+  return (
+    `${c.measure} in ${c.stratum} (n=${c.n}): ${c.system} ${fmtMean(c.systemMean)} vs ${c.baseline} ` +
+    `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, 95% CI ${fmtCI(c.ci95)}, ` +
+    `p ${fmtP(c.pAdjusted)} (${correction}-corrected)`
+  );
+}
+
+/**
+ * The decision rule of the `gate:` block over the (baseline, candidate) comparisons on the gate's measure.
+ * "Significant" is the report's own flag: corrected p below alpha. Rules (see `gateSchema.rule`):
+ *
+ * - any rule: a significant loss overall is REJECT;
+ * - `gain-overall-no-loss` and `no-loss`: a significant loss in any stratum is REJECT;
+ * - `gain-overall-no-loss` and `gain-overall`: ADOPT on a significant overall gain of at least `minDelta`;
+ * - `no-loss`: ADOPT when the overall CI's lower bound lies above `-minDelta` (non-inferiority);
+ * - everything else is INCONCLUSIVE, with the overall MDE when the eval set was too small to see the delta.
+ */
+export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly baseline: string }): GateResult {
+  const correction = data.compare.correction;
+  const overall = overallStratum(data);
+  const get = (stratum: string): Comparison => {
+    const c = findComparison(data, stratum, cfg.measure, cfg.baseline, cfg.candidate);
+    if (!c) throw new Error(`evaluateGate: no comparison for ${cfg.candidate} vs ${cfg.baseline} on ${cfg.measure} in ${stratum}`);
+    return c;
+  };
+  const all = get(overall.id);
+  const minDelta = cfg.minDelta ?? 0;
+  const done = (verdict: Verdict, reason: string): GateResult => ({ verdict, reason, config: cfg });
+  if (all.significant && all.delta < 0) return done('REJECT', `significant loss overall: ${describeComparison(all, correction)}`);
+  if (cfg.rule !== 'gain-overall') {
+    const losses = properStrata(data)
+      .filter((s) => s.id !== overall.id)
+      .map((s) => get(s.id))
+      .filter((c) => c.significant && c.delta < 0);
+    if (losses.length > 0) {
+      return done('REJECT', `significant loss in ${losses.map((c) => describeComparison(c, correction)).join('; ')}`);
+    }
+  }
+  const noLossClause = cfg.rule === 'gain-overall' ? '' : ' and no significant loss in any stratum';
+  if (cfg.rule === 'no-loss') {
+    if (all.ci95[0] > -minDelta) {
+      return done(
+        'ADOPT',
+        `no significant loss in any stratum, and the overall 95% CI lies above -${fmtMean(minDelta)} (non-inferior): ${describeComparison(all, correction)}`,
+      );
+    }
+    return done(
+      'INCONCLUSIVE',
+      `a loss larger than the margin ${fmtMean(minDelta)} cannot be ruled out: ${describeComparison(all, correction)}${mdeNote(all)}`,
+    );
+  }
+  if (all.significant && all.delta > 0) {
+    if (all.delta >= minDelta) return done('ADOPT', `significant gain overall${noLossClause}: ${describeComparison(all, correction)}`);
+    return done(
+      'INCONCLUSIVE',
+      `significant gain overall, but below minDelta ${fmtMean(minDelta)}: ${describeComparison(all, correction)}`,
+    );
+  }
+  return done('INCONCLUSIVE', `no significant difference overall: ${describeComparison(all, correction)}${mdeNote(all)}`);
+}
+
+function mdeNote(c: Comparison): string {
+  if (c.mde === null || c.mde <= Math.abs(c.delta)) return '';
+  return `; with ${c.n} queries only effects of about ${fmtMde(c.mde)} or more are detectable (MDE)`;
+}

@@ -1,0 +1,159 @@
+import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
+import { BANNER } from './markdown.js';
+import { meanOf, methodSentence, overallStratum, primaryMeasure, winsOver } from './select.js';
+import { esc, forestPlot, recallCurves, recallMeasures, scatterPlot } from './svg.js';
+import type { ReportData } from './types.js';
+
+const CSS = `
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; line-height: 1.4; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; margin-top: 2rem; }
+h3 { font-size: 1.05rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, td.ci { white-space: nowrap; }
+code, pre { background: #f5f5f5; border-radius: 3px; }
+pre { padding: .6rem; overflow-x: auto; }
+.banner { color: #666; font-size: .85rem; }
+.verdict { font-size: 1.1rem; padding: .6rem .8rem; border-radius: 4px; border-left: 6px solid; }
+.ADOPT { background: #eaf6ee; border-color: #2e8b57; } .REJECT { background: #fbeaea; border-color: #d1495b; }
+.INCONCLUSIVE { background: #fdf5e6; border-color: #edae49; }
+.sev-serious { color: #a00; } .sev-warning { color: #9a5b00; } .sev-info { color: #555; }
+.sig { font-weight: bold; }
+.plots { display: flex; flex-wrap: wrap; gap: 1rem; }
+svg.plot { background: #fff; border: 1px solid #eee; }
+`;
+
+function td(text: string, num = false, cls = ''): string {
+  const classes = [num ? 'num' : '', cls].filter(Boolean).join(' ');
+  return `<td${classes ? ` class="${classes}"` : ''}>${text}</td>`;
+}
+
+function th(text: string, num = false): string {
+  return `<th${num ? ' class="num"' : ''}>${text}</th>`;
+}
+
+/**
+ * `report.html`: one self-contained page (inline CSS, inline SVG, no script, no external asset) with the
+ * report's tables, the gate, the warnings and the plots. Pure; no timestamps or absolute paths.
+ */
+export function renderHtml(data: ReportData): string {
+  const H: string[] = [];
+  const c = data.compare;
+  const primary = primaryMeasure(data);
+  const overall = overallStratum(data);
+  H.push('<!DOCTYPE html>', `<!-- ${esc(BANNER)} -->`, '<html lang="en">', '<head>', '<meta charset="utf-8">');
+  H.push(`<title>${esc(`Report: ${data.name}`)}</title>`, `<style>${CSS}</style>`, '</head>', '<body>');
+  H.push(`<p class="banner">${esc(BANNER)}</p>`, `<h1>${esc(`Report: ${data.name}`)}</h1>`);
+  H.push(`<p>Config hash <code>${esc(data.configHash)}</code>. Regenerate the evidence with:</p>`, `<pre><code>${esc(data.command)}</code></pre>`);
+
+  if (data.gateResult) {
+    const g = data.gateResult;
+    H.push('<h2>Gate</h2>', `<p class="verdict ${g.verdict}"><strong>${g.verdict}</strong>: ${esc(g.reason)}.</p>`);
+    H.push(
+      `<p>Rule <code>${esc(g.config.rule)}</code> on ${esc(g.config.measure)}: candidate <code>${esc(g.config.candidate)}</code> against baseline <code>${esc(g.config.baseline)}</code>${g.config.minDelta !== undefined ? `, minDelta ${fmtMean(g.config.minDelta)}` : ''}.</p>`,
+    );
+  }
+
+  H.push('<h2>Warnings</h2>');
+  if (data.warnings.length === 0) H.push('<p>None.</p>');
+  else {
+    H.push('<ul>');
+    for (const w of data.warnings) {
+      H.push(`<li class="sev-${w.severity}"><strong>${w.severity}</strong> <code>${esc(w.code)}</code> (${esc(w.subject)}): ${esc(w.message)}</li>`);
+    }
+    H.push('</ul>');
+  }
+
+  const e = data.evalset;
+  H.push('<h2>Eval set</h2>', '<table>');
+  const qrels = e.judge ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt})` : e.qrelsSource;
+  for (const [k, v] of [
+    ['name', esc(e.name)],
+    ['format', esc(e.format)],
+    ['path', `<code>${esc(e.path)}</code>`],
+    ['fingerprint', `<code>${esc(e.fingerprint)}</code>`],
+    ['queries', String(e.queries)],
+    ['documents', String(e.documents)],
+    ['qrels', esc(qrels)],
+  ] as const) {
+    H.push(`<tr>${th(k)}${td(v)}</tr>`);
+  }
+  H.push('</table>', '<table>', `<tr>${th('stratum')}${th('queries', true)}</tr>`);
+  for (const s of data.strata) H.push(`<tr>${td(esc(s.id))}${td(String(s.n), true)}</tr>`);
+  H.push('</table>');
+  if (e.notes.length > 0) H.push('<ul>', ...e.notes.map((n) => `<li>${esc(n)}</li>`), '</ul>');
+
+  H.push('<h2>Runs</h2>', '<table>', `<tr>${th('')}${th('run')}${th('kind')}${th('fingerprint')}${th('note')}</tr>`);
+  for (const r of data.runs) {
+    const note = [r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ');
+    H.push(
+      `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(r.kind))}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(note))}</tr>`,
+    );
+  }
+  H.push('</table>');
+
+  if (data.comparisons.length > 0) {
+    H.push('<h2>Differences to baseline</h2>', '<div class="plots">');
+    for (const m of data.testedMeasures) H.push(forestPlot(data, m));
+    H.push('</div>');
+    const pairs = data.comparisons.filter(
+      (x) => x.stratum === overall.id && x.measure === primary && (x.baseline === data.baseline || x.system === data.gateResult?.config.candidate),
+    );
+    H.push(`<h2>Per-query ${esc(primary)}</h2>`, '<p>One point per query; above the dashed diagonal the system beats its baseline.</p>', '<div class="plots">');
+    for (const p of pairs) H.push(scatterPlot(data, primary, p.baseline, p.system));
+    H.push('</div>');
+  }
+  if (recallMeasures(data.measures).length >= 2) {
+    H.push('<h2>Recall at k</h2>', '<div class="plots">', recallCurves(data, overall.id), '</div>');
+  }
+
+  H.push('<h2>Results by stratum</h2>');
+  for (const s of data.strata) {
+    H.push(`<h3>${esc(s.overall ? `${s.id} (all strata pooled)` : s.id)}, n = ${s.n}</h3>`, '<table>');
+    H.push(`<tr>${th('')}${th('run')}${data.measures.map((m) => th(esc(m), true)).join('')}</tr>`);
+    for (const r of data.runs) {
+      const cells = data.measures.map((m) => {
+        const marks = winsOver(data, s.id, m, r.id);
+        return td(fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks.length > 0 ? `<sup>${marks.join('')}</sup>` : ''), true);
+      });
+      H.push(`<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.id))}${cells.join('')}</tr>`);
+    }
+    H.push('</table>');
+    const rows = data.comparisons.filter((x) => x.stratum === s.id);
+    if (rows.length === 0) continue;
+    H.push(
+      '<table>',
+      `<tr>${[th('system'), th('baseline'), th('measure'), th('system mean', true), th('baseline mean', true), th('delta', true), th('95% CI'), th('p', true), th(esc(`p (${c.correction})`), true), th('d_z', true), th('W/T/L'), th('MDE', true)].join('')}</tr>`,
+    );
+    for (const x of rows) {
+      H.push(
+        `<tr>${[
+          td(esc(x.system)),
+          td(esc(x.baseline)),
+          td(esc(x.measure)),
+          td(fmtMean(x.systemMean), true),
+          td(fmtMean(x.baselineMean), true),
+          td(fmtDelta(x.delta), true, x.significant ? 'sig' : ''),
+          td(fmtCI(x.ci95), false, 'ci'),
+          td(esc(fmtP(x.p)), true),
+          td(esc(fmtP(x.pAdjusted)), true),
+          td(fmtDz(x.dz), true),
+          td(fmtWtl(x)),
+          td(fmtMde(x.mde), true),
+        ].join('')}</tr>`,
+      );
+    }
+    H.push('</table>');
+  }
+
+  H.push('<h2>Legend</h2>', '<ul>');
+  H.push(
+    '<li>Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a. Bold deltas are significant; in the forest plots significant deltas are filled.</li>',
+    `<li>Method: ${esc(methodSentence(data))}</li>`,
+    '<li>delta = system mean &minus; baseline mean over the same queries; W/T/L = queries where the system is above / equal to / below the baseline.</li>',
+    '<li>Queries a run did not answer score 0; means are over every query of the stratum.</li>',
+  );
+  H.push('</ul>', '</body>', '</html>', '');
+  return H.join('\n');
+}

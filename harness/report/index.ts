@@ -1,0 +1,14 @@
+export { compareSchema, gateSchema } from './config.js';
+export type { CompareConfig, CompareConfigInput, GateConfig, GateConfigInput, GateRule, TestKind, Correction } from './config.js';
+export { buildReportData, checkReportInput } from './build.js';
+export { evaluateGate } from './gate.js';
+export { deriveWarnings, warningRules } from './warnings.js';
+export type { WarningRule } from './warnings.js';
+export { renderMarkdown } from './markdown.js';
+export { renderHtml } from './html.js';
+export { renderLatex } from './latex.js';
+export { renderSummaryCsv, renderComparisonsCsv, renderPerQueryCsv } from './csv.js';
+export { renderAll, writeReport, readReport, rerenderReport, serializeReport, REPORT_JSON } from './write.js';
+export { renderAdr, writeAdr, nextAdrNumber, kebabTitle, evidenceRows, EVIDENCE_COLUMNS } from './adr.js';
+export type { AdrOptions } from './adr.js';
+export * from './types.js';

@@ -1,0 +1,207 @@
+import { fmtCI, fmtDelta, fmtMean } from './format.js';
+import type { Comparison, ReportData } from './types.js';
+
+/**
+ * Hand-made SVG plots: no library, no script, fixed sizes and two-decimal coordinates, so the same data gives
+ * byte-identical markup and the HTML page stays self-contained.
+ */
+
+const PALETTE = ['#1b6ca8', '#d1495b', '#2e8b57', '#edae49', '#7b4fa0', '#00798c', '#8c564b', '#e377c2'];
+const FONT = 'font-family="system-ui, sans-serif" font-size="11"';
+
+export function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+function n2(x: number): string {
+  const s = x.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+}
+
+export function color(i: number): string {
+  return PALETTE[i % PALETTE.length] as string;
+}
+
+/** About five round tick values covering [lo, hi] (1, 2 or 5 times a power of ten apart). */
+export function niceTicks(lo: number, hi: number, target = 5): number[] {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / target;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow) as number;
+  const out: number[] = [];
+  // Integer multiples of the step, rounded to 12 significant digits, so ticks read 0.6 and not 0.6000000000000001.
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) out.push(k === 0 ? 0 : Number((k * step).toPrecision(12)));
+  return out;
+}
+
+function tickLabel(v: number): string {
+  return Number(v.toPrecision(6)).toString();
+}
+
+/**
+ * Forest plot of the deltas on one measure: one row per comparison, grouped by stratum, the point at the mean
+ * difference and a bar over its 95% CI; filled when significant after correction. A dashed line marks zero.
+ */
+export function forestPlot(data: ReportData, measure: string): string {
+  const rows = data.strata.flatMap((s) => data.comparisons.filter((c) => c.stratum === s.id && c.measure === measure));
+  const width = 780;
+  const left = 250;
+  const right = 200;
+  const top = 28;
+  const rowH = 22;
+  const height = top + rows.length * rowH + 36;
+  let lo = Math.min(0, ...rows.map((c) => c.ci95[0]));
+  let hi = Math.max(0, ...rows.map((c) => c.ci95[1]));
+  if (hi - lo < 1e-9) {
+    lo -= 0.01;
+    hi += 0.01;
+  }
+  const pad = (hi - lo) * 0.05;
+  lo -= pad;
+  hi += pad;
+  const plotW = width - left - right;
+  const x = (v: number) => left + ((v - lo) / (hi - lo)) * plotW;
+  const out: string[] = [];
+  out.push(
+    `<svg class="plot forest" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`Forest plot of ${measure} deltas`)}">`,
+    `<title>${esc(`${measure}: difference to baseline with 95% CI, per stratum`)}</title>`,
+    `<text x="${left}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: delta (system - baseline), 95% CI`)}</text>`,
+  );
+  const axisY = top + rows.length * rowH + 4;
+  for (const t of niceTicks(lo, hi)) {
+    out.push(
+      `<line x1="${n2(x(t))}" y1="${top - 4}" x2="${n2(x(t))}" y2="${axisY}" stroke="#e4e4e4"/>`,
+      `<text x="${n2(x(t))}" y="${axisY + 14}" ${FONT} text-anchor="middle">${esc(tickLabel(t))}</text>`,
+    );
+  }
+  out.push(`<line x1="${n2(x(0))}" y1="${top - 4}" x2="${n2(x(0))}" y2="${axisY}" stroke="#555" stroke-dasharray="4 3"/>`);
+  out.push(`<line x1="${left}" y1="${axisY}" x2="${width - right}" y2="${axisY}" stroke="#555"/>`);
+  rows.forEach((c, i) => {
+    const y = top + i * rowH + rowH / 2;
+    const col = color(data.runs.findIndex((r) => r.id === c.system));
+    out.push(
+      `<text x="${left - 8}" y="${n2(y + 4)}" ${FONT} text-anchor="end">${esc(`${c.stratum} (n=${c.n}): ${c.system} vs ${c.baseline}`)}</text>`,
+      `<line x1="${n2(x(c.ci95[0]))}" y1="${n2(y)}" x2="${n2(x(c.ci95[1]))}" y2="${n2(y)}" stroke="${col}" stroke-width="2"/>`,
+      `<circle cx="${n2(x(c.delta))}" cy="${n2(y)}" r="4.5" stroke="${col}" stroke-width="2" fill="${c.significant ? col : '#fff'}"><title>${esc(forestTooltip(c))}</title></circle>`,
+      `<text x="${width - right + 8}" y="${n2(y + 4)}" ${FONT}>${esc(`${fmtDelta(c.delta)} ${fmtCI(c.ci95)}`)}</text>`,
+    );
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+function forestTooltip(c: Comparison): string {
+  return `${c.system} vs ${c.baseline}, ${c.measure}, ${c.stratum}: delta ${fmtDelta(c.delta)}, 95% CI ${fmtCI(c.ci95)}${c.significant ? ', significant' : ''}`;
+}
+
+/**
+ * Per-query scatter of one system against its baseline on one measure: a point per query (colour = stratum),
+ * the diagonal y = x; points above it are queries the system wins.
+ */
+export function scatterPlot(data: ReportData, measure: string, baseline: string, system: string): string {
+  const size = 340;
+  const m = 44;
+  const xs = data.perQuery[baseline]?.[measure] ?? [];
+  const ys = data.perQuery[system]?.[measure] ?? [];
+  const maxV = Math.max(1, ...xs, ...ys);
+  const minV = Math.min(0, ...xs, ...ys);
+  const plot = size - 2 * m;
+  const sx = (v: number) => m + ((v - minV) / (maxV - minV)) * plot;
+  const sy = (v: number) => size - m - ((v - minV) / (maxV - minV)) * plot;
+  const strata = data.strata.filter((s) => !s.overall).map((s) => s.id);
+  const out: string[] = [];
+  const legendH = 16 * strata.length;
+  const height = size + legendH;
+  out.push(
+    `<svg class="plot scatter" xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}" role="img" aria-label="${esc(`Per-query ${measure}: ${system} against ${baseline}`)}">`,
+    `<title>${esc(`Per-query ${measure}: ${system} (y) against ${baseline} (x)`)}</title>`,
+    `<text x="${m}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: ${system} vs ${baseline}`)}</text>`,
+    `<rect x="${m}" y="${m}" width="${plot}" height="${plot}" fill="none" stroke="#555"/>`,
+    `<line x1="${n2(sx(minV))}" y1="${n2(sy(minV))}" x2="${n2(sx(maxV))}" y2="${n2(sy(maxV))}" stroke="#999" stroke-dasharray="4 3"/>`,
+  );
+  for (const t of niceTicks(minV, maxV, 4)) {
+    out.push(
+      `<text x="${n2(sx(t))}" y="${size - m + 14}" ${FONT} text-anchor="middle">${esc(tickLabel(t))}</text>`,
+      `<text x="${m - 6}" y="${n2(sy(t) + 4)}" ${FONT} text-anchor="end">${esc(tickLabel(t))}</text>`,
+    );
+  }
+  out.push(
+    `<text x="${size / 2}" y="${size - 8}" ${FONT} text-anchor="middle">${esc(baseline)}</text>`,
+    `<text x="12" y="${size / 2}" ${FONT} text-anchor="middle" transform="rotate(-90 12 ${size / 2})">${esc(system)}</text>`,
+  );
+  data.queries.forEach((q, i) => {
+    const col = color(strata.indexOf(q.stratum));
+    const xv = xs[i] as number;
+    const yv = ys[i] as number;
+    out.push(
+      `<circle cx="${n2(sx(xv))}" cy="${n2(sy(yv))}" r="3" fill="${col}" fill-opacity="0.6"><title>${esc(`${q.id} (${q.stratum}): ${fmtMean(xv)} -> ${fmtMean(yv)}`)}</title></circle>`,
+    );
+  });
+  strata.forEach((s, i) => {
+    const y = size + 12 + i * 16 - 8;
+    out.push(
+      `<circle cx="${m + 5}" cy="${y - 4}" r="4" fill="${color(i)}"/>`,
+      `<text x="${m + 14}" y="${y}" ${FONT}>${esc(s)}</text>`,
+    );
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+/** The `R@k` measures of the report, sorted by cutoff; a recall curve needs at least two. */
+export function recallMeasures(measures: readonly string[]): { measure: string; cutoff: number }[] {
+  return measures
+    .map((m) => ({ measure: m, match: /^R@(\d+)$/.exec(m) }))
+    .filter((x): x is { measure: string; match: RegExpExecArray } => x.match !== null)
+    .map((x) => ({ measure: x.measure, cutoff: Number(x.match[1]) }))
+    .sort((a, b) => a.cutoff - b.cutoff);
+}
+
+/**
+ * Mean recall against the cutoff k for every run, over the queries of `stratum`; the k axis is logarithmic
+ * when the cutoffs span a factor of ten or more.
+ */
+export function recallCurves(data: ReportData, stratum: string): string {
+  const ks = recallMeasures(data.measures);
+  const width = 520;
+  const height = 300;
+  const m = { l: 50, r: 130, t: 28, b: 40 };
+  const kMin = (ks[0] as { cutoff: number }).cutoff;
+  const kMax = (ks[ks.length - 1] as { cutoff: number }).cutoff;
+  const log = kMax / kMin >= 10;
+  const tx = (k: number) => (log ? Math.log10(k) : k);
+  const sx = (k: number) => m.l + ((tx(k) - tx(kMin)) / (tx(kMax) - tx(kMin) || 1)) * (width - m.l - m.r);
+  const sy = (v: number) => height - m.b - v * (height - m.t - m.b);
+  const out: string[] = [];
+  out.push(
+    `<svg class="plot recall" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`Recall at k, ${stratum}`)}">`,
+    `<title>${esc(`Mean recall at each cutoff k, stratum ${stratum}`)}</title>`,
+    `<text x="${m.l}" y="16" ${FONT} font-weight="bold">${esc(`R@k, ${stratum}${log ? ' (log k)' : ''}`)}</text>`,
+    `<rect x="${m.l}" y="${m.t}" width="${width - m.l - m.r}" height="${height - m.t - m.b}" fill="none" stroke="#555"/>`,
+  );
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    out.push(
+      `<line x1="${m.l}" y1="${n2(sy(t))}" x2="${width - m.r}" y2="${n2(sy(t))}" stroke="#e4e4e4"/>`,
+      `<text x="${m.l - 6}" y="${n2(sy(t) + 4)}" ${FONT} text-anchor="end">${t}</text>`,
+    );
+  }
+  for (const k of ks) out.push(`<text x="${n2(sx(k.cutoff))}" y="${height - m.b + 14}" ${FONT} text-anchor="middle">${k.cutoff}</text>`);
+  out.push(`<text x="${(m.l + width - m.r) / 2}" y="${height - 6}" ${FONT} text-anchor="middle">k</text>`);
+  data.runs.forEach((r, i) => {
+    const pts = ks.map((k) => {
+      const v = data.summary.find((s) => s.stratum === stratum && s.run === r.id && s.measure === k.measure)?.mean ?? 0;
+      return { x: sx(k.cutoff), y: sy(v), k: k.cutoff, v };
+    });
+    out.push(`<polyline fill="none" stroke="${color(i)}" stroke-width="2" points="${pts.map((p) => `${n2(p.x)},${n2(p.y)}`).join(' ')}"/>`);
+    for (const p of pts) {
+      out.push(`<circle cx="${n2(p.x)}" cy="${n2(p.y)}" r="3" fill="${color(i)}"><title>${esc(`${r.id} R@${p.k} = ${fmtMean(p.v)}`)}</title></circle>`);
+    }
+    const ly = m.t + 10 + i * 16;
+    out.push(
+      `<line x1="${width - m.r + 10}" y1="${ly - 4}" x2="${width - m.r + 28}" y2="${ly - 4}" stroke="${color(i)}" stroke-width="2"/>`,
+      `<text x="${width - m.r + 34}" y="${ly}" ${FONT}>${esc(r.id)}</text>`,
+    );
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}

@@ -1,0 +1,141 @@
+import type { CompareConfig, GateConfig, TestKind } from './config.js';
+
+/** Version of the `report.json` layout; `harness report` refuses any other. Bump on an incompatible change. */
+export const REPORT_VERSION = 1;
+
+/** Name of the overall row added when a report has two or more strata. A stratum may not use it. */
+export const OVERALL = 'all';
+
+/** The eval set as the report describes it: provenance only, never document text. */
+export interface ReportEvalSet {
+  readonly name: string;
+  readonly format: string;
+  /** As written in the config (relative), so the report carries no absolute path. */
+  readonly path: string;
+  readonly fingerprint: string;
+  readonly queries: number;
+  readonly documents: number;
+  readonly strata: Readonly<Record<string, number>>;
+  /** Loading notes (items fixed, dropped, zero-filled), printed verbatim. */
+  readonly notes: readonly string[];
+  /** `gold`: human qrels only; `gold+judged`: holes filled by an LLM judge named in `judge`. */
+  readonly qrelsSource: 'gold' | 'gold+judged';
+  readonly judge?: { readonly model: string; readonly prompt: string };
+}
+
+export interface ReportRun {
+  readonly id: string;
+  /** Arm kind or fusion method, e.g. `bm25`, `rrf`, or `trec-file` for `harness compare`. */
+  readonly kind: string;
+  readonly fingerprint: string;
+  readonly label?: string;
+  /** Set when the run stands in for something else, e.g. "GloVe stands in for bge-large". Always warned. */
+  readonly substitute?: string;
+}
+
+/**
+ * Everything the report is computed from: plain, serializable data. `perQuery[run][measure][i]` is the score of
+ * `queries[i]`, already zero-filled for queries the run missed.
+ */
+export interface ReportInput {
+  readonly name: string;
+  readonly configHash: string;
+  readonly evalset: ReportEvalSet;
+  readonly runs: readonly ReportRun[];
+  /** Canonical spellings (`nDCG@10`, `R@100`, `Judged@10`). */
+  readonly measures: readonly string[];
+  readonly queries: readonly { readonly id: string; readonly stratum: string }[];
+  readonly perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
+  readonly compare: CompareConfig;
+  readonly gate?: GateConfig;
+  /** The exact command that regenerates this report, printed in every rendering. */
+  readonly command: string;
+}
+
+export interface StratumInfo {
+  readonly id: string;
+  readonly n: number;
+  /** True for the `all` row that pools every stratum. */
+  readonly overall: boolean;
+}
+
+/** Mean of one run on one measure in one stratum. */
+export interface SummaryRow {
+  readonly stratum: string;
+  readonly run: string;
+  readonly measure: string;
+  readonly n: number;
+  readonly mean: number;
+}
+
+/**
+ * One paired comparison, `system` minus `baseline`, over the `n` queries of `stratum`. Numbers that do not
+ * exist for the data (p of a t-test on identical vectors, d_z with zero spread) are `null`, never a made-up value.
+ */
+export interface Comparison {
+  readonly stratum: string;
+  readonly measure: string;
+  readonly baseline: string;
+  readonly system: string;
+  readonly n: number;
+  readonly baselineMean: number;
+  readonly systemMean: number;
+  readonly delta: number;
+  /** Bootstrap CI of the mean difference at 95%. */
+  readonly ci95: readonly [number, number];
+  readonly test: TestKind;
+  readonly p: number | null;
+  /** p after correction within `family`; null when `p` is null (such a test is not in any family). */
+  readonly pAdjusted: number | null;
+  readonly family: string;
+  /** pAdjusted < alpha. */
+  readonly significant: boolean;
+  /** Cohen's d_z = mean(diff) / sd(diff). */
+  readonly dz: number | null;
+  readonly wins: number;
+  readonly ties: number;
+  readonly losses: number;
+  /** Minimum detectable effect at the nominal alpha and configured power for this n and sd(diff). */
+  readonly mde: number | null;
+}
+
+export interface FamilyInfo {
+  readonly id: string;
+  /** Tests with a p-value in the family; the correction's m. */
+  readonly size: number;
+}
+
+export type WarningSeverity = 'info' | 'warning' | 'serious';
+
+/** A caveat the report derived from its own numbers; `code` is stable, `subject` names what it is about. */
+export interface ReportWarning {
+  readonly code: string;
+  readonly severity: WarningSeverity;
+  readonly message: string;
+  readonly subject: string;
+}
+
+export type Verdict = 'ADOPT' | 'REJECT' | 'INCONCLUSIVE';
+
+export interface GateResult {
+  readonly verdict: Verdict;
+  readonly reason: string;
+  readonly config: GateConfig & { readonly baseline: string };
+}
+
+/** The content of `report.json`: the input, plus everything derived from it. Contains no timestamp. */
+export interface ReportData extends ReportInput {
+  readonly version: typeof REPORT_VERSION;
+  readonly baseline: string;
+  /** Superscript letter of each run, in run order (a, b, c, ...), used by significance marks. */
+  readonly letters: Readonly<Record<string, string>>;
+  /** Strata in order of first appearance, then the overall row when there are two or more. */
+  readonly strata: readonly StratumInfo[];
+  /** Measures that are tested (all but `Judged@k`). */
+  readonly testedMeasures: readonly string[];
+  readonly summary: readonly SummaryRow[];
+  readonly comparisons: readonly Comparison[];
+  readonly families: readonly FamilyInfo[];
+  readonly warnings: readonly ReportWarning[];
+  readonly gateResult?: GateResult;
+}

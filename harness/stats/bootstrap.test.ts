@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { bootstrapCI, bootstrapCIMany } from './bootstrap.js';
+
+describe('bootstrapCI', () => {
+  it('constant values give the degenerate interval [x, x]', () => {
+    expect(bootstrapCI([0.25, 0.25, 0.25], { resamples: 100, seed: 1, method: 'bca' })).toEqual({ lo: 0.25, hi: 0.25, estimate: 0.25 });
+  });
+
+  it('values [0, 1]: resample means are 0, 1/2, 1 with probability 1/4, 1/2, 1/4, so the 95% percentile interval is [0, 1]', () => {
+    const r = bootstrapCI([0, 1], { resamples: 10_000, seed: 2, method: 'percentile' });
+    expect(r).toEqual({ lo: 0, hi: 1, estimate: 0.5 });
+  });
+
+  it('level 0.5 on [0, 1] gives the quartiles of {0 (1/4), 1/2 (1/2), 1 (1/4)}: both near 1/2', () => {
+    const r = bootstrapCI([0, 1], { resamples: 10_000, seed: 2, method: 'percentile', level: 0.5 });
+    // The 25th and 75th percentiles sit at the edge of the 0 and 1 masses; interpolation keeps them in [0, 1/2] and [1/2, 1].
+    expect(r.lo).toBeGreaterThanOrEqual(0);
+    expect(r.lo).toBeLessThanOrEqual(0.5);
+    expect(r.hi).toBeGreaterThanOrEqual(0.5);
+    expect(r.hi).toBeLessThanOrEqual(1);
+  });
+
+  it('percentile interval of a normal-ish sample is close to mean ± 1.96·s/√n', () => {
+    const x = Array.from({ length: 200 }, (_, i) => Math.sin(i * 12.9898) * 0.5);
+    const mean = x.reduce((s, v) => s + v, 0) / x.length;
+    const sd = Math.sqrt(x.reduce((s, v) => s + (v - mean) ** 2, 0) / (x.length - 1));
+    const se = sd / Math.sqrt(x.length);
+    for (const method of ['percentile', 'bca'] as const) {
+      const r = bootstrapCI(x, { resamples: 10_000, seed: 4, method });
+      expect(r.estimate).toBeCloseTo(mean, 14);
+      expect(Math.abs(r.lo - (mean - 1.96 * se))).toBeLessThan(0.15 * se);
+      expect(Math.abs(r.hi - (mean + 1.96 * se))).toBeLessThan(0.15 * se);
+    }
+  });
+
+  it('is deterministic per seed, and the batch API gives each vector the same interval as alone', () => {
+    const v1 = Float64Array.from([0.1, -0.3, 0.2, 0.5, 0, 0.4, -0.1]);
+    const v2 = Float64Array.from([0.2, 0.1, 0.3, 0.5, 0.7, 0.1, 0]);
+    const v3 = Float64Array.from([1, 0, 0, 1]);
+    const opts = { resamples: 2000, seed: 8, method: 'bca' as const };
+    const many = bootstrapCIMany([v1, v3, v2], opts);
+    expect(many[0]).toEqual(bootstrapCI(v1, opts));
+    expect(many[1]).toEqual(bootstrapCI(v3, opts));
+    expect(many[2]).toEqual(bootstrapCI(v2, opts));
+    // With n = 7 many seeds land on the same atoms; a 60-value continuous sample shows the seed matters.
+    const wide = Array.from({ length: 60 }, (_, i) => Math.sin(i * 7.31));
+    expect(bootstrapCI(wide, { ...opts, seed: 9 }).lo).not.toBe(bootstrapCI(wide, opts).lo);
+    expect(bootstrapCI(wide, opts)).toEqual(bootstrapCI(wide, opts));
+  });
+
+  it('rejects bad options and BCa with too few resamples to estimate the bias', () => {
+    expect(() => bootstrapCI([1, 2], { resamples: 0, seed: 1, method: 'percentile' })).toThrow(/resamples/);
+    expect(() => bootstrapCI([1, 2], { resamples: 10, seed: 1, method: 'percentile', level: 1 })).toThrow(/level/);
+    expect(() => bootstrapCI([], { resamples: 10, seed: 1, method: 'percentile' })).toThrow(/at least 1/);
+    // One resample of [0, 1] is 0, 1/2 or 1: the bias share is 0, 1/2 or 1; find a seed where BCa is undefined.
+    const undefinedSeed = [1, 2, 3, 4, 5, 6, 7, 8].find((seed) => {
+      try {
+        bootstrapCI([0, 1], { resamples: 1, seed, method: 'bca' });
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(undefinedSeed).toBeDefined();
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * `harness/stats` (package subpath `./stats`): paired significance tests, bootstrap intervals, multiple-
+ * comparison adjustment, effect sizes and agreement. Pure functions over per-query vectors; every random
+ * procedure takes an explicit seed and uses the xoshiro128** stream in rng.ts, so results are identical on
+ * every machine. Conventions follow scipy / statsmodels / scikit-learn, checked against their outputs in
+ * ../shared/fixtures/stats. See docs/adr/0004-statistics.md.
+ */
+export { adjustPValues, ADJUST_METHODS, type AdjustMethod } from './adjust.js';
+export { bootstrapCI, bootstrapCIMany, type BootstrapMethod, type BootstrapOptions, type BootstrapResult } from './bootstrap.js';
+export { cohensKappa, type KappaOptions, type KappaResult, type KappaWeights, type Label } from './kappa.js';
+export {
+  cohensDz,
+  minimumDetectableEffect,
+  pairedTTest,
+  wilcoxonSignedRank,
+  winTieLoss,
+  type PairedTTestResult,
+  type WilcoxonMethod,
+  type WilcoxonResult,
+  type WinTieLoss,
+} from './paired.js';
+export { randomizationTest, randomizationTestMany, type RandomizationOptions, type RandomizationResult } from './randomization.js';
+export { createRng, Rng } from './rng.js';
+export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
+export type { Vector } from './input.js';
