@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Benchmark of `harness eval -q -m all_trec` (the built CLI, as a user runs it) on generated runs, against
+ * Benchmark of `harness eval -q -m all_trec` (the built CLI, as a user runs it; once single-threaded and once
+ * with `--threads`) on generated runs, against
  * trec_eval when env TREC_EVAL names its binary. Two workloads: 5,000 queries x depth 1,000 and 50,000
  * queries x depth 100, each with ~50 judged documents per query graded 0-3. Data come from a seeded PRNG,
  * so every machine measures the same files. Wall time and peak RSS come from GNU time (/usr/bin/time -v)
@@ -128,13 +129,19 @@ export async function main(): Promise<void> {
       process.stdout.write(`  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
       const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
       const ours = measure(process.execPath, [BIN, ...args]);
-      process.stdout.write(`    harness eval: ${fmt(ours)}\n`);
+      process.stdout.write(`    harness eval:             ${fmt(ours)}\n`);
+      const threads = Math.min(availableParallelism(), 4);
+      const oursParallel = threads > 1 ? measure(process.execPath, [BIN, '--threads', String(threads), ...args]) : undefined;
+      if (oursParallel) process.stdout.write(`    harness eval --threads ${threads}: ${fmt(oursParallel)}\n`);
       if (trecEval) {
         const ref = measure(trecEval, ['-q', '-m', 'all_trec', files.qrels, files.run]);
-        process.stdout.write(`    trec_eval:    ${fmt(ref)}\n`);
-        const speed = ref.wallSeconds / ours.wallSeconds;
-        const mem = ours.peakMb !== undefined && ref.peakMb !== undefined ? ours.peakMb / ref.peakMb : undefined;
-        process.stdout.write(`    ratio: ${speed.toFixed(2)}x faster than trec_eval; memory ${mem === undefined ? 'n/a' : `${mem.toFixed(2)}x trec_eval's`}\n`);
+        process.stdout.write(`    trec_eval:                ${fmt(ref)}\n`);
+        for (const [label, m] of [['1 thread', ours], [`${threads} threads`, oursParallel]] as const) {
+          if (!m) continue;
+          const speed = ref.wallSeconds / m.wallSeconds;
+          const mem = m.peakMb !== undefined && ref.peakMb !== undefined ? m.peakMb / ref.peakMb : undefined;
+          process.stdout.write(`    ratio (${label}): ${speed.toFixed(2)}x faster than trec_eval; peak memory ${mem === undefined ? 'n/a' : `${mem.toFixed(2)}x trec_eval's`}\n`);
+        }
       }
       rmSync(files.run);
       rmSync(files.qrels);

@@ -38,7 +38,7 @@ export function scanTrecRun(buf: Buffer, start: number, end: number, firstLine: 
   let p = start;
   let lineNo = firstLine - 1;
   // Byte tests are written out rather than table lookups: bytes > 32 (the bulk of every id) exit on the
-  // first comparison. Blank = C isspace minus '\n': 9, 11, 12, 13, 32.
+  // first comparison. Blank = C isspace minus '\n' (9, 11, 12, 13, 32); a field ends at any isspace byte.
   while (p < end) {
     lineNo++;
     let i = p;
@@ -319,7 +319,7 @@ function parseGrade(buf: Buffer, s: number, e: number): number | undefined {
 }
 
 /** The InputError for a (query, doc) pair judged twice, naming both lines. */
-export function duplicateJudgment(buf: Buffer, file: string, lineNo: number, qid: string, doc: string): InputError {
+function duplicateJudgment(buf: Buffer, file: string, lineNo: number, qid: string, doc: string): InputError {
   let first = 0;
   try {
     scanTrecQrels(buf, file, {

@@ -81,7 +81,6 @@ function simpleTokenize(text: string, emit: TokenSink): void {
 }
 
 function lowerCase(token: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(token)) return token.toLowerCase();
   let out = '';
   for (const ch of token) out += String.fromCodePoint(ch.toLowerCase().codePointAt(0)!);

@@ -8,6 +8,8 @@ export const ablateCommand = defineCommand({
     y
       .option('config', { type: 'string', demandOption: true, describe: 'Ablation config (YAML)', group: 'Ablation:' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan (arms, cache hits expected) and run nothing', group: 'Ablation:' })
+      .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
+      .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
       .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
       .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures'),
@@ -15,7 +17,12 @@ export const ablateCommand = defineCommand({
     const { loadConfig } = await import('../config/load.js');
     const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
     const { VerificationError } = await import('../errors.js');
-    const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd });
+    const cfg = loadConfig(args.config, {
+      env: io.env,
+      cwd: io.cwd,
+      ...(args.output === undefined ? {} : { output: args.output }),
+      ...(args.cache === undefined ? {} : { cache: args.cache }),
+    });
     if (args.dryRun) {
       io.out(await plan(cfg, io.log));
       return;

@@ -93,6 +93,16 @@ describe('harness eval', () => {
     expect(b.code).toBe(0);
     expect(b.out).toBe(a.out);
   });
+  it('orders tied scores by docId descending whatever the file order (sorted, tie groups, unsorted)', async () => {
+    const qrels = file('tie.qrels', 't 0 d2 1\n');
+    // d2 is relevant; it ties with d1 and d3 at 1.0, so trec_eval ranks d3 d2 d1 after the 2.0 document.
+    const inOrder = file('tie1.run', 't Q0 top 1 2.0 r\nt Q0 d3 2 1.0 r\nt Q0 d2 3 1.0 r\nt Q0 d1 4 1.0 r\n');
+    const tiesAscending = file('tie2.run', 't Q0 top 1 2.0 r\nt Q0 d1 2 1.0 r\nt Q0 d2 3 1.0 r\nt Q0 d3 4 1.0 r\n');
+    const shuffled = file('tie3.run', 't Q0 d1 2 1.0 r\nt Q0 top 1 2.0 r\nt Q0 d2 3 1.0 r\nt Q0 d3 4 1.0 r\n');
+    for (const run of [inOrder, tiesAscending, shuffled]) {
+      expect((await cli(['eval', '-m', 'recip_rank', qrels, run])).out).toBe('recip_rank            \tall\t0.3333\n');
+    }
+  });
   it('exits 2 with file:line on malformed input, never printing numbers', async () => {
     const bad = file('bad.run', 'q1 Q0 a 1 1.0 r\nq1 Q0 b 2 x r\n');
     const r = await cli(['eval', QRELS, bad]);

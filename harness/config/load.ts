@@ -123,7 +123,10 @@ function unmetRequirements(factory: ArmFactory, env: NodeJS.ProcessEnv): string[
  * Reads, validates and resolves an ablation config. Every problem is collected and thrown at once as a
  * ConfigError with `file: dotted.path: message` lines; nothing is left to fail an hour into a run.
  */
-export function loadConfig(file: string, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ResolvedConfig {
+export function loadConfig(
+  file: string,
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; /** Overrides `output:` (relative to cwd). */ output?: string; /** Overrides `cache:` (relative to cwd). */ cache?: string } = {},
+): ResolvedConfig {
   const env = opts.env ?? process.env;
   const abs = resolvePath(opts.cwd ?? process.cwd(), file);
   const shown = relative(opts.cwd ?? process.cwd(), abs) || abs;
@@ -285,8 +288,8 @@ export function loadConfig(file: string, opts: { env?: NodeJS.ProcessEnv; cwd?: 
     arms,
     compare,
     ...(gate === undefined ? {} : { gate }),
-    output: resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),
-    cache: resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
+    output: opts.output !== undefined ? resolvePath(opts.cwd ?? process.cwd(), opts.output) : resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),
+    cache: opts.cache !== undefined ? resolvePath(opts.cwd ?? process.cwd(), opts.cache) : resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
     expect,
   });
 }

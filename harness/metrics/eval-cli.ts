@@ -5,7 +5,7 @@ import type { EvalArgs, EvalFormat } from '../cli/eval.command.js';
 import { formatFixed, formatLong } from './printf.js';
 import { formatMeasure, measureOf } from './measure.js';
 import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from './stream-eval.js';
-import { canonicalValueNames, compileTrecPlan, formatTrecQuery, formatTrecSummary } from './trec-eval.js';
+import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from './trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads = 1): Promise<void> {
@@ -28,15 +28,9 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
 function writeTrec(ev: TrecEvaluation, io: CliIo): void {
   const { plan } = ev;
   if (plan.settings.perQuery) {
-    let chunk = '';
-    ev.queryIds.forEach((qid, q) => {
-      chunk += formatTrecQuery(plan, qid, ev.rows, q * plan.width, ev.relstrings[q]);
-      if (chunk.length > 1 << 20) {
-        io.out(chunk);
-        chunk = '';
-      }
-    });
-    if (chunk) io.out(chunk);
+    const w = new TrecQueryWriter(plan, (text) => io.out(text));
+    ev.queryIds.forEach((qid, q) => w.query(qid, ev.rows, q * plan.width, ev.relstrings[q]));
+    w.flush();
   }
   io.out(formatTrecSummary(plan, ev.summary, ev.runTag));
 }

@@ -67,28 +67,11 @@ export interface JudgedRanking {
 }
 
 /**
- * Builds the JudgedRanking for one query from grades already in rank order (`rankedGrades[i]` is the
- * qrels grade at rank i+1, or REL_NONPOOL) and the query's qrels grades. `maxDocs` truncates the ranking
- * (trec_eval -M); `judgedOnly` drops unjudged documents, keeping rank order (trec_eval -J).
+ * Builds one query's JudgedRanking from its ranking values in rank order (`rankedGrades[i]`: the grade at
+ * rank i+1, REL_UNJUDGED for a negative grade, REL_NONPOOL without an entry) and the per-grade counts of its
+ * qrels. `maxDocs` truncates the ranking (trec_eval -M); `judgedOnly` drops documents without a grade >= 0,
+ * keeping rank order (trec_eval -J).
  */
-export function judgeRanking(
-  rankedGrades: Int32Array,
-  qrelsGrades: Iterable<number>,
-  relevanceLevel: number,
-  opts: { maxDocs?: number; judgedOnly?: boolean } = {},
-): JudgedRanking {
-  let maxGrade = -1;
-  const grades: number[] = [];
-  for (const g of qrelsGrades) {
-    grades.push(g);
-    if (g > maxGrade) maxGrade = g;
-  }
-  const relLevels = new Int32Array(Math.max(maxGrade + 1, 0));
-  for (const g of grades) if (g >= 0) relLevels[g]! += 1;
-  return judgeRankingWithLevels(rankedGrades, relLevels, relevanceLevel, opts);
-}
-
-/** As judgeRanking, with the per-grade counts of the qrels precomputed (streaming evaluation). */
 export function judgeRankingWithLevels(
   rankedGrades: Int32Array,
   relLevels: Int32Array,

@@ -4,7 +4,7 @@ import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, inter
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
 import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, relString, rNdcg, setupGains, type GainOverride, type GainTable } from './kernels/gain.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
-import { formatFixed, formatLong, padRight } from './printf.js';
+import { formatFixed, formatLong, padRight, printfFixed } from './printf.js';
 import type { JudgedRanking } from './ranking.js';
 
 /**
@@ -321,21 +321,91 @@ export function computeTrecRow(plan: TrecPlan, r: JudgedRanking, row: Float64Arr
   return rel;
 }
 
-/** trec_eval's lines for one query (the -q output). */
-export function formatTrecQuery(plan: TrecPlan, qid: string, row: Float64Array, off: number, relstring: string | undefined): string {
-  let s = '';
-  for (const inst of plan.instances) {
-    if (!inst.perQuery) continue;
-    if (inst.kind === 'relstring') {
-      s += `${inst.printNames[0]}\t${qid}\t'${relstring ?? ''}'\n`;
-      continue;
-    }
-    for (let j = 0; j < inst.valueNames.length; j++) {
-      const v = row[off + inst.offset + j]!;
-      s += `${inst.printNames[j]}\t${qid}\t${inst.kind === 'count' ? formatLong(v) : formatFixed(v, 4).padStart(6, ' ')}\n`;
-    }
+/**
+ * Writes trec_eval's per-query lines (the -q output) as bytes into a reusable buffer and hands them on in
+ * large string chunks. A query's lines are ~100 small strings otherwise; at 50,000 queries the string
+ * building costs more than the evaluation.
+ */
+export class TrecQueryWriter {
+  private buf = Buffer.allocUnsafe(1 << 20);
+  private pos = 0;
+  private readonly prefixes: Buffer[][];
+
+  constructor(
+    private readonly plan: TrecPlan,
+    private readonly emit: (text: string) => void,
+  ) {
+    this.prefixes = plan.instances.map((inst) => inst.printNames.map((n) => Buffer.from(`${n}\t`, 'utf8')));
   }
-  return s;
+
+  /** Appends one query's lines: `%-22s\t%s\t%6.4f` (`%ld` for counts, `'%s'` for relstring). */
+  query(qid: string, row: Float64Array, off: number, relstring: string | undefined): void {
+    const q = Buffer.from(`${qid}\t`, 'utf8');
+    this.plan.instances.forEach((inst, ii) => {
+      if (!inst.perQuery) return;
+      const prefixes = this.prefixes[ii]!;
+      for (let j = 0; j < prefixes.length; j++) {
+        this.reserve(prefixes[j]!.length + q.length + 64 + (relstring?.length ?? 0) * 4);
+        this.bytes(prefixes[j]!);
+        this.bytes(q);
+        if (inst.kind === 'relstring') this.text(`'${relstring ?? ''}'`);
+        else if (inst.kind === 'count') this.text(formatLong(row[off + inst.offset + j]!));
+        else this.fixed4(row[off + inst.offset + j]!);
+        this.buf[this.pos++] = 10;
+      }
+    });
+  }
+
+  /** Emits what is buffered. */
+  flush(): void {
+    if (this.pos > 0) this.emit(this.buf.toString('utf8', 0, this.pos));
+    this.pos = 0;
+  }
+
+  private reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+  }
+
+  private bytes(b: Buffer): void {
+    const out = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < b.length; i++) out[p++] = b[i]!;
+    this.pos = p;
+  }
+
+  private text(s: string): void {
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** `%6.4f` digit by digit; the same fast path and fallback as formatFixed (printf.ts). */
+  private fixed4(x: number): void {
+    const a = Math.abs(x);
+    if (a < 1e6 && !Object.is(x, -0)) {
+      const t = a * 10000;
+      const f = Math.floor(t);
+      const r = t - f;
+      if (r < 0.4999 || r > 0.5001) {
+        const n = r > 0.5 ? f + 1 : f;
+        const out = this.buf;
+        if (x < 0) out[this.pos++] = 45;
+        const ip = Math.floor(n / 10000);
+        let frac = n - ip * 10000;
+        if (ip < 10) out[this.pos++] = 48 + ip;
+        else this.text(String(ip));
+        out[this.pos++] = 46;
+        const p = this.pos;
+        for (let k = 3; k >= 0; k--) {
+          out[p + k] = 48 + (frac % 10);
+          frac = Math.floor(frac / 10);
+        }
+        this.pos = p + 4;
+        return;
+      }
+    }
+    this.text(printfFixed(x, 6, 4));
+  }
 }
 
 /**
@@ -374,7 +444,7 @@ export function formatTrecSummary(plan: TrecPlan, summary: Float64Array, runId: 
     if (inst.kind === 'relstring') continue;
     for (let j = 0; j < inst.valueNames.length; j++) {
       const v = summary[inst.offset + j]!;
-      s += `${padRight(inst.valueNames[j]!, 22)}\tall\t${inst.kind === 'count' ? formatLong(v) : formatFixed(v, 4).padStart(6, ' ')}\n`;
+      s += `${padRight(inst.valueNames[j]!, 22)}\tall\t${inst.kind === 'count' ? formatLong(v) : printfFixed(v, 6, 4)}\n`;
     }
   }
   return s;

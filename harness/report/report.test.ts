@@ -187,6 +187,17 @@ describe('warnings', () => {
     expect(d.warnings.filter((w) => w.code === 'holes-unchecked').map((w) => w.severity)).toEqual(['info']);
   });
 
+  it('flags a family where no Monte Carlo p can pass the first corrected threshold', () => {
+    expect(codes.filter((c) => c.startsWith('permutations-too-few'))).toEqual([]);
+    // 100 permutations: smallest p 1/101 = 0.0099 > 0.05/18 = 0.0028 (18 tests: 2 systems x 3 strata x 3 measures).
+    const d = buildReportData(fixtureInput({ compare: { permutations: 100 } }));
+    const w = d.warnings.filter((x) => x.code === 'permutations-too-few');
+    expect(w).toHaveLength(1);
+    expect(w[0]?.severity).toBe('serious');
+    expect(w[0]?.message).toContain('has 18 tests');
+    expect(w[0]?.message).toContain('at least 360');
+  });
+
   it('flags substitutes', () => {
     const subs = data.warnings.filter((w) => w.code === 'substitute');
     expect(subs.map((w) => w.subject)).toEqual(['dense']);

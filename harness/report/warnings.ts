@@ -100,6 +100,28 @@ const substitutes: WarningRule = (data) =>
     }));
 
 /**
+ * Families in which no Monte Carlo randomization test can reach significance: the smallest p it can return is
+ * 1/(B+1), and every correction offered here compares the smallest p with alpha/m first (Holm, Bonferroni,
+ * Hommel and BH alike). With 10,000 permutations that caps m at about 500 tests at alpha 0.05.
+ */
+const permutationsTooFew: WarningRule = (data) => {
+  if (data.compare.test !== 'randomization' || data.compare.correction === 'none') return [];
+  const floor = 1 / (data.compare.permutations + 1);
+  return data.families
+    .filter((f) => f.size > 0 && floor > data.compare.alpha / f.size)
+    .map((f) => ({
+      code: 'permutations-too-few',
+      severity: 'serious',
+      subject: f.id,
+      message:
+        `family ${f.id} has ${f.size} tests: with ${data.compare.permutations} permutations the smallest attainable ` +
+        `p is 1/${data.compare.permutations + 1}, above the first ${data.compare.correction} threshold ` +
+        `alpha/m = ${data.compare.alpha}/${f.size}, so no Monte Carlo comparison in it can be significant; set ` +
+        `compare.permutations to at least ${Math.ceil(f.size / data.compare.alpha)}`,
+    }));
+};
+
+/**
  * Every warning rule, in the order their warnings are listed. A new kind of caveat (fusion diagnostics that
  * find an arm unreachable, parameters tuned on the test split) is one more rule here, reading whatever new
  * field of ReportData carries its evidence.
@@ -109,6 +131,7 @@ export const warningRules = {
   'mde-above-delta': mdeAboveDelta,
   'judged-holes': judgmentHoles,
   substitute: substitutes,
+  'permutations-too-few': permutationsTooFew,
 } as const satisfies Record<string, WarningRule>;
 
 export function deriveWarnings(data: ReportCore): ReportWarning[] {

@@ -74,6 +74,12 @@ export function gainOf(rel: number, t: GainTable): number {
   return 0.0;
 }
 
+// The per-rank form of gainOf: the table's lookup array covers every grade a ranking holds.
+function lutGain(rel: number, t: GainTable): number {
+  const k = rel - t.lutMin;
+  return k >= 0 && k < t.lut.length ? t.lut[k]! : gainOf(rel, t);
+}
+
 /** DCG, ideal DCG and nDCG of the whole ranking (trec_eval dcg / ideal_dcg / ndcg). */
 export interface DcgResult {
   dcg: number;
@@ -94,7 +100,7 @@ export function ndcg(r: JudgedRanking, t: GainTable): DcgResult {
   let numAtLevel = 0;
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     if (g !== 0) resultsDcg += g / Math.log2(i + 2);
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
@@ -105,7 +111,7 @@ export function ndcg(r: JudgedRanking, t: GainTable): DcgResult {
     if (idealGain > 0.0) idealDcg += idealGain / Math.log2(i + 2);
   }
   for (; i < r.numRet; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     if (g !== 0) resultsDcg += g / Math.log2(i + 2);
   }
   while (idealGain > 0.0) {
@@ -176,7 +182,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
   let numAtLevel = 0;
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     if (g !== 0) resultsDcg += g / Math.log2(i + 2);
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
@@ -194,7 +200,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
     }
   }
   for (; i < r.numRet; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     if (g !== 0) resultsDcg += g / Math.log2(i + 2);
     if (g > 0) {
       sum += resultsDcg / idealDcg;
@@ -235,7 +241,7 @@ export function rNdcg(r: JudgedRanking, t: GainTable): number {
   let numAtLevel = 0;
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
       numAtLevel = 1;
@@ -254,7 +260,7 @@ export function rNdcg(r: JudgedRanking, t: GainTable): number {
   }
   if (i < r.numRet) {
     for (; i < r.numRet; i++) {
-      const g = gainOf(r.rels[i]!, t);
+      const g = lutGain(r.rels[i]!, t);
       if (g !== 0) resultsDcg += g / Math.log2(i + 2);
     }
     if (idealDcg > 0.0) {
@@ -298,7 +304,7 @@ export function gMeasure(r: JudgedRanking, t: GainTable): number {
   const minCost = 1.0;
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     sumResults += g;
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
@@ -311,7 +317,7 @@ export function gMeasure(r: JudgedRanking, t: GainTable): number {
     if (g !== 0) resultsG += g / Math.log2(2 + sumCost - sumResults);
   }
   for (; i < r.numRet; i++) {
-    const g = gainOf(r.rels[i]!, t);
+    const g = lutGain(r.rels[i]!, t);
     sumResults += g;
     sumCost += minCost;
     if (g !== 0) resultsG += g / Math.log2(2 + sumCost - sumResults);
@@ -347,7 +353,7 @@ export function rbp(r: JudgedRanking, t: GainTable, p = 0.9): number {
   let sum = 0.0;
   let curP = 1.0;
   for (let i = 0; i < r.numRet; i++) {
-    const g = gainOf(r.rels[i]!, table);
+    const g = lutGain(r.rels[i]!, table);
     if (g !== 0) sum += g * curP;
     curP = curP * p;
   }

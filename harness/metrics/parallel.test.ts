@@ -1,0 +1,63 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../testing/shared.js';
+
+/**
+ * The worker-thread path of harness eval (`--threads`). Workers load compiled JS, so this runs against
+ * dist/ (built by `npm test` before vitest) and is skipped, with the reason printed, when dist/ is absent.
+ */
+
+const DIST = join(PROJECT_ROOT, 'dist', 'harness', 'metrics');
+const present = existsSync(join(DIST, 'stream-worker.js'));
+if (!present) process.stderr.write('[skip] parallel harness eval: dist/ is not built (run `npm run build`)\n');
+const describeDist = present ? describe : describe.skip;
+
+const dir = mkdtempSync(join(tmpdir(), 'eval-par-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeDist('harness eval with worker threads (dist/)', () => {
+  let qrels = '';
+  let run = '';
+  let seed = 11;
+  const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  for (let q = 0; q < 300; q++) {
+    for (let d = 0; d < 20; d++) if (rnd() < 0.5) qrels += `q${q} 0 d${d} ${Math.floor(rnd() * 3)}\n`;
+    for (let d = 0; d < 40; d++) run += `q${q} Q0 d${d} ${d} ${Math.floor(rnd() * 8) / 4} tag\n`;
+  }
+  qrels += 'q0 0 zz 1\n';
+  const qrelsPath = join(dir, 'q');
+  const runPath = join(dir, 'r');
+  writeFileSync(qrelsPath, qrels);
+  writeFileSync(runPath, run);
+
+  it('gives the same values as one thread', async () => {
+    const se = (await import(pathToFileURL(join(DIST, 'stream-eval.js')).href)) as typeof import('./stream-eval.js');
+    const te = (await import(pathToFileURL(join(DIST, 'trec-eval.js')).href)) as typeof import('./trec-eval.js');
+    const settings = { perQuery: true, summary: true, averageComplete: true, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: ['all_trec'] };
+    const plan = te.compileTrecPlan(settings);
+    const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
+    expect(se.splitAtQueryBoundaries(runPath, 3)).toHaveLength(4);
+    const one = await se.evaluateTrecRunFile(index, runPath, plan, { qrelsPath, threads: 1 });
+    const three = await se.evaluateTrecRunFile(index, runPath, plan, { qrelsPath, threads: 3, minParallelBytes: 0 });
+    expect(three.queryIds).toEqual(one.queryIds);
+    expect([...three.rows]).toEqual([...one.rows]);
+    expect(three.relstrings).toEqual(one.relstrings);
+    expect(three.runTag).toBe('tag');
+  });
+  it('reports the absolute line of an error found by a worker', async () => {
+    const se = (await import(pathToFileURL(join(DIST, 'stream-eval.js')).href)) as typeof import('./stream-eval.js');
+    const te = (await import(pathToFileURL(join(DIST, 'trec-eval.js')).href)) as typeof import('./trec-eval.js');
+    const lines = run.split('\n');
+    lines[lines.length - 3] = 'q299 Q0 bad 1 notanumber tag';
+    const badPath = join(dir, 'bad');
+    writeFileSync(badPath, lines.join('\n'));
+    const plan = te.compileTrecPlan({ perQuery: false, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: [] });
+    const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
+    await expect(se.evaluateTrecRunFile(index, badPath, plan, { qrelsPath, threads: 2, minParallelBytes: 0 })).rejects.toThrow(
+      new RegExp(`bad:${lines.length - 2}: score "notanumber"`),
+    );
+  });
+});
