@@ -38,13 +38,14 @@ export interface Workload {
 }
 
 /** Writes qrels and a run in rank order (as retrieval systems write them), returns their paths. */
-export function generate(dir: string, w: Workload, seed: number): { qrels: string; run: string; runBytes: number } {
+export function generate(dir: string, w: Workload, seed: number): { qrels: string; run: string; runBytes: number; qrelsBytes: number } {
   const rand = prng(seed);
   const qrelsPath = join(dir, `${w.name}.qrels`);
   const runPath = join(dir, `${w.name}.run`);
   const qf = openSync(qrelsPath, 'w');
   const rf = openSync(runPath, 'w');
   let runBytes = 0;
+  let qrelsBytes = 0;
   const collection = 2_000_000;
   for (let q = 0; q < w.queries; q++) {
     const qid = `q${q + 1}`;
@@ -63,7 +64,7 @@ export function generate(dir: string, w: Workload, seed: number): { qrels: strin
       const grade = u < 0.55 ? 0 : u < 0.8 ? 1 : u < 0.93 ? 2 : 3;
       qrels += `${qid} 0 D${d} ${grade}\n`;
     }
-    writeSync(qf, qrels);
+    qrelsBytes += writeSync(qf, qrels);
     let run = '';
     let score = 30 + rand() * 5;
     for (let i = 0; i < w.depth; i++) {
@@ -79,7 +80,7 @@ export function generate(dir: string, w: Workload, seed: number): { qrels: strin
   }
   closeSync(qf);
   closeSync(rf);
-  return { qrels: qrelsPath, run: runPath, runBytes };
+  return { qrels: qrelsPath, run: runPath, runBytes, qrelsBytes };
 }
 
 interface Measurement {
@@ -128,11 +129,12 @@ export async function main(): Promise<void> {
       const files = generate(dir, w, 20260101 + i);
       process.stdout.write(`  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
       const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
-      const ours = measure(process.execPath, [BIN, ...args]);
-      process.stdout.write(`    harness eval:             ${fmt(ours)}\n`);
+      const ours = measure(process.execPath, [BIN, '--threads', '1', ...args]);
+      process.stdout.write(`    harness eval --threads 1: ${fmt(ours)}\n`);
       const threads = Math.min(availableParallelism(), 4);
       const oursParallel = threads > 1 ? measure(process.execPath, [BIN, '--threads', String(threads), ...args]) : undefined;
       if (oursParallel) process.stdout.write(`    harness eval --threads ${threads}: ${fmt(oursParallel)}\n`);
+      process.stdout.write(`    (the default, --threads auto, uses ${files.qrelsBytes * 8 <= files.runBytes ? threads : 1} here)\n`);
       if (trecEval) {
         const ref = measure(trecEval, ['-q', '-m', 'all_trec', files.qrels, files.run]);
         process.stdout.write(`    trec_eval:                ${fmt(ref)}\n`);

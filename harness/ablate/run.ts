@@ -341,11 +341,14 @@ export function verify(cfg: ResolvedConfig, means: ReadonlyMap<string, ReadonlyM
 }
 
 export function formatVerify(lines: readonly VerifyLine[]): string {
+  const runW = Math.max(16, ...lines.map((l) => l.run.length));
+  const mW = Math.max(10, ...lines.map((l) => l.measure.length));
   return lines
-    .map((l) =>
-      l.status === undefined
-        ? `  --     ${l.run.padEnd(16)} ${l.measure.padEnd(10)} actual ${l.actual.toFixed(4)} (no expectation)`
-        : `  ${l.status.padEnd(6)} ${l.run.padEnd(16)} ${l.measure.padEnd(10)} expected ${l.expected!.toFixed(4)} actual ${l.actual.toFixed(4)} delta ${(l.actual - l.expected!) >= 0 ? '+' : ''}${(l.actual - l.expected!).toFixed(4)} tolerance ${l.tolerance!.toFixed(4)}`,
-    )
+    .map((l) => {
+      const head = `  ${(l.status ?? '--').padEnd(6)} ${l.run.padEnd(runW)} ${l.measure.padEnd(mW)}`;
+      if (l.status === undefined) return `${head} actual ${l.actual.toFixed(4)} (no expectation)`;
+      const d = l.actual - l.expected!;
+      return `${head} expected ${l.expected!.toFixed(4)} actual ${l.actual.toFixed(4)} delta ${d >= 0 ? '+' : ''}${d.toFixed(4)} tolerance ${l.tolerance!.toFixed(4)}`;
+    })
     .join('\n');
 }

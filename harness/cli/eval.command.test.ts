@@ -76,6 +76,14 @@ describe('harness eval', () => {
     const { out } = await cli(['eval', '-l2', '-m', 'num_rel', QRELS, RUN]);
     expect(out).toBe('num_rel               \tall\t1\n'); // only x has grade >= 2
   });
+  it('-J drops unjudged documents before ranking, -M keeps the top M', async () => {
+    const qrels = file('j.qrels', 'q 0 a 1\nq 0 b 0\n');
+    const run = file('j.run', 'q Q0 x 1 3.0 r\nq Q0 a 2 2.0 r\nq Q0 b 3 1.0 r\n'); // x has no judgment
+    const m = ['-m', 'num_ret', '-m', 'recip_rank'];
+    expect((await cli(['eval', ...m, qrels, run])).out).toBe('num_ret               \tall\t3\nrecip_rank            \tall\t0.5000\n');
+    expect((await cli(['eval', '-J', ...m, qrels, run])).out).toBe('num_ret               \tall\t2\nrecip_rank            \tall\t1.0000\n');
+    expect((await cli(['eval', '-M1', ...m, qrels, run])).out).toBe('num_ret               \tall\t1\nrecip_rank            \tall\t0.0000\n');
+  });
   it('--format csv/json/table use canonical measure names', async () => {
     const csv = await cli(['eval', '-q', '-m', 'P.1', '-m', 'ndcg_cut.10', '--format', 'csv', QRELS, RUN]);
     expect(csv.out).toBe(`query,P@1,nDCG@10\nq1,0,${1 / Math.log2(3)}\nq2,1,1\nall,0.5,${(1 / Math.log2(3) + 1) / 2}\n`);

@@ -142,9 +142,10 @@ export const evalCommand = defineCommand({
         describe: 'trec: trec_eval text; table/csv/json: canonical measure names (nDCG@10, P(rel=2)@5)',
       })
       .option('threads', {
-        type: 'number',
-        default: 1,
-        describe: 'score runs of 32 MB or more in this many threads (pays off on idle cores only)',
+        type: 'string',
+        default: 'auto',
+        describe:
+          'threads for runs of 32 MB or more: a number, or auto (all cores when the qrels are small next to the run, since each thread indexes them)',
       })
       .example('harness eval qrels.txt run.txt', "trec_eval's official measures")
       .example('harness eval -q -m all_trec qrels.txt run.txt', 'every measure, every query')
@@ -153,8 +154,9 @@ export const evalCommand = defineCommand({
     const raw = ((args as unknown as { args?: unknown[] }).args ?? []).map(String);
     const parsed = parseTrecEvalArgs(raw);
     const { runEval } = await import('../metrics/eval-cli.js');
-    const threads = Number(args.threads);
-    if (!Number.isInteger(threads) || threads < 1) throw new UsageError(`--threads ${String(args.threads)}: give a positive integer`);
+    const t = String(args.threads);
+    const threads = t === 'auto' ? 'auto' : Number(t);
+    if (threads !== 'auto' && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads ${t}: give a positive integer or auto`);
     await runEval(parsed, args.format as EvalFormat, io, threads);
   },
 });

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
 import { readTrecFile } from '../../evalset/trec.js';
 import type { CliIo } from '../cli/io.js';
@@ -8,10 +10,14 @@ import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from './stream-e
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from './trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
-export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads = 1): Promise<void> {
+export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
   const plan = compileTrecPlan(args.settings);
-  const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath), args.qrelsPath);
-  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads });
+  const qrelsBytes = await readTrecFile(args.qrelsPath);
+  const qrels = QrelsIndex.fromBuffer(qrelsBytes, args.qrelsPath);
+  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
+  // Every worker re-indexes the qrels: worth it only when they are small next to the run.
+  const n = threads === 'auto' ? (qrelsBytes.length * 8 <= runBytes ? Math.min(4, availableParallelism()) : 1) : threads;
+  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads: n });
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
   }
