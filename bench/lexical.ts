@@ -20,6 +20,7 @@ import type { Document, Query } from '../evalset/types.js';
 import { loadBeir } from '../evalset/beir.js';
 import { ContentStore } from '../harness/cache/index.js';
 import { stderrLogger } from '../harness/log.js';
+import { createRng } from '../harness/stats/rng.js';
 
 const SEED = 20_260_422;
 const DOCS = 100_000;
@@ -27,23 +28,12 @@ const VOCAB = 50_000;
 const QUERIES = 500;
 const TOP_K = 100;
 
-/** mulberry32: a small seeded PRNG, enough for synthetic text. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Frequency ranks 0..32 are Lucene's stop words in rough English order, then invented words. */
 const STOP_FIRST = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'as', 'was', 'with', 'be', 'by', 'on', 'not', 'this', 'are', 'at', 'or', 'an', 'but', 'they', 'there', 'their', 'no', 'if', 'into', 'such', 'then', 'these', 'will'];
 
 function syntheticCorpus(): { docs: Document[]; queries: Query[]; stopQueries: Query[] } {
-  const rand = prng(SEED);
+  const rng = createRng(SEED);
+  const rand = () => rng.nextFloat();
   const syllables = ['ka', 'lo', 'mi', 'ten', 'ra', 'so', 'vel', 'dor', 'an', 'ex', 'ul', 'pri', 'ston', 'ge', 'bar', 'ni', 'que', 'tor', 'hal', 'ment'];
   const words: string[] = [...STOP_FIRST];
   const seen = new Set(words);

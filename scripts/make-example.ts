@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HarnessError, UsageError } from '../harness/errors.js';
 import { projectRoot } from '../harness/util/project.js';
+import { createRng, type Rng } from '../harness/stats/rng.js';
 
 export const EXAMPLE_RELATIVE_DIR = 'evalset/examples/alex-memory';
 export const EXAMPLE_FILES = ['corpus.jsonl', 'queries.jsonl', 'README.md'] as const;
@@ -29,22 +30,14 @@ const TOPIC_JUDGED = 2;
 // ---------------------------------------------------------------------------------------------------------
 // Deterministic helpers
 
-/** mulberry32: a 32-bit PRNG, enough for picking templates; the point is a fixed sequence, not quality. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  private readonly next: () => number;
+/** Template picking over the project's one seeded PRNG (harness/stats/rng.ts): a fixed sequence everywhere. */
+class Picker {
+  private readonly rng: Rng;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.rng = createRng(seed);
+  }
+  private next(): number {
+    return this.rng.nextFloat();
   }
   /** Integer in [lo, hi]. */
   int(lo: number, hi: number): number {
@@ -224,7 +217,7 @@ interface FillerSpec {
   readonly count: number;
   /** Earliest date (the dog arrives in July 2023). */
   readonly after?: string;
-  readonly make: (r: Rng) => string;
+  readonly make: (r: Picker) => string;
 }
 
 const FRIENDS = ['Nadia', 'Felix', 'Hiro', 'Tess', 'Carmen', 'Ravi'] as const;
@@ -557,7 +550,7 @@ function clampImportance(x: number): number {
   return round2(Math.min(1, Math.max(0, x)));
 }
 
-function buildMemories(rng: Rng): Memory[] {
+function buildMemories(rng: Picker): Memory[] {
   const end = dayNumber(END);
   const subject = (): string => (rng.chance(0.3) ? 'User' : 'Alex');
   const out: Omit<Memory, 'id'>[] = [];
@@ -767,7 +760,7 @@ npx tsx scripts/make-example.ts
 
 /** Builds the three files of the example eval set in memory. Same output on every call. */
 export function generateExample(): ExampleFiles {
-  const rng = new Rng(SEED);
+  const rng = new Picker(SEED);
   const memories = buildMemories(rng);
   const queries = buildQueries(memories);
   return {

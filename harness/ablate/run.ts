@@ -58,6 +58,20 @@ export function reportDirOf(cfg: ResolvedConfig): string {
   return join(cfg.output, `${cfg.name}-${cfg.configHash.slice(0, 8)}`);
 }
 
+function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger): Promise<EvalSet> {
+  return loadEvalSet(
+    {
+      format: cfg.evalset.format,
+      path: cfg.evalset.path,
+      ...(cfg.evalset.split === undefined ? {} : { split: cfg.evalset.split }),
+      ...(cfg.evalset.strata === undefined ? {} : { strata: cfg.evalset.strata }),
+      options: cfg.evalset.options,
+      source: cfg.file,
+    },
+    log,
+  );
+}
+
 function groupByScope(es: EvalSet): ScopeGroup[] {
   const byId = new Map(es.documents.map((d) => [d.id, d] as const));
   const queriesByScope = new Map<string | undefined, Query[]>();
@@ -136,16 +150,7 @@ async function runArmOnScope(arm: ResolvedArm, group: ScopeGroup, topK: number, 
 export async function ablate(cfg: ResolvedConfig, log: Logger, command: string): Promise<AblateResult> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const es = await loadEvalSet(
-    {
-      format: cfg.evalset.format,
-      path: cfg.evalset.path,
-      ...(cfg.evalset.split === undefined ? {} : { split: cfg.evalset.split }),
-      ...(cfg.evalset.strata === undefined ? {} : { strata: cfg.evalset.strata }),
-      options: cfg.evalset.options,
-    },
-    log,
-  );
+  const es = await loadConfiguredEvalSet(cfg, log);
   if (es.queries.length === 0) throw new HarnessError(`eval set ${es.name} has no queries to evaluate`);
   const loadMs = performance.now() - t0;
   const groups = groupByScope(es);
@@ -271,16 +276,7 @@ export async function ablate(cfg: ResolvedConfig, log: Logger, command: string):
 
 /** What `--dry-run` prints: the plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
-  const es = await loadEvalSet(
-    {
-      format: cfg.evalset.format,
-      path: cfg.evalset.path,
-      ...(cfg.evalset.split === undefined ? {} : { split: cfg.evalset.split }),
-      ...(cfg.evalset.strata === undefined ? {} : { strata: cfg.evalset.strata }),
-      options: cfg.evalset.options,
-    },
-    log,
-  );
+  const es = await loadConfiguredEvalSet(cfg, log);
   const groups = groupByScope(es);
   const store = new ContentStore(cfg.cache);
   const strata = new Map<string, number>();

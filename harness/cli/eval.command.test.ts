@@ -119,6 +119,7 @@ describe('harness eval', () => {
     const dup = file('dup.qrels', 'q1 0 a 1\nq1 0 a 1\n');
     expect((await cli(['eval', dup, RUN])).code).toBe(2);
     expect((await cli(['eval', '-m', 'nope', QRELS, RUN])).code).toBe(2);
+    expect((await cli(['eval', '--threads', 'many', QRELS, RUN])).code).toBe(2);
     const none = file('other.run', 'zz Q0 a 1 1.0 r\n');
     expect((await cli(['eval', QRELS, none])).code).toBe(2);
   });
