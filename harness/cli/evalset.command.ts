@@ -1,8 +1,5 @@
-import { evalSetFormats } from '../../evalset/load.js';
 import { InputError, UsageError } from '../errors.js';
 import { defineCommand } from './io.js';
-
-const FORMATS = Object.keys(evalSetFormats);
 
 export const evalsetCommand = defineCommand({
   command: 'evalset <action>',
@@ -10,7 +7,7 @@ export const evalsetCommand = defineCommand({
   builder: (y) =>
     y
       .positional('action', { choices: ['inspect'] as const, demandOption: true, describe: 'what to do' })
-      .option('format', { type: 'string', choices: FORMATS, demandOption: true, describe: 'eval-set format' })
+      .option('format', { type: 'string', demandOption: true, describe: 'eval-set format: beir, memory, locomo or longmemeval' })
       .option('path', { type: 'string', demandOption: true, describe: 'folder (beir, memory) or file (locomo, longmemeval)' })
       .option('split', { type: 'string', describe: 'qrels split (beir; default test)' })
       .option('strata', { type: 'string', describe: 'strata file: queryId<TAB>stratum per line' })
