@@ -1,3 +1,5 @@
+import { longMemEvalDcg } from '../../harness/metrics/kernels/longmemeval.js';
+
 /**
  * LongMemEval's own retrieval measures (xiaowu0162/LongMemEval src/retrieval/eval_utils.py), reproduced only to
  * compare with published numbers; our reported measures stay trec_eval's. All functions are pure and take the
@@ -24,14 +26,7 @@ export function recallAll(ranked: readonly string[], relevant: ReadonlySet<strin
   return 1;
 }
 
-/** Their DCG over a 0/1 gain list: rel[0] + sum_{i>=1} rel[i] / log2(i + 1), over the first k entries. */
-export function longMemEvalDcg(gains: ArrayLike<number>, k: number): number {
-  const n = Math.min(k, gains.length);
-  if (n === 0) return 0;
-  let dcg = gains[0]!;
-  for (let i = 1; i < n; i++) dcg += gains[i]! / Math.log2(i + 1);
-  return dcg;
-}
+export { longMemEvalDcg };
 
 /**
  * ndcg_any@k: their DCG of the ranking over their DCG of the ideal ranking; 0 when nothing is relevant.

@@ -72,6 +72,11 @@ describe('loadConfig', () => {
     expect(c).not.toBe(a);
   });
 
+  it('expands a measure preset in place', () => {
+    const cfg = loadConfig(write('preset', valid.replace('[nDCG@10, R@100]', '[nDCG@10, longmemeval, R@100]')), { cwd: dir });
+    expect(cfg.measures).toEqual(['nDCG@10', 'Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10', 'R@100']);
+  });
+
   // Each malformed config with the exact message it must produce.
   const cases: [string, string, string[]][] = [
     ['unknown arm kind', valid.replace('kind: fake\n  - id: b', 'kind: bm52\n  - id: b'), ['arms[0].kind: unknown arm kind "bm52"']],

@@ -9,6 +9,7 @@ import type { JsonValue } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { ConfigError } from '../errors.js';
 import { formatMeasure, parseMeasure } from '../metrics/index.js';
+import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../report/config.js';
 import { configSchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from './suggest.js';
@@ -170,9 +171,12 @@ export function loadConfig(
   const strataPath = cfg.evalset.strata === undefined ? undefined : resolvePath(dir, cfg.evalset.strata);
   if (strataPath !== undefined && !existsSync(strataPath)) problems.push(`evalset.strata: "${cfg.evalset.strata}" does not exist (resolved to ${strataPath})`);
 
-  // Measures: one canonical spelling each, no duplicates.
+  // Measures: one canonical spelling each, no duplicates; a preset name expands in place.
   const measures: string[] = [];
-  cfg.measures.forEach((m, i) => {
+  cfg.measures.forEach((entry, i) => {
+    for (const m of isMeasurePreset(entry) ? measurePresets[entry] : [entry]) addMeasure(m, i);
+  });
+  function addMeasure(m: string, i: number): void {
     try {
       const canonical = formatMeasure(parseMeasure(m));
       if (measures.includes(canonical)) problems.push(`measures[${i}]: "${m}" is listed twice (as ${canonical})`);
@@ -180,7 +184,7 @@ export function loadConfig(
     } catch (err) {
       problems.push(`measures[${i}]: ${(err as Error).message}`);
     }
-  });
+  }
 
   // Arms: kind known, params valid for the kind, ids unique, requirements met on this machine.
   const kinds = Object.keys(armFactories);

@@ -4,3 +4,5 @@ export { describeMeasures, formatMeasure, MEASURE_NAMES, parseMeasure } from './
 export type { Measure } from './measure.js';
 export { compareIds, compareRanked, rankDocIds } from './ranking.js';
 export { formatFixed } from './printf.js';
+export { isMeasurePreset, measurePresets } from './presets.js';
+export type { MeasurePreset } from './presets.js';

@@ -4,6 +4,7 @@ import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, inter
 import { allRelevantAt, apAt, judgedAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
 import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, rNdcg, setupGains, type GainOverride } from './kernels/gain.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
+import { longMemEvalNdcgAt } from './kernels/longmemeval.js';
 import type { JudgedRanking } from './ranking.js';
 
 /**
@@ -80,6 +81,11 @@ const FAMILIES: Readonly<Record<string, Family>> = {
       if (m.cutoff === undefined) return ndcg(r, t).ndcg;
       throw new UsageError(`${formatMeasure(m)}: gains={...} cannot be combined with a cutoff (trec_eval ndcg_cut has no gain table)`);
     },
+  },
+  'nDCG-LME': {
+    cutoff: 'rank', params: ['rel'],
+    describe: "LongMemEval's ndcg_any@k: binary gains, ranks 1 and 2 undiscounted; only to compare with published LongMemEval numbers",
+    compute: (r, m, l) => longMemEvalNdcgAt(r, l, m.cutoff!),
   },
   DCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'discounted cumulative gain (dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).dcg },
   IDCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'ideal DCG (ideal_dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).idcg },

@@ -1,0 +1,21 @@
+/**
+ * Named lists of measures a config may write in place of the measures themselves. A preset expands, in
+ * order, where it stands in `measures:`.
+ */
+export const measurePresets = {
+  /**
+   * LongMemEval's retrieval measures at their session-level cutoffs, for comparison with published numbers:
+   * recall_any@k = Success@k, recall_all@k = R-all@k, ndcg_any@k = nDCG-LME@k. One known difference: for a
+   * question with no relevant unit (single-session-assistant questions under the user-turns-only protocol)
+   * their recall_all is 1 (Python's all([])) and ours is 0.
+   */
+  longmemeval: ['Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10'],
+  /** The same at their turn-level cutoffs (5, 10, 50). */
+  'longmemeval-turn': ['Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10', 'Success@50', 'R-all@50', 'nDCG-LME@50'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type MeasurePreset = keyof typeof measurePresets;
+
+export function isMeasurePreset(name: string): name is MeasurePreset {
+  return Object.hasOwn(measurePresets, name);
+}
