@@ -176,3 +176,29 @@ describe('harness ablate', () => {
     ]);
   });
 });
+
+describe('scoring at a coarser unit', () => {
+  const es = {
+    name: 'turns',
+    documents: [],
+    queries: [],
+    qrels: new Map([['q', new Map([['t1', 0], ['t2', 2], ['t3', 1]])]]),
+    units: new Map([['session', new Map([['t1', 's1'], ['t2', 's1'], ['t3', 's2'], ['t4', 's2']])]]),
+  };
+
+  it('moves qrels to the unit, each unit taking the best grade of its judged members', async () => {
+    const { scoringUnit } = await import('./run.js');
+    const { qrels, units } = scoringUnit({ unit: 'session', file: 'c.yaml' }, es);
+    expect([...qrels.get('q')!]).toEqual([
+      ['s1', 2],
+      ['s2', 1],
+    ]);
+    expect(units?.get('t4')).toBe('s2');
+    expect(scoringUnit({ file: 'c.yaml' }, es).qrels).toBe(es.qrels);
+  });
+
+  it('names the units an eval set has when the config asks for another', async () => {
+    const { scoringUnit } = await import('./run.js');
+    expect(() => scoringUnit({ unit: 'episode', file: 'c.yaml' }, es)).toThrow('unit: eval set turns has no unit "episode" (it defines: session)');
+  });
+});

@@ -7,7 +7,7 @@ import { writeTrecRun } from '../../evalset/trec.js';
 import type { Document, EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
 import { cacheKey, canonicalJson, ContentStore, sha256Hex, writeJsonAtomic, type CacheKey } from '../cache/index.js';
 import type { ResolvedArm, ResolvedConfig } from '../config/load.js';
-import { HarnessError } from '../errors.js';
+import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { evaluate, parseMeasure } from '../metrics/index.js';
 import type { ReportInput } from '../report/types.js';
@@ -70,6 +70,30 @@ function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger): Promise<EvalSe
     },
     log,
   );
+}
+
+/**
+ * The qrels and unit map to score with. With `unit:` set, each query's qrels move to that unit (a unit takes
+ * the best grade of its judged members) and runs are mapped through the same map at evaluation.
+ */
+export function scoringUnit(cfg: Pick<ResolvedConfig, 'unit' | 'file'>, es: EvalSet): { qrels: EvalSet['qrels']; units?: ReadonlyMap<string, string> } {
+  if (cfg.unit === undefined) return { qrels: es.qrels };
+  const units = es.units?.get(cfg.unit);
+  if (!units) {
+    const known = [...(es.units?.keys() ?? [])];
+    throw new ConfigError(cfg.file, [`unit: eval set ${es.name} has no unit "${cfg.unit}" (it defines: ${known.length > 0 ? known.join(', ') : 'none'})`]);
+  }
+  const qrels = new Map<string, Map<string, number>>();
+  for (const [qid, judged] of es.qrels) {
+    const mapped = new Map<string, number>();
+    for (const [docId, grade] of judged) {
+      const u = units.get(docId);
+      if (u === undefined) throw new HarnessError(`eval set ${es.name}: judged document "${docId}" of query ${qid} has no ${cfg.unit} in the unit map`);
+      mapped.set(u, Math.max(grade, mapped.get(u) ?? -Infinity));
+    }
+    qrels.set(qid, mapped);
+  }
+  return { qrels, units };
 }
 
 function groupByScope(es: EvalSet): ScopeGroup[] {
@@ -197,10 +221,11 @@ export async function ablate(cfg: ResolvedConfig, log: Logger, command: string):
 
   const measures = cfg.measures.map((m) => parseMeasure(m));
   const queryIds = es.queries.map((q) => q.id);
+  const { qrels, units } = scoringUnit(cfg, es);
   const perQuery: Record<string, Record<string, number[]>> = {};
   const means = new Map<string, Map<string, number>>();
   for (const [runId, run] of runs) {
-    const ev = evaluate(es.qrels, run, measures, { relevanceLevel: cfg.relevanceLevel, queries: queryIds });
+    const ev = evaluate(qrels, run, measures, { relevanceLevel: cfg.relevanceLevel, queries: queryIds, ...(units ? { units } : {}) });
     perQuery[runId] = {};
     const m = new Map<string, number>();
     for (const name of cfg.measures) {

@@ -43,6 +43,7 @@ export interface ResolvedConfig {
   };
   readonly measures: readonly string[];
   readonly relevanceLevel: number;
+  readonly unit?: string;
   readonly topK: number;
   readonly arms: readonly ResolvedArm[];
   readonly compare: CompareConfig;
@@ -288,6 +289,7 @@ export function loadConfig(
     },
     measures,
     relevanceLevel: cfg.relevanceLevel,
+    ...(cfg.unit === undefined ? {} : { unit: cfg.unit }),
     topK: cfg.topK,
     arms,
     compare,

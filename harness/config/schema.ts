@@ -49,6 +49,11 @@ export const configSchema = z
     measures: z.array(z.string()).min(1, 'list at least one measure, e.g. [nDCG@10, R@100]'),
     /** Grade at or above which a qrels entry counts as relevant (trec_eval -l). */
     relevanceLevel: z.number().int().default(1),
+    /**
+     * Score at a coarser unit the eval set defines (e.g. `session` for LoCoMo turns): runs and qrels are mapped
+     * through the eval set's unit map; a unit ranks where its best member ranks and takes its best grade.
+     */
+    unit: z.string().optional(),
     /** How many documents each arm returns per query. */
     topK: z.number().int().positive().default(1000),
     arms: z.array(armEntrySchema).min(1, 'list at least one arm'),
