@@ -27,17 +27,7 @@ export function averagePrecision(r: JudgedRanking, level: number): number {
 
 /** ln(max(AP, 1e-5)): the per-query term of GMAP = exp(mean of these). Robertson, "On GMAP", CIKM 2006, doi:10.1145/1183614.1183630. */
 export function logAveragePrecision(r: JudgedRanking, level: number): number {
-  const rels = r.rels;
-  let relSoFar = 0;
-  let sum = 0.0;
-  for (let i = 0; i < r.numRet; i++) {
-    if (rels[i]! >= level) {
-      relSoFar++;
-      sum += relSoFar / (i + 1);
-    }
-  }
-  if (relSoFar) sum = sum / r.numRel;
-  return Math.log(Math.max(sum, MIN_GEO_MEAN));
+  return Math.log(Math.max(averagePrecision(r, level), MIN_GEO_MEAN));
 }
 
 /** RR = 1 / rank of the first relevant document; 0 when none is retrieved. Voorhees, TREC-8 QA, 1999. */
