@@ -19,8 +19,9 @@ async function cli(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 beforeAll(async () => {
-  const r = await cli(['ablate', '--config', 'configs/example.yaml', '--output', join(work, 'reports'), '--cache', join(work, 'cache')]);
-  expect(r.code).toBe(0);
+  const r = await cli(['ablate', '--config', 'configs/example.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')]);
+  expect(r.code, r.out).toBe(0);
+  expect(r.out).toContain('  OK     bm25             nDCG@10    expected 0.5572 actual 0.5572');
   const [name] = readdirSync(join(work, 'reports'));
   reportDir = join(work, 'reports', name!);
 });
