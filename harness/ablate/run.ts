@@ -129,12 +129,20 @@ function groupByScope(es: EvalSet): ScopeGroup[] {
   return groups;
 }
 
-async function runArmOnScope(arm: ResolvedArm, group: ScopeGroup, topK: number, cfg: ResolvedConfig, store: ContentStore, log: Logger, onQueries: (n: number) => void): Promise<ArmScopeResult> {
+/** What the runner needs from its caller: where to log, the environment arms may read, the regenerating command. */
+export interface AblateContext {
+  readonly log: Logger;
+  readonly env: NodeJS.ProcessEnv;
+  readonly command: string;
+}
+
+async function runArmOnScope(arm: ResolvedArm, group: ScopeGroup, cfg: ResolvedConfig, store: ContentStore, ctx: AblateContext, onQueries: (n: number) => void): Promise<ArmScopeResult> {
+  const topK = cfg.topK;
   const instance: Arm = arm.factory.create(arm.id, arm.params as never, {
     cache: store,
-    log,
+    log: ctx.log,
     workDir: join(cfg.cache, 'work', arm.kind),
-    env: process.env,
+    env: ctx.env,
   });
   try {
     const t0 = performance.now();
@@ -171,7 +179,8 @@ async function runArmOnScope(arm: ResolvedArm, group: ScopeGroup, topK: number, 
 }
 
 /** Runs every arm over the eval set (from the cache where it can), evaluates, and writes the report folder. */
-export async function ablate(cfg: ResolvedConfig, log: Logger, command: string): Promise<AblateResult> {
+export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<AblateResult> {
+  const { log, command } = ctx;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   const es = await loadConfiguredEvalSet(cfg, log);
@@ -196,7 +205,7 @@ export async function ablate(cfg: ResolvedConfig, log: Logger, command: string):
       let computed = false;
       const res = await store.json<ArmScopeResult>('run', key, async () => {
         computed = true;
-        return runArmOnScope(arm, group, cfg.topK, cfg, store, log, (n) => progress.tick(n));
+        return runArmOnScope(arm, group, cfg, store, ctx, (n) => progress.tick(n));
       });
       if (computed) misses++;
       else {

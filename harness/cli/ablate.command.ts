@@ -28,7 +28,7 @@ export const ablateCommand = defineCommand({
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, io.log, command);
+    const result = await ablate(cfg, { log: io.log, env: io.env, command });
     const lines = [`${cfg.name}: ${result.evalSet.queries.length} queries, ${result.arms.length} arm(s)`];
     const width = Math.max(...cfg.arms.map((a) => a.id.length), 4);
     lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);
