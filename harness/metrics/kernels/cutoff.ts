@@ -8,69 +8,48 @@ import { REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from '../ranking.js';
  * `level` is the relevance level: grades >= level are relevant.
  */
 
-/** P@k = |relevant in top k| / k. Cite: Buckley & Voorhees, "Retrieval System Evaluation", MIT Press 2005. */
-export function precisionAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
+/** out[off + c] = how many of the top cutoffs[c] documents have a grade >= level: the count the kernels below share. */
+function relevantCountsAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off: number): void {
   const rels = r.rels;
   let c = 0;
   let relSoFar = 0;
   for (let i = 0; i < r.numRet; i++) {
     if (i === cutoffs[c]) {
-      out[off + c] = relSoFar / i;
+      out[off + c] = relSoFar;
       if (++c === cutoffs.length) return;
     }
     if (rels[i]! >= level) relSoFar++;
   }
-  for (; c < cutoffs.length; c++) out[off + c] = relSoFar / cutoffs[c]!;
+  for (; c < cutoffs.length; c++) out[off + c] = relSoFar;
+}
+
+/** P@k = |relevant in top k| / k. Cite: Buckley & Voorhees, "Retrieval System Evaluation", MIT Press 2005. */
+export function precisionAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
+  relevantCountsAt(r, level, cutoffs, out, off);
+  for (let c = 0; c < cutoffs.length; c++) out[off + c] = out[off + c]! / cutoffs[c]!;
 }
 
 /** R@k = |relevant in top k| / |relevant|; 0 for a query without relevant documents. */
 export function recallAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
   if (r.numRel === 0) return;
-  const rels = r.rels;
-  let c = 0;
-  let relSoFar = 0;
-  for (let i = 0; i < r.numRet; i++) {
-    if (i === cutoffs[c]) {
-      out[off + c] = relSoFar / r.numRel;
-      if (++c === cutoffs.length) return;
-    }
-    if (rels[i]! >= level) relSoFar++;
-  }
-  for (; c < cutoffs.length; c++) out[off + c] = relSoFar / r.numRel;
+  relevantCountsAt(r, level, cutoffs, out, off);
+  for (let c = 0; c < cutoffs.length; c++) out[off + c] = out[off + c]! / r.numRel;
 }
 
 /** RelP@k = |relevant in top k| / min(k, |relevant|): precision up to R, recall after. 0 without relevant docs. */
 export function relativePrecisionAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
   if (r.numRel === 0) return;
-  const rels = r.rels;
-  let c = 0;
-  let relSoFar = 0;
-  for (let i = 0; i < r.numRet; i++) {
-    if (i === cutoffs[c]) {
-      out[off + c] = relSoFar / (i > r.numRel ? r.numRel : i);
-      if (++c === cutoffs.length) return;
-    }
-    if (rels[i]! >= level) relSoFar++;
-  }
-  for (; c < cutoffs.length; c++) {
+  relevantCountsAt(r, level, cutoffs, out, off);
+  for (let c = 0; c < cutoffs.length; c++) {
     const k = cutoffs[c]!;
-    out[off + c] = relSoFar / (k > r.numRel ? r.numRel : k);
+    out[off + c] = out[off + c]! / (k > r.numRel ? r.numRel : k);
   }
 }
 
 /** Success@k = 1 if a relevant document is in the top k, else 0 (S. Tomlinson). */
 export function successAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
-  const rels = r.rels;
-  let c = 0;
-  let relSoFar = 0;
-  for (let i = 0; i < r.numRet; i++) {
-    if (i === cutoffs[c]) {
-      out[off + c] = relSoFar ? 1.0 : 0.0;
-      if (++c === cutoffs.length) return;
-    }
-    if (rels[i]! >= level) relSoFar++;
-  }
-  for (; c < cutoffs.length; c++) out[off + c] = relSoFar ? 1.0 : 0.0;
+  relevantCountsAt(r, level, cutoffs, out, off);
+  for (let c = 0; c < cutoffs.length; c++) out[off + c] = out[off + c]! > 0 ? 1.0 : 0.0;
 }
 
 /**
@@ -142,15 +121,6 @@ export function judgedAt(r: JudgedRanking, cutoffs: ArrayLike<number>, out: Floa
  */
 export function allRelevantAt(r: JudgedRanking, level: number, cutoffs: ArrayLike<number>, out: Float64Array, off = 0): void {
   if (r.numRel === 0) return;
-  const rels = r.rels;
-  let c = 0;
-  let relSoFar = 0;
-  for (let i = 0; i < r.numRet; i++) {
-    if (i === cutoffs[c]) {
-      out[off + c] = relSoFar === r.numRel ? 1.0 : 0.0;
-      if (++c === cutoffs.length) return;
-    }
-    if (rels[i]! >= level) relSoFar++;
-  }
-  for (; c < cutoffs.length; c++) out[off + c] = relSoFar === r.numRel ? 1.0 : 0.0;
+  relevantCountsAt(r, level, cutoffs, out, off);
+  for (let c = 0; c < cutoffs.length; c++) out[off + c] = out[off + c] === r.numRel ? 1.0 : 0.0;
 }
