@@ -142,7 +142,7 @@ export async function main(): Promise<void> {
           if (!m) continue;
           const speed = ref.wallSeconds / m.wallSeconds;
           const mem = m.peakMb !== undefined && ref.peakMb !== undefined ? m.peakMb / ref.peakMb : undefined;
-          process.stdout.write(`    ratio (${label}): ${speed.toFixed(2)}x faster than trec_eval; peak memory ${mem === undefined ? 'n/a' : `${mem.toFixed(2)}x trec_eval's`}\n`);
+          process.stdout.write(`    ratio (${label}): trec_eval wall time / ours = ${speed.toFixed(2)}x; peak memory ${mem === undefined ? 'n/a' : `${mem.toFixed(2)}x trec_eval's`}\n`);
         }
       }
       rmSync(files.run);
