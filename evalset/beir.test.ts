@@ -1,19 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../harness/errors.js';
 import { describeShared, sharedPath } from '../harness/testing/shared.js';
 import { loadBeir } from './beir.js';
+import { tempFolder } from '../harness/testing/files.js';
 
-async function beirDir(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'beir-'));
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const beirDir = (files: Record<string, string>): Promise<string> => tempFolder('beir', files);
 
 const corpus = [
   '{"_id": "d1", "title": "Cats", "text": "Cats purr."}',

@@ -1,5 +1,3 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, InputError, UsageError } from '../harness/errors.js';
@@ -9,15 +7,9 @@ import { corpusFingerprint, evalSetFingerprint } from './fingerprint.js';
 import { evalSetFormats, loadEvalSet, loadEvalSetChecked } from './load.js';
 import type { EvalSet } from './types.js';
 import { validateEvalSet } from './validate.js';
+import { tempFolder } from '../harness/testing/files.js';
 
-async function folder(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'load-'));
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>): Promise<string> => tempFolder('load', files);
 
 const beirFiles = {
   'corpus.jsonl': '{"_id": "d1", "title": "T", "text": "a"}\n{"_id": "d2", "text": "b"}\n',

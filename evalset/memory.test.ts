@@ -1,19 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../harness/errors.js';
 import { parseCsv } from './csv.js';
 import { loadMemory } from './memory.js';
+import { tempFolder } from '../harness/testing/files.js';
 
-async function folder(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'memory-'));
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(join(dir, name, '..'), { recursive: true });
-    await writeFile(join(dir, name), text);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>): Promise<string> => tempFolder('memory', files);
 
 const corpus = [
   '{"id": "m1", "text": "Ana prefers green tea.", "date": "2024-03-05", "category": "preference", "importance": 0.8}',
