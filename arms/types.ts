@@ -16,17 +16,16 @@ export interface IndexStats {
 }
 
 /**
- * A configured retrieval method: index a corpus once, then answer queries. The harness supplies everything
- * else (batching, caching of runs, scoping, progress).
+ * A configured retrieval method: created once per ablation (a model loads once), then indexed once per
+ * scope and asked that scope's queries. The harness supplies everything else (batching, caching of runs,
+ * scoping, progress).
  */
 export interface Arm {
   readonly id: string;
   /**
-   * The lowest score `search` can ever return (for BM25, 0), used by fusions that normalise against a
-   * theoretical minimum (TM2C2). Undefined when the arm has no such bound.
+   * Prepare for retrieval over `corpus`, replacing any earlier index: searches that follow go to this corpus.
+   * Called once per scope, before that scope's searches.
    */
-  readonly theoreticalMinScore: number | undefined;
-  /** Prepare for retrieval over `corpus`. Called once per arm instance, before any search. */
   index(corpus: Corpus): Promise<IndexStats>;
   /** Best-first top-`topK` documents for one query; ties in score may come in any order. */
   search(query: Query, topK: number): Promise<readonly ScoredDoc[]>;
@@ -69,5 +68,12 @@ export interface ArmFactory<S extends z.ZodType = z.ZodType> {
    * and the manifest, so it must never contain a secret.
    */
   fingerprint(params: z.output<S>): JsonValue;
+  /**
+   * The lowest score `search` can ever return with these params (BM25 0, cosine -1), for fusions that
+   * normalise against a theoretical minimum (TM2C2). Undefined when the kind has no such bound.
+   */
+  theoreticalMinScore(params: z.output<S>): number | undefined;
+  /** True when searching or indexing sends text to a service off this machine (hosted embedding APIs). */
+  sendsTextOffMachine(params: z.output<S>): boolean;
   create(id: string, params: z.output<S>, ctx: ArmContext): Arm;
 }

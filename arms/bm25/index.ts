@@ -100,13 +100,14 @@ export const bm25Arm: ArmFactory<typeof params> = {
     scoreTies: p.scoreTies,
     ...analyzerOptions(p),
   }),
+  theoreticalMinScore: () => 0,
+  sendsTextOffMachine: () => false,
   create(id, p): Arm {
     const analyze = createAnalyzer(analyzerOptions(p));
     let index: InvertedIndex | undefined;
     let docIds: readonly string[] = [];
     return {
       id,
-      theoreticalMinScore: 0,
       async index(corpus: Corpus): Promise<IndexStats> {
         docIds = corpus.map((d) => d.id);
         index = new InvertedIndex(

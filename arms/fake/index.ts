@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Arm, ArmFactory, ScoredDoc } from '../types.js';
 import type { Corpus, Query } from '../../evalset/types.js';
 import { sha256Hex } from '../../harness/cache/index.js';
+import { compareRanked } from '../../harness/metrics/ranking.js';
 
 const params = z
   .object({
@@ -24,13 +25,14 @@ export const fakeArm: ArmFactory<typeof params> = {
   params,
   // delayMs changes timing only, never the run, so it stays out of the fingerprint.
   fingerprint: (p) => ({ kind: 'fake', v: 1, seed: p.seed, signal: p.signal }),
+  theoreticalMinScore: () => 0,
+  sendsTextOffMachine: () => false,
   create(id, p): Arm {
     let docs: { id: string; words: Set<string> }[] = [];
     const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
     const noise = (qid: string, did: string) => parseInt(sha256Hex(`${p.seed}\u0000${qid}\u0000${did}`).slice(0, 8), 16) / 2 ** 32;
     return {
       id,
-      theoreticalMinScore: 0,
       async index(corpus: Corpus) {
         docs = corpus.map((d) => ({ id: d.id, words: words(`${d.title ?? ''} ${d.text}`) }));
         return { documents: docs.length };
@@ -42,7 +44,7 @@ export const fakeArm: ArmFactory<typeof params> = {
           const overlap = q.length === 0 ? 0 : q.filter((w) => d.words.has(w)).length / q.length;
           return { docId: d.id, score: p.signal * overlap + (1 - p.signal) * noise(query.id, d.id) };
         });
-        scored.sort((a, b) => b.score - a.score || (a.docId < b.docId ? 1 : a.docId > b.docId ? -1 : 0));
+        scored.sort((a, b) => compareRanked(a.score, a.docId, b.score, b.docId));
         return scored.slice(0, topK);
       },
     };

@@ -63,15 +63,17 @@ export const sqliteFts5Arm: ArmFactory<typeof params> = {
     titleWeight: p.titleWeight,
     textWeight: p.textWeight,
   }),
+  theoreticalMinScore: () => 0,
+  sendsTextOffMachine: () => false,
   create(id, p): Arm {
     let db: BetterSqlite3.Database | undefined;
     let select: BetterSqlite3.Statement<[string, number], { rowid: number; rank: number }> | undefined;
     let docIds: readonly string[] = [];
     return {
       id,
-      theoreticalMinScore: 0,
       async index(corpus: Corpus): Promise<IndexStats> {
-        if (db !== undefined) throw new HarnessError(`arm '${id}': index called twice`);
+        // A new scope replaces the previous index.
+        db?.close();
         // Loaded here, not at import, so a run without this arm never opens the native module.
         const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
         const conn = new Database(':memory:');

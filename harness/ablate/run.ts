@@ -1,44 +1,33 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Arm, IndexStats, ScoredDoc } from '../../arms/types.js';
-import { corpusFingerprint, evalSetFingerprint } from '../../evalset/fingerprint.js';
-import { loadEvalSet } from '../../evalset/load.js';
-import { writeTrecRun } from '../../evalset/trec.js';
-import type { Document, EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
-import { cacheKey, canonicalJson, ContentStore, sha256Hex, writeJsonAtomic, type CacheKey } from '../cache/index.js';
-import type { ResolvedArm, ResolvedConfig } from '../config/load.js';
+import { evalSetFingerprint } from '../../evalset/fingerprint.js';
+import { writeTrecQrels, writeTrecRun } from '../../evalset/trec.js';
+import type { EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
+import { ContentStore, writeFileAtomic, writeJsonAtomic } from '../cache/index.js';
+import { scoreRuns } from '../compare/score.js';
+import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { evaluate, parseMeasure } from '../metrics/index.js';
-import type { ReportInput } from '../report/types.js';
+import { parseMeasure } from '../metrics/index.js';
+import type { ReportInput, ReportRun } from '../report/types.js';
 import { writeReport } from '../report/index.js';
+import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
+import { costs, queryExamples, recallCurves } from './evidence.js';
+import { executePlan, runKey, type SystemOutcome } from './execute.js';
+import { loadConfiguredEvalSet, scopesOf, scoringUnit } from './scopes.js';
+import { tuneByFolds, tuneBySplit, type TunedSystem } from './tune.js';
 
-/** Bump when the cached arm-run layout or its meaning changes; old entries are then never read. */
-const RUN_CACHE_VERSION = 1;
+export { formatVerify, verify, type VerifyLine, type VerifyStatus } from './verify.js';
 
-/** The queries of one retrieval scope and the documents they search. Unscoped eval sets have one group. */
-interface ScopeGroup {
-  readonly scope: string | undefined;
-  readonly documents: readonly Document[];
-  readonly queries: readonly Query[];
-  readonly key: (arm: ResolvedArm, topK: number) => CacheKey;
-}
-
-/** What one arm produced over one scope; this is what the run cache stores. */
-interface ArmScopeResult {
-  readonly indexStats: IndexStats;
-  readonly indexMs: number;
-  readonly searchMs: number;
-  /** queryId -> [[docId, score], ...] best first. */
-  readonly results: Record<string, [string, number][]>;
-}
-
-export interface ArmSummary {
+export interface SystemSummary {
   readonly id: string;
+  readonly node: string;
   readonly kind: string;
+  readonly inputs: readonly string[];
   readonly fingerprint: JsonValue;
-  readonly indexStats: Record<string, number>;
+  readonly fingerprintHash: string;
+  readonly indexStats: Readonly<Record<string, number>>;
   readonly indexMs: number;
   readonly searchMs: number;
   readonly cache: { readonly hits: number; readonly misses: number };
@@ -48,85 +37,15 @@ export interface AblateResult {
   readonly reportDir: string;
   readonly evalSet: EvalSet;
   readonly runs: ReadonlyMap<string, Run>;
-  /** runId -> measure -> mean over all eval-set queries (missing queries count 0). */
+  /** runId -> measure -> mean over all eval-set queries (missing queries count 0); tuned systems included. */
   readonly means: ReadonlyMap<string, ReadonlyMap<string, number>>;
-  readonly arms: readonly ArmSummary[];
+  readonly systems: readonly SystemSummary[];
+  readonly tuned: readonly TunedSystem[];
   readonly input: ReportInput;
 }
 
 export function reportDirOf(cfg: ResolvedConfig): string {
   return join(cfg.output, `${cfg.name}-${cfg.configHash.slice(0, 8)}`);
-}
-
-function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger): Promise<EvalSet> {
-  return loadEvalSet(
-    {
-      format: cfg.evalset.format,
-      path: cfg.evalset.path,
-      ...(cfg.evalset.split === undefined ? {} : { split: cfg.evalset.split }),
-      ...(cfg.evalset.strata === undefined ? {} : { strata: cfg.evalset.strata }),
-      options: cfg.evalset.options,
-      source: cfg.file,
-    },
-    log,
-  );
-}
-
-/**
- * The qrels and unit map to score with. With `unit:` set, each query's qrels move to that unit (a unit takes
- * the best grade of its judged members) and runs are mapped through the same map at evaluation.
- */
-export function scoringUnit(cfg: Pick<ResolvedConfig, 'unit' | 'file'>, es: EvalSet): { qrels: EvalSet['qrels']; units?: ReadonlyMap<string, string> } {
-  if (cfg.unit === undefined) return { qrels: es.qrels };
-  const units = es.units?.get(cfg.unit);
-  if (!units) {
-    const known = [...(es.units?.keys() ?? [])];
-    throw new ConfigError(cfg.file, [`unit: eval set ${es.name} has no unit "${cfg.unit}" (it defines: ${known.length > 0 ? known.join(', ') : 'none'})`]);
-  }
-  const qrels = new Map<string, Map<string, number>>();
-  for (const [qid, judged] of es.qrels) {
-    const mapped = new Map<string, number>();
-    for (const [docId, grade] of judged) {
-      const u = units.get(docId);
-      if (u === undefined) throw new HarnessError(`eval set ${es.name}: judged document "${docId}" of query ${qid} has no ${cfg.unit} in the unit map`);
-      mapped.set(u, Math.max(grade, mapped.get(u) ?? -Infinity));
-    }
-    qrels.set(qid, mapped);
-  }
-  return { qrels, units };
-}
-
-function groupByScope(es: EvalSet): ScopeGroup[] {
-  const byId = new Map(es.documents.map((d) => [d.id, d] as const));
-  const queriesByScope = new Map<string | undefined, Query[]>();
-  for (const q of es.queries) {
-    const list = queriesByScope.get(q.scope);
-    if (list) list.push(q);
-    else queriesByScope.set(q.scope, [q]);
-  }
-  const groups: ScopeGroup[] = [];
-  for (const [scope, queries] of queriesByScope) {
-    let documents: readonly Document[];
-    if (scope === undefined) documents = es.documents;
-    else {
-      const ids = es.scopes?.get(scope);
-      if (!ids) throw new HarnessError(`eval set ${es.name}: query ${queries[0]!.id} names scope "${scope}", which the eval set does not define`);
-      documents = ids.map((id) => {
-        const d = byId.get(id);
-        if (!d) throw new HarnessError(`eval set ${es.name}: scope "${scope}" lists document "${id}", which is not in the corpus`);
-        return d;
-      });
-    }
-    const corpusFp = corpusFingerprint(documents);
-    const queriesFp = sha256Hex(canonicalJson(queries.map((q) => [q.id, q.text])));
-    groups.push({
-      scope,
-      documents,
-      queries,
-      key: (arm, topK) => cacheKey('run', RUN_CACHE_VERSION, { arm: arm.fingerprint, corpus: corpusFp, queries: queriesFp, topK }),
-    });
-  }
-  return groups;
 }
 
 /** What the runner needs from its caller: where to log, the environment arms may read, the regenerating command. */
@@ -136,116 +55,131 @@ export interface AblateContext {
   readonly command: string;
 }
 
-async function runArmOnScope(arm: ResolvedArm, group: ScopeGroup, cfg: ResolvedConfig, store: ContentStore, ctx: AblateContext, onQueries: (n: number) => void): Promise<ArmScopeResult> {
-  const topK = cfg.topK;
-  const instance: Arm = arm.factory.create(arm.id, arm.params as never, {
-    cache: store,
-    log: ctx.log,
-    workDir: join(cfg.cache, 'work', arm.kind),
-    env: ctx.env,
-  });
-  try {
-    const t0 = performance.now();
-    const indexStats = await instance.index(group.documents);
-    const t1 = performance.now();
-    const results: Record<string, [string, number][]> = {};
-    const keep = (qid: string, docs: readonly ScoredDoc[]) => {
-      const seen = new Set<string>();
-      results[qid] = docs.slice(0, topK).map((d) => {
-        if (seen.has(d.docId)) throw new HarnessError(`arm ${arm.id} returned document "${d.docId}" twice for query ${qid}; an arm must return each document once`);
-        if (!Number.isFinite(d.score)) throw new HarnessError(`arm ${arm.id} returned a non-finite score (${d.score}) for document "${d.docId}" and query ${qid}`);
-        seen.add(d.docId);
-        return [d.docId, d.score];
-      });
-    };
-    if (instance.searchMany) {
-      const batch = 64;
-      for (let i = 0; i < group.queries.length; i += batch) {
-        const slice = group.queries.slice(i, i + batch);
-        const got = await instance.searchMany(slice, topK);
-        for (const q of slice) keep(q.id, got.get(q.id) ?? []);
-        onQueries(slice.length);
-      }
-    } else {
-      for (const q of group.queries) {
-        keep(q.id, await instance.search(q, topK));
-        onQueries(1);
-      }
-    }
-    return { indexStats, indexMs: t1 - t0, searchMs: performance.now() - t1, results };
-  } finally {
-    await instance.close?.();
-  }
+/** The eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
+interface Loaded {
+  readonly es: EvalSet;
+  readonly dev?: EvalSet;
+  readonly scopes: readonly ScopeData[];
 }
 
-/** Runs every arm over the eval set (from the cache where it can), evaluates, and writes the report folder. */
+async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
+  const es = await loadConfiguredEvalSet(cfg, log);
+  if (es.queries.length === 0) throw new HarnessError(`eval set ${es.name} has no queries to evaluate`);
+  // Fail before any work: a unit the eval set lacks is a config problem.
+  scoringUnit(cfg, es);
+  const split = cfg.tune?.split;
+  if (split === undefined) return { es, scopes: scopesOf(es) };
+  const dev = await loadConfiguredEvalSet(cfg, log, split);
+  if (dev.queries.length === 0) throw new ConfigError(cfg.file, [`tune.split: split "${split}" has no queries to tune on`]);
+  const testIds = new Map(es.queries.map((q) => [q.id, q] as const));
+  const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
+  if (clash) throw new HarnessError(`eval set ${es.name}: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
+  // Dev and test queries share the corpus: index each scope once and answer both sets.
+  const extra = dev.queries.filter((q) => !testIds.has(q.id));
+  return { es, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
+}
+
+function reportRun(o: SystemOutcome): ReportRun {
+  const s = o.system;
+  return {
+    id: s.id,
+    kind: s.kind,
+    fingerprint: s.fingerprintHash,
+    node: s.node,
+    ...(s.inputs.length > 0 ? { inputs: s.inputs } : {}),
+    params: s.params,
+    ...(s.group === undefined ? {} : { group: s.group }),
+    ...(s.point === undefined ? {} : { point: s.point }),
+    ...(s.label === undefined ? {} : { label: s.label }),
+    ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
+    ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
+  };
+}
+
+function tunedRun(t: TunedSystem): ReportRun {
+  return {
+    id: t.id,
+    kind: 'tuned',
+    fingerprint: `tuned:${t.group}:${t.method}`,
+    node: 'tune',
+    group: t.group,
+    label: `${t.group}, point picked on ${t.method === 'split' ? `the ${t.choices[0]?.fold} split` : `${t.choices.length}-fold cross-validation`} by ${t.measure}`,
+    tuning: { measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle },
+  };
+}
+
+/**
+ * The pair whose most different queries the report shows: the gate's, else the baseline against the system
+ * with the best overall mean on the first tested measure.
+ */
+function examplePair(cfg: ResolvedConfig, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>): { baseline: string; system: string; measure: string } | undefined {
+  const baseline = cfg.gate?.baseline ?? cfg.compare.baseline ?? (cfg.runIds[0] as string);
+  if (cfg.gate) return { baseline, system: cfg.gate.candidate, measure: cfg.gate.measure };
+  const measure = cfg.measures.find((m) => !m.startsWith('Judged'));
+  if (measure === undefined) return undefined;
+  const mean = (id: string) => {
+    const v = perQuery[id]?.[measure] ?? [];
+    return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+  };
+  const best = cfg.runIds.filter((id) => id !== baseline).sort((a, b) => mean(b) - mean(a))[0];
+  return best === undefined ? undefined : { baseline, system: best, measure };
+}
+
+/**
+ * `harness ablate`: plan (expanded in the config), execute every system over every scope (from the run cache
+ * where it can), score on the shared path, tune grids without leakage, write the report folder and manifest.
+ */
 export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<AblateResult> {
   const { log, command } = ctx;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const es = await loadConfiguredEvalSet(cfg, log);
-  if (es.queries.length === 0) throw new HarnessError(`eval set ${es.name} has no queries to evaluate`);
+  const { es, dev, scopes } = await load(cfg, log);
   const loadMs = performance.now() - t0;
-  const groups = groupByScope(es);
   const store = new ContentStore(cfg.cache);
   const dir = reportDirOf(cfg);
-  const runs = new Map<string, Run>();
-  const armSummaries: ArmSummary[] = [];
+  const t1 = performance.now();
+  const outcomes = await executePlan(cfg.plan, scopes, { topK: cfg.topK, store, log, env: ctx.env, workDir: cfg.cache });
+  const executeMs = performance.now() - t1;
 
-  for (const arm of cfg.arms) {
-    const progress = log.progress(`${arm.id}`, es.queries.length);
-    const merged = new Map<string, Map<string, number>>();
-    const stats: Record<string, number> = {};
-    let indexMs = 0;
-    let searchMs = 0;
-    let hits = 0;
-    let misses = 0;
-    for (const group of groups) {
-      const key = group.key(arm, cfg.topK);
-      let computed = false;
-      const res = await store.json<ArmScopeResult>('run', key, async () => {
-        computed = true;
-        return runArmOnScope(arm, group, cfg, store, ctx, (n) => progress.tick(n));
-      });
-      if (computed) misses++;
-      else {
-        hits++;
-        progress.tick(group.queries.length);
-      }
-      for (const [k, v] of Object.entries(res.indexStats)) stats[k] = (stats[k] ?? 0) + v;
-      indexMs += res.indexMs;
-      searchMs += res.searchMs;
-      for (const q of group.queries) {
-        const docs = res.results[q.id];
-        if (!docs) throw new HarnessError(`cached run of arm ${arm.id} lacks query ${q.id}; delete ${store.pathOf('run', key)} and run again`);
-        merged.set(q.id, new Map(docs));
-      }
-    }
-    progress.done();
-    runs.set(arm.id, merged);
-    // Written as soon as the arm finishes, so a crash later still leaves the finished runs on disk.
-    await writeTrecRun(join(dir, 'runs', `${arm.id}.trec`), merged, arm.id);
-    armSummaries.push({ id: arm.id, kind: arm.kind, fingerprint: arm.fingerprint, indexStats: stats, indexMs, searchMs, cache: { hits, misses } });
-  }
-
+  const t2 = performance.now();
   const measures = cfg.measures.map((m) => parseMeasure(m));
   const queryIds = es.queries.map((q) => q.id);
   const { qrels, units } = scoringUnit(cfg, es);
-  const perQuery: Record<string, Record<string, number[]>> = {};
-  const means = new Map<string, Map<string, number>>();
-  for (const [runId, run] of runs) {
-    const ev = evaluate(qrels, run, measures, { relevanceLevel: cfg.relevanceLevel, queries: queryIds, ...(units ? { units } : {}) });
-    perQuery[runId] = {};
-    const m = new Map<string, number>();
-    for (const name of cfg.measures) {
-      const values = ev.perQuery.get(name);
-      if (!values) throw new HarnessError(`internal: measure ${name} was not computed for run ${runId}`);
-      const arr = queryIds.map((qid) => values.get(qid) ?? 0);
-      perQuery[runId]![name] = arr;
-      m.set(name, arr.reduce((a, b) => a + b, 0) / arr.length);
+  const runs = new Map<string, Run>();
+  for (const [id, o] of outcomes) runs.set(id, o.run);
+  const scored = scoreRuns(qrels, runs, measures, queryIds, { relevanceLevel: cfg.relevanceLevel, ...(units ? { units } : {}) });
+  const perQuery = scored.perQuery;
+
+  const tuned: TunedSystem[] = [];
+  if (cfg.tune) {
+    const t = cfg.tune;
+    let devScores: Record<string, Record<string, number[]>> | undefined;
+    if (dev) {
+      const devUnit = scoringUnit(cfg, dev);
+      const grouped = new Set([...cfg.plan.groups.values()].flat());
+      const devRuns = new Map([...runs].filter(([id]) => grouped.has(id)));
+      devScores = scoreRuns(devUnit.qrels, devRuns, measures.filter((_, i) => cfg.measures[i] === t.measure), dev.queries.map((q) => q.id), {
+        relevanceLevel: cfg.relevanceLevel,
+        ...(devUnit.units ? { units: devUnit.units } : {}),
+      }).perQuery;
     }
-    means.set(runId, m);
+    for (const [group, members] of cfg.plan.groups) {
+      tuned.push(
+        devScores && dev
+          ? tuneBySplit(group, members, perQuery, devScores, { measure: t.measure, split: t.split as string, testQueries: queryIds.length, devQueries: dev.queries.length })
+          : tuneByFolds(group, members, perQuery, es.queries, { measure: t.measure, folds: t.folds as number, seed: t.seed }),
+      );
+    }
+    for (const x of tuned) perQuery[x.id] = x.perQuery;
   }
+  const means = new Map<string, Map<string, number>>();
+  for (const [id, byMeasure] of Object.entries(perQuery)) {
+    means.set(id, new Map(Object.entries(byMeasure).map(([m, v]) => [m, v.reduce((a, b) => a + b, 0) / v.length] as const)));
+  }
+  const scoreMs = performance.now() - t2;
+  const curves = recallCurves(qrels, runs, es.queries, cfg.topK, { relevanceLevel: cfg.relevanceLevel, ...(units ? { units } : {}) });
+  const pair = examplePair(cfg, perQuery);
+  const examples = pair ? { ...pair, queries: queryExamples(pair, perQuery, es.queries, runs, es.documents) } : undefined;
 
   const strata: Record<string, number> = {};
   for (const q of es.queries) strata[q.stratum] = (strata[q.stratum] ?? 0) + 1;
@@ -261,27 +195,42 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       queries: es.queries.length,
       documents: es.documents.length,
       strata,
-      notes: [...(es.notes ?? [])],
+      notes: [...(es.notes ?? []), ...scored.notes],
       qrelsSource: 'gold',
     },
-    runs: cfg.arms.map((a) => ({
-      id: a.id,
-      kind: a.kind,
-      fingerprint: sha256Hex(canonicalJson(a.fingerprint)),
-      ...(a.label === undefined ? {} : { label: a.label }),
-      ...(a.substitute === undefined ? {} : { substitute: a.substitute }),
-    })),
+    runs: [...[...outcomes.values()].map(reportRun), ...tuned.map(tunedRun)],
     measures: cfg.measures,
-    queries: es.queries.map((q) => ({ id: q.id, stratum: q.stratum })),
+    queries: es.queries.map((q: Query) => ({ id: q.id, stratum: q.stratum, text: q.text })),
     perQuery,
+    curves,
+    costs: costs(outcomes),
+    ...(examples === undefined ? {} : { examples }),
     compare: cfg.compare,
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
     command,
   };
+  const t3 = performance.now();
   await writeReport(dir, input);
+  for (const [id, run] of runs) await writeTrecRun(join(dir, 'runs', `${id}.trec`), run, id);
+  // The qrels and strata the report scored with, so any tool (and `harness compare`) can recompute it from files.
+  await writeTrecQrels(join(dir, 'qrels.trec'), es.qrels);
+  await writeFileAtomic(join(dir, 'strata.tsv'), es.queries.map((q) => `${q.id}\t${q.stratum}\n`).join(''));
+  const reportMs = performance.now() - t3;
+  const systems: SystemSummary[] = [...outcomes.values()].map((o) => ({
+    id: o.system.id,
+    node: o.system.node,
+    kind: o.system.kind,
+    inputs: o.system.inputs,
+    fingerprint: o.system.fingerprint,
+    fingerprintHash: o.system.fingerprintHash,
+    indexStats: o.indexStats,
+    indexMs: o.indexMs,
+    searchMs: o.searchMs,
+    cache: o.cache,
+  }));
   const git = gitState(cfg.dir);
   await writeJsonAtomic(join(dir, 'manifest.json'), {
-    manifestVersion: 1,
+    manifestVersion: 2,
     name: cfg.name,
     configFile: relative(dir, cfg.file),
     configHash: cfg.configHash,
@@ -296,89 +245,50 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       fingerprint: evalsetFp,
       documents: es.documents.length,
       queries: es.queries.length,
-      scopes: groups.length,
+      scopes: scopes.length,
+      ...(dev ? { tuneSplit: { split: cfg.tune?.split, queries: dev.queries.length, fingerprint: evalSetFingerprint(dev) } } : {}),
       notes: es.notes ?? [],
     },
-    arms: armSummaries.map((a) => ({ ...a, fingerprintHash: sha256Hex(canonicalJson(a.fingerprint)) })),
+    systems,
+    tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),
     cache: { root: cfg.cache, ...store.stats },
-    timings: { loadMs, totalMs: performance.now() - t0 },
+    timings: { loadMs, executeMs, scoreMs, reportMs, totalMs: performance.now() - t0 },
     startedAt,
     finishedAt: new Date().toISOString(),
   });
-  return { reportDir: dir, evalSet: es, runs, means, arms: armSummaries, input };
+  return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input };
 }
 
-/** What `--dry-run` prints: the plan, with the cache entries that already exist. Runs nothing. */
+/** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
-  const es = await loadConfiguredEvalSet(cfg, log);
-  const groups = groupByScope(es);
+  const { es, dev, scopes } = await load(cfg, log);
   const store = new ContentStore(cfg.cache);
   const strata = new Map<string, number>();
   for (const q of es.queries) strata.set(q.stratum, (strata.get(q.stratum) ?? 0) + 1);
+  const byNode = new Map<string, number>();
+  for (const s of cfg.plan.systems) byNode.set(s.node, (byNode.get(s.node) ?? 0) + 1);
   const lines = [
     `plan for ${cfg.name} (config ${cfg.configHash.slice(0, 8)})`,
-    `  eval set: ${es.name} [${cfg.evalset.format}] ${es.documents.length} documents, ${es.queries.length} queries, ${groups.length} scope(s)`,
+    `  eval set: ${es.name} [${cfg.evalset.format}] ${es.documents.length} documents, ${es.queries.length} queries, ${scopes.length} scope(s)`,
+    ...(dev ? [`  tuning split: ${cfg.tune?.split} (${dev.queries.length} queries)`] : []),
     `  strata: ${[...strata].map(([s, n]) => `${s}=${n}`).join(', ')}`,
     `  measures: ${cfg.measures.join(', ')} (relevance level ${cfg.relevanceLevel}, topK ${cfg.topK})`,
-    `  arms:`,
+    `  systems: ${cfg.plan.systems.length} (${[...byNode].map(([n, c]) => `${c} ${n}`).join(', ')})${cfg.tune ? ` + ${cfg.plan.groups.size} tuned` : ''}`,
   ];
-  for (const arm of cfg.arms) {
-    const cached = groups.filter((g) => existsSync(store.pathOf('run', g.key(arm, cfg.topK)))).length;
-    lines.push(`    ${arm.id} [${arm.kind}] fingerprint ${sha256Hex(canonicalJson(arm.fingerprint)).slice(0, 12)}: ${cached}/${groups.length} scope run(s) cached${cached === groups.length ? ' (no work)' : ''}`);
+  let cachedAll = 0;
+  for (const s of cfg.plan.systems) {
+    const cached = scopes.filter((g) => existsSync(store.pathOf('run', runKey(s, g, cfg.topK)))).length;
+    if (cached === scopes.length) cachedAll++;
+    const from = s.inputs.length > 0 ? ` <- ${s.inputs.join(', ')}` : '';
+    lines.push(`    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`);
   }
-  lines.push(`  compare: ${cfg.compare.test}, baseline ${cfg.compare.baseline ?? cfg.arms[0]!.id}, correction ${cfg.compare.correction}`);
-  if (cfg.gate) lines.push(`  gate: ${cfg.gate.candidate} vs ${cfg.gate.baseline ?? cfg.compare.baseline ?? cfg.arms[0]!.id} on ${cfg.gate.measure} (${cfg.gate.rule})`);
-  lines.push(`  output: ${reportDirOf(cfg)}`, `  cache: ${cfg.cache}`);
+  for (const [group, members] of cfg.plan.groups) {
+    lines.push(`    grid ${group}: ${members.length} systems${cfg.tune ? `, tuned as ${group}.tuned on ${cfg.tune.split ?? `${cfg.tune.folds} folds`} by ${cfg.tune.measure}` : ''}`);
+  }
+  lines.push(`  cache: ${cachedAll}/${cfg.plan.systems.length} systems need no work`);
+  const baseline = cfg.compare.baseline ?? cfg.runIds[0];
+  lines.push(`  compare: ${cfg.compare.test}, baseline ${baseline}, correction ${cfg.compare.correction}`);
+  if (cfg.gate) lines.push(`  gate: ${cfg.gate.candidate} vs ${cfg.gate.baseline ?? baseline} on ${cfg.gate.measure} (${cfg.gate.rule})`);
+  lines.push(`  output: ${reportDirOf(cfg)}`, `  cache root: ${cfg.cache}`);
   return `${lines.join('\n')}\n`;
-}
-
-export type VerifyStatus = 'OK' | 'OKISH' | 'FAIL';
-
-export interface VerifyLine {
-  readonly run: string;
-  readonly measure: string;
-  readonly expected: number | undefined;
-  readonly tolerance: number | undefined;
-  readonly actual: number;
-  readonly status: VerifyStatus | undefined;
-}
-
-/**
- * Checks the `expect:` block: OK within tolerance, OKISH within 1.5x (Anserini's band), FAIL beyond — in either
- * direction, since an unexplained improvement is a change too. Runs without expectations are listed beside
- * them for reference.
- */
-export function verify(cfg: ResolvedConfig, means: ReadonlyMap<string, ReadonlyMap<string, number>>): VerifyLine[] {
-  const measures = new Set<string>();
-  for (const entries of Object.values(cfg.expect)) for (const m of Object.keys(entries)) measures.add(m);
-  const lines: VerifyLine[] = [];
-  for (const arm of cfg.arms) {
-    for (const m of measures) {
-      const actual = means.get(arm.id)?.get(m);
-      if (actual === undefined) continue;
-      const e = cfg.expect[arm.id]?.[m];
-      let status: VerifyStatus | undefined;
-      if (e) {
-        const d = Math.abs(actual - e.value);
-        // Compare at a hair above the tolerance so 0.3218 vs 0.3268 at tolerance 0.005 is not lost to binary rounding.
-        const slack = 1e-12;
-        status = d <= e.tolerance + slack ? 'OK' : d <= 1.5 * e.tolerance + slack ? 'OKISH' : 'FAIL';
-      }
-      lines.push({ run: arm.id, measure: m, expected: e?.value, tolerance: e?.tolerance, actual, status });
-    }
-  }
-  return lines;
-}
-
-export function formatVerify(lines: readonly VerifyLine[]): string {
-  const runW = Math.max(16, ...lines.map((l) => l.run.length));
-  const mW = Math.max(10, ...lines.map((l) => l.measure.length));
-  return lines
-    .map((l) => {
-      const head = `  ${(l.status ?? '--').padEnd(6)} ${l.run.padEnd(runW)} ${l.measure.padEnd(mW)}`;
-      if (l.status === undefined) return `${head} actual ${l.actual.toFixed(4)} (no expectation)`;
-      const d = l.actual - l.expected!;
-      return `${head} expected ${l.expected!.toFixed(4)} actual ${l.actual.toFixed(4)} delta ${d >= 0 ? '+' : ''}${d.toFixed(4)} tolerance ${l.tolerance!.toFixed(4)}`;
-    })
-    .join('\n');
 }

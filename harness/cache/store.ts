@@ -77,7 +77,7 @@ export class ContentStore {
    * JSON value for `key`, computed by `compute` on a miss and stored. An entry that fails to parse is
    * evicted and recomputed. Concurrent misses on one key share a single computation.
    */
-  async json<T>(ns: CacheNamespace, key: CacheKey, compute: () => Promise<T>): Promise<T> {
+  async json<T>(ns: CacheNamespace, key: CacheKey, compute: () => Promise<T>, isValid: (value: unknown) => value is T = (v): v is T => v !== undefined): Promise<T> {
     const id = `${ns}/${key}`;
     const running = this.inflight.get(id);
     if (running) return running as Promise<T>;
@@ -85,7 +85,9 @@ export class ContentStore {
       const hit = await this.get(ns, key);
       if (hit !== undefined) {
         try {
-          return JSON.parse(hit.toString('utf8')) as T;
+          const value: unknown = JSON.parse(hit.toString('utf8'));
+          if (isValid(value)) return value;
+          throw new Error('unexpected shape');
         } catch {
           this.stats[ns].hits--;
           this.stats[ns].misses++;

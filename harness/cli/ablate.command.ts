@@ -3,11 +3,11 @@ import { defineCommand } from './io.js';
 
 export const ablateCommand = defineCommand({
   command: 'ablate',
-  describe: 'Run the arms of an ablation config over its eval set and write a report folder',
+  describe: 'Run the systems of an ablation config (arms, fusions, grids) over its eval set and write a report folder',
   builder: (y) =>
     y
       .option('config', { type: 'string', demandOption: true, describe: 'Ablation config (YAML)', group: 'Ablation:' })
-      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan (arms, cache hits expected) and run nothing', group: 'Ablation:' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the expanded plan (every system, what the cache holds) and run nothing', group: 'Ablation:' })
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
@@ -29,15 +29,20 @@ export const ablateCommand = defineCommand({
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
     const result = await ablate(cfg, { log: io.log, env: io.env, command });
-    const lines = [`${cfg.name}: ${result.evalSet.queries.length} queries, ${result.arms.length} arm(s)`];
-    const width = Math.max(...cfg.arms.map((a) => a.id.length), 4);
+    const gridMembers = new Set([...cfg.plan.groups.values()].flat());
+    const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
+    const lines = [`${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}`];
+    const width = Math.max(...shown.map((id) => id.length), 4);
     lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);
-    for (const arm of cfg.arms) {
-      const m = result.means.get(arm.id)!;
-      lines.push(`  ${arm.id.padEnd(width)}  ${cfg.measures.map((name) => m.get(name)!.toFixed(4).padStart(10)).join(' ')}`);
+    for (const id of shown) {
+      const m = result.means.get(id)!;
+      lines.push(`  ${id.padEnd(width)}  ${cfg.measures.map((name) => m.get(name)!.toFixed(4).padStart(10)).join(' ')}`);
     }
-    const cache = result.arms.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
-    lines.push(`  arm runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
+    for (const t of result.tuned) {
+      lines.push(`  ${t.id}: ${t.choices.map((c) => `${c.fold} -> ${c.member}`).join(', ')}; oracle on test ${t.oracle.member} (${t.measure} ${t.oracle.mean.toFixed(4)})`);
+    }
+    const cache = result.systems.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
+    lines.push(`  system runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
     lines.push(`report: ${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
     io.out(`${lines.join('\n')}\n`);
     if (args.verify) {

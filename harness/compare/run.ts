@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { readStrataFile } from '../../evalset/strata.js';
 import { readTrecQrels, readTrecRun } from '../../evalset/trec.js';
+import type { Run } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { InputError, UsageError } from '../errors.js';
-import { compareIds, evaluate, formatMeasure, parseMeasure } from '../metrics/index.js';
+import { compareIds, formatMeasure, parseMeasure } from '../metrics/index.js';
+import { scoreRuns } from './score.js';
 import { compareSchema, type CompareConfigInput } from '../report/config.js';
 import type { ReportInput, ReportRun } from '../report/types.js';
 
@@ -80,22 +82,14 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
     files.runs,
     loaded.map((l) => l.runTag),
   );
-  const notes: string[] = [];
-  const perQuery: Record<string, Record<string, number[]>> = {};
+  const runMap = new Map<string, Run>();
   const runs: ReportRun[] = [];
   loaded.forEach((l, i) => {
     const id = ids[i] as string;
-    const ev = evaluate(qrels, l.run, measures, { queries: queryIds });
-    perQuery[id] = Object.fromEntries(
-      measureNames.map((m) => {
-        const values = ev.perQuery.get(m) as ReadonlyMap<string, number>;
-        return [m, queryIds.map((q) => values.get(q) as number)];
-      }),
-    );
-    if (ev.zeroFilledQueries.length > 0) notes.push(`run ${id}: ${ev.zeroFilledQueries.length} judged queries have no results and score 0`);
-    if (ev.droppedRunQueries.length > 0) notes.push(`run ${id}: ${ev.droppedRunQueries.length} queries absent from the qrels were dropped`);
+    runMap.set(id, l.run);
     runs.push({ id, kind: 'trec-file', fingerprint: l.fingerprint, label: l.file });
   });
+  const { perQuery, notes } = scoreRuns(qrels, runMap, measures, queryIds);
   const strataCounts: Record<string, number> = {};
   for (const q of queries) strataCounts[q.stratum] = (strataCounts[q.stratum] ?? 0) + 1;
   const judgedDocs = new Set<string>();

@@ -53,11 +53,11 @@ describe('loadConfig', () => {
     expect(cfg.topK).toBe(1000);
     expect(cfg.relevanceLevel).toBe(1);
     expect(cfg.evalset.path).toBe(join(dir, 'es'));
-    expect(cfg.arms.map((a) => [a.id, a.kind])).toEqual([
+    expect(cfg.plan.systems.map((a) => [a.id, a.kind])).toEqual([
       ['a', 'fake'],
       ['b', 'fake'],
     ]);
-    expect(cfg.arms[1]!.params).toEqual({ seed: 2, signal: 0.8, delayMs: 0 });
+    expect(cfg.plan.systems[1]!.params).toEqual({ seed: 2, signal: 0.8, delayMs: 0 });
     expect(cfg.compare.correction).toBe('holm');
     expect(cfg.configHash).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -13,15 +13,15 @@ import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../report/config.js';
 import { configSchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from './suggest.js';
+import { keysOf, zodProblems } from './problems.js';
+import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
 
-export interface ResolvedArm {
-  readonly id: string;
-  readonly kind: string;
-  readonly factory: ArmFactory;
-  readonly params: unknown;
-  readonly fingerprint: JsonValue;
-  readonly label?: string;
-  readonly substitute?: string;
+/** The `tune:` block, resolved: the measure in its canonical spelling. */
+export interface ResolvedTune {
+  readonly measure: string;
+  readonly split?: string;
+  readonly folds?: number;
+  readonly seed: number;
 }
 
 /** A validated config: defaults filled, paths absolute, measures canonical, arms bound to their factories. */
@@ -45,7 +45,11 @@ export interface ResolvedConfig {
   readonly relevanceLevel: number;
   readonly unit?: string;
   readonly topK: number;
-  readonly arms: readonly ResolvedArm[];
+  /** Every system (arms and the systems computed from them), expanded and bound, in execution order. */
+  readonly plan: SystemsPlan;
+  /** Ids of the runs the report holds: every system, then one `<group>.tuned` per grid when tuning. */
+  readonly runIds: readonly string[];
+  readonly tune?: ResolvedTune;
   readonly compare: CompareConfig;
   readonly gate?: GateConfig;
   readonly output: string;
@@ -53,52 +57,12 @@ export interface ResolvedConfig {
   readonly expect: Readonly<Record<string, Readonly<Record<string, ExpectEntry>>>>;
 }
 
-type Path = readonly (string | number)[];
-
-function dotted(path: Path): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : s === '' ? p : `.${p}`;
-  return s === '' ? '(top level)' : s;
-}
-
-/** Messages for zod issues, with "did you mean" for unknown keys taken from the schema that rejected them. */
-function zodProblems(issues: readonly z.core.$ZodIssue[], prefix: Path, knownKeysAt: (path: Path) => readonly string[]): string[] {
-  const out: string[] = [];
-  for (const issue of issues) {
-    const path = [...prefix, ...(issue.path as (string | number)[])];
-    if (issue.code === 'unrecognized_keys') {
-      const known = knownKeysAt(issue.path as Path);
-      for (const key of issue.keys) {
-        out.push(`${dotted([...path, key])}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
-      }
-    } else {
-      out.push(`${dotted(path)}: ${issue.message}`);
-    }
-  }
-  return out;
-}
-
-/** The keys a zod object schema accepts at `path`, unwrapping optional/default/array layers. */
-function keysOf(schema: z.ZodType, path: Path): readonly string[] {
-  let s: unknown = schema;
-  const unwrap = () => {
-    for (;;) {
-      const def = (s as { def?: { type?: string; innerType?: unknown; element?: unknown } }).def;
-      if (def && (def.type === 'optional' || def.type === 'default' || def.type === 'prefault' || def.type === 'nullable')) s = def.innerType;
-      else return;
-    }
+function optional(x: { readonly grid?: PlanEntry['grid']; readonly label?: string; readonly substitute?: string }) {
+  return {
+    ...(x.grid === undefined ? {} : { grid: x.grid }),
+    ...(x.label === undefined ? {} : { label: x.label }),
+    ...(x.substitute === undefined ? {} : { substitute: x.substitute }),
   };
-  unwrap();
-  for (const p of path) {
-    const def = (s as { def?: { type?: string; element?: unknown; valueType?: unknown } }).def;
-    if (typeof p === 'number' && def?.type === 'array') s = def.element;
-    else if (def?.type === 'record') s = def.valueType;
-    else if (typeof p === 'string' && (s as { shape?: Record<string, unknown> }).shape) s = (s as { shape: Record<string, unknown> }).shape[p];
-    else return [];
-    unwrap();
-  }
-  const shape = (s as { shape?: Record<string, unknown> } | undefined)?.shape;
-  return shape ? Object.keys(shape) : [];
 }
 
 function resolvePath(dir: string, p: string): string {
@@ -187,45 +151,39 @@ export function loadConfig(
     }
   }
 
-  // Arms: kind known, params valid for the kind, ids unique, requirements met on this machine.
-  const kinds = Object.keys(armFactories);
-  const arms: ResolvedArm[] = [];
-  const seen = new Map<string, number>();
+  // Systems: arms (retrieve nodes) and derived systems expanded into the plan; requirements met on this machine.
   cfg.arms.forEach((arm, i) => {
-    const first = seen.get(arm.id);
-    if (first !== undefined) problems.push(`arms[${i}].id: duplicate arm id "${arm.id}" (also arms[${first}])`);
-    else seen.set(arm.id, i);
-    if (!isArmKind(arm.kind)) {
-      problems.push(`arms[${i}].kind: unknown arm kind "${arm.kind}"${didYouMean(arm.kind, kinds)} (known: ${kinds.join(', ')})`);
-      return;
-    }
-    const factory = armFactories[arm.kind] as ArmFactory;
-    const r = factory.params.safeParse(arm.params);
-    if (!r.success) {
-      problems.push(
-        ...zodProblems(r.error.issues, ['arms', i, 'params'], (p) => keysOf(factory.params, p)).map(
-          (m) => `${m} [${arm.kind} params: ${keysOf(factory.params, []).join(', ') || 'none'}]`,
-        ),
-      );
-      return;
-    }
-    for (const unmet of unmetRequirements(factory, env)) {
+    if (!isArmKind(arm.kind)) return;
+    for (const unmet of unmetRequirements(armFactories[arm.kind] as ArmFactory, env)) {
       problems.push(`arms[${i}]: ${arm.kind} ${unmet}, or remove arm "${arm.id}"`);
     }
-    arms.push({
-      id: arm.id,
-      kind: arm.kind,
-      factory,
-      params: r.data,
-      fingerprint: factory.fingerprint(r.data as never),
-      ...(arm.label === undefined ? {} : { label: arm.label }),
-      ...(arm.substitute === undefined ? {} : { substitute: arm.substitute }),
-    });
   });
-  const armIds = cfg.arms.map((a) => a.id);
+  const entries: PlanEntry[] = [
+    ...cfg.arms.map((a, i) => ({ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) })),
+    ...(cfg.systems ?? []).map((x, i) => ({ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) })),
+  ];
+  const built = buildPlan(entries, cfg.topK);
+  problems.push(...built.problems);
+  const plan = built.plan;
+
+  let tune: ResolvedTune | undefined;
+  if (cfg.tune !== undefined) {
+    const t = cfg.tune;
+    try {
+      const m = formatMeasure(parseMeasure(t.measure));
+      if (!measures.includes(m)) problems.push(`tune.measure: "${t.measure}" is not among measures (${measures.join(', ')})`);
+      tune = { measure: m, seed: t.seed, ...(t.split === undefined ? {} : { split: t.split }), ...(t.folds === undefined ? {} : { folds: t.folds }) };
+    } catch (err) {
+      problems.push(`tune.measure: ${(err as Error).message}`);
+    }
+    if (plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
+    if (t.split !== undefined && fmt && !fmt.splits) problems.push(`tune.split: format "${cfg.evalset.format}" has no splits; use folds`);
+    if (t.split !== undefined && t.split === (cfg.evalset.split ?? 'test')) problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
+  }
+  const runIds = [...plan.systems.map((x) => x.id), ...(tune ? [...plan.groups.keys()].map((g) => `${g}.tuned`) : [])];
   const runRef = (path: string, runId: string | undefined) => {
-    if (runId !== undefined && !armIds.includes(runId)) {
-      problems.push(`${path}: "${runId}" is not an arm id${didYouMean(runId, armIds)} (arms: ${armIds.join(', ')})`);
+    if (runId !== undefined && !runIds.includes(runId)) {
+      problems.push(`${path}: "${runId}" is not a system id${didYouMean(runId, runIds)} (systems: ${runIds.length > 12 ? `${runIds.slice(0, 12).join(', ')}, ... ${runIds.length - 12} more` : runIds.join(', ')})`);
     }
   };
 
@@ -291,7 +249,9 @@ export function loadConfig(
     relevanceLevel: cfg.relevanceLevel,
     ...(cfg.unit === undefined ? {} : { unit: cfg.unit }),
     topK: cfg.topK,
-    arms,
+    plan,
+    runIds,
+    ...(tune === undefined ? {} : { tune }),
     compare,
     ...(gate === undefined ? {} : { gate }),
     output: opts.output !== undefined ? resolvePath(opts.cwd ?? process.cwd(), opts.output) : resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),

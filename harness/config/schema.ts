@@ -1,9 +1,21 @@
 import { z } from 'zod';
 
-/** Ids of arms (and so run tags and report columns): no whitespace, safe as file names. */
-export const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/**
+ * Ids of systems (and so run tags, file names and report columns): no whitespace, safe as file names. `+` and
+ * `=` appear in the ids the matrix generates (`cc.bm25+fts5.alpha=0.3`).
+ */
+export const idPattern = /^[A-Za-z0-9][A-Za-z0-9._+=-]*$/;
 const id = (what: string) =>
-  z.string().regex(idPattern, `${what} must start with a letter or digit and use only letters, digits, '.', '_' and '-'`);
+  z.string().regex(idPattern, `${what} must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='`);
+
+/** A grid axis: the values to try, or an arithmetic range `{ from, to, step }` (both ends included). */
+const gridAxis = z.union([
+  z.array(z.union([z.string(), z.number(), z.boolean()])).min(1, 'a grid axis lists at least one value'),
+  z.strictObject({ from: z.number(), to: z.number(), step: z.number().positive() }),
+]);
+/** Parameter grids: param name -> axis. The cross product expands into one system per point. */
+export const gridSchema = z.record(z.string(), gridAxis);
+export type GridAxis = z.output<typeof gridAxis>;
 
 const expectEntry = z
   .object({
@@ -22,8 +34,39 @@ export const armEntrySchema = z
     label: z.string().optional(),
     /** When the arm stands in for another model (e.g. GloVe for bge-large), what it stands in for; reports flag it. */
     substitute: z.string().optional(),
+    grid: gridSchema.optional(),
   })
   .strict();
+
+/** A system whose Run is computed from other systems' Runs (`kind: fuse`, later rerank and transform). */
+export const systemEntrySchema = z
+  .object({
+    id: id('system id'),
+    kind: z.string(),
+    /** Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. */
+    inputs: z.union([
+      z.array(z.string()).min(1, 'list at least one input'),
+      z.strictObject({ 'subsets-of': z.array(z.string()).min(2, 'subsets-of needs at least two ids'), min: z.number().int().min(1).default(2) }),
+    ]),
+    params: z.record(z.string(), z.unknown()).default({}),
+    grid: gridSchema.optional(),
+    label: z.string().optional(),
+  })
+  .strict();
+
+/**
+ * How a grid picks its point without looking at the test queries: on the eval set's `split` (e.g. BEIR's
+ * `dev`), or by `folds`-fold cross-validation over the queries (seeded assignment).
+ */
+export const tuneSchema = z
+  .object({
+    measure: z.string(),
+    split: z.string().optional(),
+    folds: z.number().int().min(2).optional(),
+    seed: z.number().int().min(0).default(42),
+  })
+  .strict()
+  .refine((t) => (t.split === undefined) !== (t.folds === undefined), { message: 'give exactly one of split (a dev split) or folds (cross-validation)' });
 
 export const evalsetEntrySchema = z
   .object({
@@ -57,6 +100,8 @@ export const configSchema = z
     /** How many documents each arm returns per query. */
     topK: z.number().int().positive().default(1000),
     arms: z.array(armEntrySchema).min(1, 'list at least one arm'),
+    systems: z.array(systemEntrySchema).optional(),
+    tune: tuneSchema.optional(),
     compare: z.record(z.string(), z.unknown()).optional(),
     gate: z.record(z.string(), z.unknown()).optional(),
     /** Folder that receives `<name>-<configHash8>/`; relative to the config file. */

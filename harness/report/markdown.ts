@@ -1,5 +1,6 @@
 import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
 import { meanOf, methodSentence, winsOver } from './select.js';
+import { BEST_PER_STRATUM, headlineRuns, systemsMarkdown } from './systems.js';
 import type { ReportData } from './types.js';
 
 /** First line of every rendering: where it comes from and that hand edits are lost. */
@@ -46,12 +47,13 @@ export function renderMarkdown(data: ReportData): string {
   L.push('## Runs', '');
   L.push(
     ...table(
-      ['', 'run', 'kind', 'fingerprint', 'note'],
-      ['l', 'l', 'l', 'l', 'l'],
+      ['', 'run', 'kind', 'from', 'fingerprint', 'note'],
+      ['l', 'l', 'l', 'l', 'l', 'l'],
       data.runs.map((r) => [
         String(data.letters[r.id]),
         cell(r.label ? `${r.id} (${r.label})` : r.id),
-        cell(r.kind),
+        cell(r.node && r.node !== r.kind ? `${r.node} ${r.kind}` : r.kind),
+        cell(r.inputs ? r.inputs.join(', ') : ''),
         `\`${cell(r.fingerprint)}\``,
         cell([r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ')),
       ]),
@@ -75,14 +77,20 @@ export function renderMarkdown(data: ReportData): string {
   if (data.warnings.length === 0) L.push('None.', '');
   else L.push(...data.warnings.map((w) => `- **${w.severity}** \`${w.code}\` (${cell(w.subject)}): ${w.message}`), '');
 
+  L.push(...systemsMarkdown(data, table, cell));
+
   L.push('## Results by stratum', '');
+  const shown = headlineRuns(data);
+  if (shown.length < data.runs.length) {
+    L.push(`${data.runs.length - shown.length} grid systems that are not among the best ${BEST_PER_STRATUM} of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.`, '');
+  }
   for (const s of data.strata) {
     L.push(`### ${s.overall ? `${s.id} (all strata pooled)` : s.id}, n = ${s.n}`, '');
     L.push(
       ...table(
         ['', 'run', ...data.measures],
         ['l', 'l', ...data.measures.map(() => 'r' as const)],
-        data.runs.map((r) => [
+        shown.map((r) => [
           String(data.letters[r.id]),
           cell(r.id),
           ...data.measures.map((m) => {
@@ -93,7 +101,8 @@ export function renderMarkdown(data: ReportData): string {
       ),
       '',
     );
-    const rows = data.comparisons.filter((x) => x.stratum === s.id);
+    const visible = new Set(shown.map((r) => r.id));
+    const rows = data.comparisons.filter((x) => x.stratum === s.id && visible.has(x.system) && visible.has(x.baseline));
     if (rows.length > 0) {
       L.push(
         ...table(

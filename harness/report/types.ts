@@ -1,3 +1,5 @@
+import type { JsonValue } from '../../evalset/types.js';
+import type { SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig, TestKind } from './config.js';
 
 /** Version of the `report.json` layout; `harness report` refuses any other. Bump on an incompatible change. */
@@ -31,6 +33,65 @@ export interface ReportRun {
   readonly label?: string;
   /** Set when the run stands in for something else, e.g. "GloVe stands in for bge-large". Always warned. */
   readonly substitute?: string;
+  /**
+   * How the run was made: `retrieve` (an arm), `fuse` (from the runs in `inputs`), `tune` (a grid's point
+   * picked without the test queries). Absent for runs read from files (`harness compare`).
+   */
+  readonly node?: string;
+  readonly inputs?: readonly string[];
+  /** Params with defaults filled, as the system ran. */
+  readonly params?: JsonValue;
+  /** The config entry (grid) the system was expanded from, and its point in that grid. */
+  readonly group?: string;
+  readonly point?: Readonly<Record<string, JsonValue>>;
+  /** Fusions: how much of the fused top-k each input contributed, and whether it can reach it at all. */
+  readonly diagnostics?: SystemDiagnostics;
+  /** Tuned systems: the measure, how the point was picked, the picks and the oracle (best on test). */
+  readonly tuning?: ReportTuning;
+}
+
+export interface RecallCurves {
+  readonly cutoffs: readonly number[];
+  /** run -> stratum (and `all`) -> mean R@k for each cutoff. */
+  readonly means: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
+}
+
+export type ReportCosts = Readonly<
+  Record<
+    string,
+    {
+      readonly indexMs: number;
+      readonly searchMs: number;
+      readonly queryMsP50: number;
+      readonly queryMsP95: number;
+      readonly indexStats: Readonly<Record<string, number>>;
+    }
+  >
+>;
+
+/** A document as an example shows it: its text, or only its id when it is sensitive. */
+export interface ExampleDoc {
+  readonly docId: string;
+  readonly text?: string;
+  readonly sensitive?: boolean;
+}
+
+export interface QueryExample {
+  readonly stratum: string;
+  readonly kind: 'gain' | 'loss';
+  readonly queryId: string;
+  readonly text: string;
+  readonly baselineValue: number;
+  readonly systemValue: number;
+  readonly baselineTop: readonly ExampleDoc[];
+  readonly systemTop: readonly ExampleDoc[];
+}
+
+export interface ReportTuning {
+  readonly measure: string;
+  readonly method: 'folds' | 'split';
+  readonly choices: readonly { readonly fold: string; readonly member: string; readonly trainMean: number; readonly queries: number }[];
+  readonly oracle: { readonly member: string; readonly mean: number };
 }
 
 /**
@@ -44,8 +105,15 @@ export interface ReportInput {
   readonly runs: readonly ReportRun[];
   /** Canonical spellings (`nDCG@10`, `R@100`, `Judged@10`). */
   readonly measures: readonly string[];
-  readonly queries: readonly { readonly id: string; readonly stratum: string }[];
+  /** Query text is present when the report was made from an eval set (not from TREC files). */
+  readonly queries: readonly { readonly id: string; readonly stratum: string; readonly text?: string }[];
   readonly perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
+  /** Mean recall at the usual depths up to topK, per run and stratum (independent of `measures`). */
+  readonly curves?: RecallCurves;
+  /** Cost of each run's system: index size and time, per-query latency (from the run cache, so reruns repeat them). */
+  readonly costs?: ReportCosts;
+  /** The queries where the gate's (or the best) system differs most from its baseline, with what each retrieved. */
+  readonly examples?: { readonly baseline: string; readonly system: string; readonly measure: string; readonly queries: readonly QueryExample[] };
   readonly compare: CompareConfig;
   readonly gate?: GateConfig;
   /** The exact command that regenerates this report, printed in every rendering. */

@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import type { Run } from '../../evalset/types.js';
+import { cacheKey, type CacheKey, type ContentStore } from '../cache/index.js';
+import { HarnessError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
+import type { ScopeData, ScopeResults, ScopeRun, SystemDiagnostics, SystemInstance } from '../systems/types.js';
+
+/** Bump when the cached run layout or its meaning changes; old entries are then never read. */
+export const RUN_CACHE_VERSION = 2;
+
+/** The run-cache key of one system on one scope: its fingerprint, the scope's documents and queries, topK. */
+export function runKey(system: PlannedSystem, scope: ScopeData, topK: number): CacheKey {
+  return cacheKey('run', RUN_CACHE_VERSION, { system: system.fingerprintHash, corpus: scope.corpusFingerprint, queries: scope.queriesFingerprint, topK });
+}
+
+/** What one system produced over every scope. */
+export interface SystemOutcome {
+  readonly system: PlannedSystem;
+  /** Merged over scopes: queryId -> docId -> score. */
+  readonly run: Run;
+  /** Merged over scopes, best first, as cached. */
+  readonly results: ScopeResults;
+  /** Index statistics summed over scopes. */
+  readonly indexStats: Readonly<Record<string, number>>;
+  readonly indexMs: number;
+  readonly searchMs: number;
+  /** Per-query latencies over every scope. */
+  readonly queryMs: readonly number[];
+  readonly cache: { readonly hits: number; readonly misses: number };
+  readonly diagnostics?: SystemDiagnostics;
+}
+
+/** A cached scope run is used only if it has the shape the runner wrote; anything else is evicted and recomputed. */
+function isScopeRun(value: unknown, scope: ScopeData): value is ScopeRun {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  if (typeof v['results'] !== 'object' || v['results'] === null || typeof v['indexStats'] !== 'object' || v['indexStats'] === null) return false;
+  if (typeof v['indexMs'] !== 'number' || typeof v['searchMs'] !== 'number' || typeof v['queryMs'] !== 'object' || v['queryMs'] === null) return false;
+  const results = v['results'] as Record<string, unknown>;
+  return scope.queries.every((q) => Array.isArray(results[q.id]));
+}
+
+/**
+ * Runs every system of the plan over every scope, in plan order, each from the run cache when it can: a
+ * system is computed at most once per scope and reused by every system that consumes it, and its instance
+ * (an arm with its model) is created only on the first cache miss and closed when the system is done.
+ */
+export async function executePlan(
+  plan: SystemsPlan,
+  scopes: readonly ScopeData[],
+  opts: { readonly topK: number; readonly store: ContentStore; readonly log: Logger; readonly env: NodeJS.ProcessEnv; readonly workDir: string },
+): Promise<Map<string, SystemOutcome>> {
+  const { store, log, topK } = opts;
+  const outcomes = new Map<string, SystemOutcome>();
+  /** system id -> per-scope runs, kept while a later system may consume them. */
+  const perScope = new Map<string, ScopeRun[]>();
+  const queries = scopes.reduce((n, s) => n + s.queries.length, 0);
+  for (const system of plan.systems) {
+    const progress = log.progress(system.id, queries);
+    let instance: SystemInstance | undefined;
+    const runs: ScopeRun[] = [];
+    let hits = 0;
+    let misses = 0;
+    try {
+      for (const [i, scope] of scopes.entries()) {
+        const inputs = system.inputs.map((id) => {
+          const r = perScope.get(id)?.[i];
+          if (!r) throw new HarnessError(`internal: input ${id} of ${system.id} has not run on scope ${scope.scope ?? '(all)'}`);
+          return r;
+        });
+        let computed = false;
+        const key = runKey(system, scope, topK);
+        const res = await store.json<ScopeRun>(
+          'run',
+          key,
+          async () => {
+            computed = true;
+            instance ??= system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
+            return instance.runScope(scope, inputs, topK);
+          },
+          (v): v is ScopeRun => isScopeRun(v, scope),
+        );
+        if (computed) misses++;
+        else hits++;
+        runs.push(res);
+        progress.tick(scope.queries.length);
+      }
+    } finally {
+      await instance?.close?.();
+    }
+    progress.done();
+    perScope.set(system.id, runs);
+    const results: ScopeResults = {};
+    const stats: Record<string, number> = {};
+    let indexMs = 0;
+    let searchMs = 0;
+    const queryMs: number[] = [];
+    runs.forEach((r, i) => {
+      for (const q of scopes[i]!.queries) {
+        results[q.id] = r.results[q.id] as [string, number][];
+        queryMs.push(r.queryMs[q.id] ?? 0);
+      }
+      for (const [k, v] of Object.entries(r.indexStats)) stats[k] = (stats[k] ?? 0) + v;
+      indexMs += r.indexMs;
+      searchMs += r.searchMs;
+    });
+    const run = new Map<string, Map<string, number>>();
+    for (const [qid, docs] of Object.entries(results)) run.set(qid, new Map(docs));
+    let diagnostics: SystemDiagnostics | undefined;
+    if (system.bound.diagnose) {
+      diagnostics = system.bound.diagnose(
+        results,
+        system.inputs.map((id) => (outcomes.get(id) as SystemOutcome).results),
+      );
+      for (const p of diagnostics.problems) log.warn(`${system.id}: ${p}`);
+    }
+    outcomes.set(system.id, {
+      system,
+      run,
+      results,
+      indexStats: stats,
+      indexMs,
+      searchMs,
+      queryMs,
+      cache: { hits, misses },
+      ...(diagnostics === undefined ? {} : { diagnostics }),
+    });
+  }
+  return outcomes;
+}

@@ -1,0 +1,185 @@
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../cli/main.js';
+import { memoryLogger } from '../log.js';
+import type { ReportData } from '../report/types.js';
+
+// Six memories and four queries, two strata; fake arms (word overlap + seeded noise) as inputs.
+const corpus = [
+  { id: 'm1', text: 'dog named Biscuit' },
+  { id: 'm2', text: 'cat named Tom' },
+  { id: 'm3', text: 'dog food brand' },
+  { id: 'm4', text: 'Biscuit likes the park' },
+  { id: 'm5', text: 'Tom the cat sleeps' },
+  { id: 'm6', text: 'brand of cat food' },
+];
+const queries = [
+  { id: 'q1', text: 'dog Biscuit', stratum: 'exact', qrels: { m1: 3, m4: 1 } },
+  { id: 'q2', text: 'cat', stratum: 'exact', qrels: { m2: 2, m5: 2 } },
+  { id: 'q3', text: 'Biscuit food named', stratum: 'paraphrase', qrels: { m3: 2 } },
+  { id: 'q4', text: 'food brand', stratum: 'paraphrase', qrels: { m6: 3, m3: 1 } },
+];
+
+let dir: string;
+
+function config(systems: string, extra = ''): string {
+  const file = join(dir, 'study.yaml');
+  writeFileSync(
+    file,
+    `name: fused
+evalset: { format: memory, path: es }
+measures: [nDCG@10, RR]
+topK: 10
+output: out
+cache: cache
+arms:
+  - { id: a, kind: fake, params: { signal: 1 } }
+  - { id: b, kind: fake, params: { seed: 1, signal: 0.3 } }
+systems:
+${systems}
+compare: { permutations: 1000, resamples: 1000 }
+${extra}`,
+  );
+  return file;
+}
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string; log: string[] }> {
+  let out = '';
+  let err = '';
+  const log = memoryLogger();
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
+    return { code, out, err, log: log.lines };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+function reportDir(): string {
+  const dirs = readdirSync(join(dir, 'out'));
+  expect(dirs).toHaveLength(1);
+  return join(dir, 'out', dirs[0]!);
+}
+
+/** queryId -> docIds in the order of a TREC run file of the report (the file lists each query best first). */
+function ranking(id: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of readFileSync(join(reportDir(), 'runs', `${id}.trec`), 'utf8').trim().split('\n')) {
+    const [qid, , docId] = line.split(/\s+/);
+    out.set(qid!, [...(out.get(qid!) ?? []), docId!]);
+  }
+  return out;
+}
+
+function report(): ReportData {
+  return JSON.parse(readFileSync(join(reportDir(), 'report.json'), 'utf8')) as ReportData;
+}
+
+function manifest(): { systems: { id: string; cache: { hits: number; misses: number } }[] } {
+  return JSON.parse(readFileSync(join(reportDir(), 'manifest.json'), 'utf8'));
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'harness-systems-'));
+  mkdirSync(join(dir, 'es'));
+  writeFileSync(join(dir, 'es', 'corpus.jsonl'), corpus.map((d) => JSON.stringify(d)).join('\n') + '\n');
+  writeFileSync(join(dir, 'es', 'queries.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n') + '\n');
+});
+
+describe('systems that consume runs', () => {
+  const rrfOfRrf = `  - { id: rrf, kind: fuse, inputs: [a, b], params: { method: rrf, rrfK: 60 } }
+  - { id: rrf2, kind: fuse, inputs: [rrf, a], params: { method: rrf, rrfK: 10 } }`;
+
+  it('fuses arm runs and a fused run again, each by the RRF formula over the input rankings', async () => {
+    const r = await cli(['ablate', '--config', config(rrfOfRrf)]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const rrfScores = (inputs: Map<string, string[]>[], k: number, qid: string) => {
+      const score = new Map<string, number>();
+      for (const run of inputs) run.get(qid)!.forEach((d, i) => score.set(d, (score.get(d) ?? 0) + 1 / (k + i + 1)));
+      return score;
+    };
+    const order = (score: Map<string, number>) => [...score].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? 1 : -1)).map(([d]) => d);
+    const [a, b, rrf, rrf2] = [ranking('a'), ranking('b'), ranking('rrf'), ranking('rrf2')];
+    for (const q of queries) {
+      expect(rrf.get(q.id)).toEqual(order(rrfScores([a, b], 60, q.id)));
+      expect(rrf2.get(q.id)).toEqual(order(rrfScores([rrf, a], 10, q.id)));
+    }
+    const runs = report().runs;
+    expect(runs.map((x) => [x.id, x.node, x.kind, x.inputs])).toEqual([
+      ['a', 'retrieve', 'fake', undefined],
+      ['b', 'retrieve', 'fake', undefined],
+      ['rrf', 'fuse', 'rrf', ['a', 'b']],
+      ['rrf2', 'fuse', 'rrf', ['rrf', 'a']],
+    ]);
+    // Contribution shares are over the fused top-10 of every query: here every fused document is in both inputs.
+    expect(runs[2]!.diagnostics!.inputs.map((d) => [d.input, d.share, d.reachable])).toEqual([
+      ['a', 1, true],
+      ['b', 1, true],
+    ]);
+  });
+
+  it('computes nothing on a second run: every arm and fused run comes from the cache', async () => {
+    const file = config(rrfOfRrf);
+    expect((await cli(['ablate', '--config', file])).code).toBe(0);
+    expect(manifest().systems.map((s) => s.cache)).toEqual(Array(4).fill({ hits: 0, misses: 1 }));
+    const second = await cli(['ablate', '--config', file]);
+    expect(second.code).toBe(0);
+    expect(manifest().systems.map((s) => s.cache)).toEqual(Array(4).fill({ hits: 1, misses: 0 }));
+    expect(second.out).toContain('system runs from cache: 4 hit(s), 0 computed');
+  });
+
+  it('flags an input a weight bars from the fused top-10, and not once the weight is fixed', async () => {
+    // Weighted RRF: b's best document alone scores 0.3/61 = 0.0049, below a's document at rank r whenever
+    // 1/(60+r) > 0.3/61, i.e. r < 143: with a returning 10 or more documents, b can never place one of its
+    // own in the top-10.
+    const barred = await cli(['ablate', '--config', config('  - { id: w, kind: fuse, inputs: [a, b], params: { method: rrf, weights: { a: 1, b: 0.3 } } }')]);
+    expect(barred.code).toBe(0);
+    const flagged = report().runs.find((x) => x.id === 'w')!.diagnostics!.inputs;
+    expect(flagged.map((d) => [d.input, d.reachable])).toEqual([
+      ['a', true],
+      ['b', false],
+    ]);
+    expect(barred.log.some((l) => l.startsWith('warning: w: input b can never place a document only it ranks first in the fused top-10'))).toBe(true);
+    expect(readFileSync(join(reportDir(), 'report.md'), 'utf8')).toContain('can never reach the fused top-10');
+
+    rmSync(join(dir, 'out'), { recursive: true });
+    const fixed = await cli(['ablate', '--config', config('  - { id: w, kind: fuse, inputs: [a, b], params: { method: rrf, weights: { a: 1, b: 1 } } }')]);
+    expect(fixed.code).toBe(0);
+    expect(report().runs.find((x) => x.id === 'w')!.diagnostics!.inputs.every((d) => d.reachable)).toBe(true);
+    expect(fixed.log.some((l) => l.includes('can never place'))).toBe(false);
+  });
+
+  it('expands grids and subsets, lists every system in --dry-run, and tunes each grid by cross-validation', async () => {
+    const file = config(
+      `  - { id: rrf, kind: fuse, inputs: { subsets-of: [a, b, c] }, params: { method: rrf }, grid: { rrfK: [1, 60] } }`,
+      `tune: { measure: nDCG@10, folds: 2, seed: 3 }\ngate: { candidate: rrf.tuned, measure: nDCG@10 }\n`,
+    );
+    writeFileSync(file, readFileSync(file, 'utf8').replace('arms:\n', 'arms:\n  - { id: c, kind: fake, params: { seed: 2, signal: 0.5 } }\n'));
+    const dry = await cli(['ablate', '--config', file, '--dry-run']);
+    expect(dry.code).toBe(0);
+    const ids = ['a+b', 'a+c', 'b+c', 'a+b+c'].flatMap((s) => [`rrf.${s}.rrfK=1`, `rrf.${s}.rrfK=60`]);
+    for (const id of ids) expect(dry.out).toContain(`    ${id} [fuse rrf]`);
+    expect(dry.out).toContain('systems: 11 (3 retrieve, 8 fuse) + 1 tuned');
+    expect(dry.out).toContain('grid rrf: 8 systems, tuned as rrf.tuned on 2 folds by nDCG@10');
+
+    const r = await cli(['ablate', '--config', file]);
+    expect(r.code).toBe(0);
+    const data = report();
+    const tuned = data.runs.find((x) => x.id === 'rrf.tuned')!;
+    expect(tuned.tuning!.choices).toHaveLength(2);
+    for (const c of tuned.tuning!.choices) expect(ids).toContain(c.member);
+    expect(ids).toContain(tuned.tuning!.oracle.member);
+    expect(data.gateResult?.config.candidate).toBe('rrf.tuned');
+    const md = readFileSync(join(reportDir(), 'report.md'), 'utf8');
+    expect(md).toContain('## Best systems per stratum (nDCG@10)');
+    expect(md).toContain('### rrf: 8 systems, nDCG@10 per stratum');
+    expect(md).toContain('oracle (best on test)');
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { axisValues, buildPlan, subsets, type PlanEntry } from './plan.js';
+
+const arm = (id: string, params: Record<string, unknown> = {}, extra: Partial<PlanEntry> = {}): PlanEntry => ({
+  at: `arms[${id}]`,
+  id,
+  node: 'retrieve',
+  kind: 'fake',
+  inputs: [],
+  params,
+  ...extra,
+});
+const fusion = (id: string, inputs: PlanEntry['inputs'], params: Record<string, unknown>, extra: Partial<PlanEntry> = {}): PlanEntry => ({
+  at: `systems[${id}]`,
+  id,
+  node: 'fuse',
+  kind: 'fuse',
+  inputs,
+  params,
+  ...extra,
+});
+
+describe('grid axes and subsets', () => {
+  it('includes both ends of a range and rounds off binary noise', () => {
+    const v = axisValues({ from: 0, to: 1, step: 0.1 });
+    expect(v).toHaveLength(11);
+    expect(v[3]).toBe(0.3);
+    expect(v[10]).toBe(1);
+    expect(axisValues([10, 60])).toEqual([10, 60]);
+    expect(axisValues({ from: 2, to: 1, step: 1 })).toEqual([]);
+  });
+
+  it('lists subsets by size, then by position', () => {
+    expect(subsets(['a', 'b', 'c'], 2)).toEqual([['a', 'b'], ['a', 'c'], ['b', 'c'], ['a', 'b', 'c']]);
+    expect(subsets(['a', 'b'], 1)).toEqual([['a'], ['b'], ['a', 'b']]);
+  });
+});
+
+describe('buildPlan', () => {
+  it('expands an arm grid into readable ids that form a group', () => {
+    const { plan, problems } = buildPlan([arm('f', {}, { grid: { seed: [1, 2], signal: [0.5, 1] } })], 10);
+    expect(problems).toEqual([]);
+    expect(plan.systems.map((s) => s.id)).toEqual(['f.seed=1.signal=0.5', 'f.seed=1.signal=1', 'f.seed=2.signal=0.5', 'f.seed=2.signal=1']);
+    expect(plan.groups.get('f')).toEqual(plan.systems.map((s) => s.id));
+    expect(plan.systems[1]!.point).toEqual({ seed: 1, signal: 1 });
+    expect(plan.systems[1]!.params).toEqual({ seed: 1, signal: 1, delayMs: 0 });
+  });
+
+  it('keeps one id and no group for an entry that expands to one system', () => {
+    const { plan } = buildPlan([arm('a')], 10);
+    expect(plan.systems.map((s) => [s.id, s.group])).toEqual([['a', undefined]]);
+  });
+
+  it('gives two arms with the same params the same fingerprint, and different params another', () => {
+    const { plan } = buildPlan([arm('a', { seed: 1 }), arm('b', { seed: 1 }), arm('c', { seed: 2 })], 10);
+    const [a, b, c] = plan.systems;
+    expect(a!.fingerprintHash).toBe(b!.fingerprintHash);
+    expect(a!.fingerprintHash).not.toBe(c!.fingerprintHash);
+  });
+
+  it('reports every problem at once: duplicate ids, unknown kinds, bad params, inputs out of order or unknown', () => {
+    const { problems } = buildPlan(
+      [
+        arm('a'),
+        arm('a'),
+        { ...arm('x'), kind: 'fak' },
+        arm('p', { sead: 1 }),
+        { ...fusion('early', ['later'], { method: 'rrf' }) },
+        arm('later'),
+        fusion('typo', ['lateer'], { method: 'rrf' }),
+        { ...fusion('odd', ['a'], {}), node: 'fsue' },
+        arm('g', {}, { grid: { seed: [1, 2] } }),
+        fusion('grp', ['g', 'a'], { method: 'rrf' }),
+        arm('dup', { seed: 1 }, { grid: { seed: [1] } }),
+      ],
+      10,
+    );
+    expect(problems).toEqual([
+      'arms[a].id: duplicate id "a" (also arms[a])',
+      'arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: fake, bm25, sqlite-fts5)',
+      'arms[p].params.sead: unknown key "sead"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]',
+      'systems[early].inputs[0]: "later" is listed after this system; list systems after their inputs',
+      'systems[typo].inputs[0]: "lateer" is not a system id; did you mean "later"?',
+      'systems[odd].kind: unknown system kind "fsue"; did you mean "fuse"? (known: fuse; arms go under arms:)',
+      'systems[grp].inputs[0]: "g" is a grid of 2 systems; name one of them (g.seed=1, g.seed=2)',
+      'arms[dup].grid.seed: also set in params; set it in one place',
+    ]);
+  });
+});

@@ -1,0 +1,18 @@
+import { fuseNode } from './fuse.js';
+import { retrieveNode } from './retrieve.js';
+import type { NodeKind } from './types.js';
+
+/**
+ * Every node kind of the systems plan, keyed by its config `kind`. A new kind (rerank, transform) is one line
+ * here and one module; the runner never names a kind.
+ */
+export const nodeKinds = {
+  retrieve: retrieveNode,
+  fuse: fuseNode,
+} as const satisfies Record<string, NodeKind>;
+
+export type NodeKindName = keyof typeof nodeKinds;
+
+export function isNodeKindName(kind: string): kind is NodeKindName {
+  return Object.hasOwn(nodeKinds, kind);
+}
