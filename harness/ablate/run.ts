@@ -3,9 +3,9 @@ import { join, relative } from 'node:path';
 import type { Arm, IndexStats, ScoredDoc } from '../../arms/types.js';
 import { corpusFingerprint, evalSetFingerprint } from '../../evalset/fingerprint.js';
 import { loadEvalSet } from '../../evalset/load.js';
-import { writeTrecRun } from '../../evalset/trec.js';
+import { formatTrecRun } from '../../evalset/trec.js';
 import type { Document, EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
-import { cacheKey, canonicalJson, ContentStore, sha256Hex, writeJsonAtomic, type CacheKey } from '../cache/index.js';
+import { cacheKey, canonicalJson, ContentStore, sha256Hex, type CacheKey, type ShapeCheck } from '../cache/index.js';
 import type { ResolvedArm, ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -129,6 +129,29 @@ function groupByScope(es: EvalSet): ScopeGroup[] {
   return groups;
 }
 
+/**
+ * The shape of a cached {@link ArmScopeResult} holding every query of its scope: an entry that checksums fine
+ * but is `{}`, `null` or lacks a query is evicted and recomputed rather than used.
+ */
+function armScopeResultCheck(queries: readonly Query[]): ShapeCheck {
+  const finite = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+  return (v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'not an object';
+    const r = v as Record<string, unknown>;
+    if (!finite(r['indexMs']) || !finite(r['searchMs'])) return 'indexMs/searchMs missing';
+    const stats = r['indexStats'];
+    if (stats === null || typeof stats !== 'object' || !Object.values(stats).every(finite)) return 'indexStats is not an object of numbers';
+    const results = r['results'];
+    if (results === null || typeof results !== 'object') return 'results missing';
+    for (const q of queries) {
+      const docs = (results as Record<string, unknown>)[q.id];
+      if (!Array.isArray(docs)) return `no results for query ${q.id}`;
+      if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1]))) return `results of query ${q.id} are not [docId, score] pairs`;
+    }
+    return undefined;
+  };
+}
+
 /** What the runner needs from its caller: where to log, the environment arms may read, the regenerating command. */
 export interface AblateContext {
   readonly log: Logger;
@@ -187,9 +210,11 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   if (es.queries.length === 0) throw new HarnessError(`eval set ${es.name} has no queries to evaluate`);
   const loadMs = performance.now() - t0;
   const groups = groupByScope(es);
-  const store = new ContentStore(cfg.cache);
+  const store = new ContentStore(cfg.cache, { log });
   const dir = reportDirOf(cfg);
   const runs = new Map<string, Run>();
+  // The whole report folder is written at once at the end (finished arm runs are safe in the cache meanwhile).
+  const folderFiles = new Map<string, string>();
   const armSummaries: ArmSummary[] = [];
 
   for (const arm of cfg.arms) {
@@ -206,7 +231,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       const res = await store.json<ArmScopeResult>('run', key, async () => {
         computed = true;
         return runArmOnScope(arm, group, cfg, store, ctx, (n) => progress.tick(n));
-      });
+      }, armScopeResultCheck(group.queries));
       if (computed) misses++;
       else {
         hits++;
@@ -216,15 +241,12 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       indexMs += res.indexMs;
       searchMs += res.searchMs;
       for (const q of group.queries) {
-        const docs = res.results[q.id];
-        if (!docs) throw new HarnessError(`cached run of arm ${arm.id} lacks query ${q.id}; delete ${store.pathOf('run', key)} and run again`);
-        merged.set(q.id, new Map(docs));
+        merged.set(q.id, new Map(res.results[q.id]));
       }
     }
     progress.done();
     runs.set(arm.id, merged);
-    // Written as soon as the arm finishes, so a crash later still leaves the finished runs on disk.
-    await writeTrecRun(join(dir, 'runs', `${arm.id}.trec`), merged, arm.id);
+    folderFiles.set(`runs/${arm.id}.trec`, formatTrecRun(merged, arm.id));
     armSummaries.push({ id: arm.id, kind: arm.kind, fingerprint: arm.fingerprint, indexStats: stats, indexMs, searchMs, cache: { hits, misses } });
   }
 
@@ -278,9 +300,8 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
     command,
   };
-  await writeReport(dir, input);
   const git = gitState(cfg.dir);
-  await writeJsonAtomic(join(dir, 'manifest.json'), {
+  const manifest = {
     manifestVersion: 1,
     name: cfg.name,
     configFile: relative(dir, cfg.file),
@@ -304,7 +325,9 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     timings: { loadMs, totalMs: performance.now() - t0 },
     startedAt,
     finishedAt: new Date().toISOString(),
-  });
+  };
+  folderFiles.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeReport(dir, input, folderFiles);
   return { reportDir: dir, evalSet: es, runs, means, arms: armSummaries, input };
 }
 
