@@ -90,9 +90,9 @@ export async function assertFile(file: string): Promise<void> {
 /**
  * The JSON objects of a JSONL file. Blank lines are skipped (a trailing newline is common); anything else
  * that is not a JSON object is an error naming the line, so a truncated file never loads as a shorter one.
- * With `problems`, a bad line is recorded there and skipped instead of thrown.
+ * With `problems`, a bad line is recorded there and skipped instead of thrown, and handed to `onBadLine`.
  */
-export async function* readJsonl(file: string, problems?: Problems): AsyncGenerator<{ obj: JsonObject; line: number }> {
+export async function* readJsonl(file: string, problems?: Problems, onBadLine?: (text: string) => void): AsyncGenerator<{ obj: JsonObject; line: number }> {
   for await (const { text, line } of readLines(file)) {
     if (text.trim() === '') continue;
     let value: unknown;
@@ -107,7 +107,10 @@ export async function* readJsonl(file: string, problems?: Problems): AsyncGenera
     }
     if (error === undefined) yield { obj: value as JsonObject, line };
     else if (problems === undefined) throw error;
-    else problems.add(error);
+    else {
+      onBadLine?.(text);
+      problems.add(error);
+    }
   }
 }
 

@@ -60,7 +60,12 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
     }
   };
   if (hasJsonl) {
-    for await (const { obj, line } of readJsonl(jsonl, problems)) addDoc(jsonl, line, obj);
+    // A line that is not JSON still names its memory, most often: known, queries judging it are not also wrong.
+    const salvageId = (text: string) => {
+      const m = /"id"\s*:\s*"([^"\s]+)"/.exec(text);
+      if (m !== null) docIds.add(m[1]!);
+    };
+    for await (const { obj, line } of readJsonl(jsonl, problems, salvageId)) addDoc(jsonl, line, obj);
   } else {
     const { header, rows } = await readCsv(csv, problems);
     for (const h of header) problems.attempt(() => checkKnown(csv, 1, h, MEMORY_CORPUS_FIELDS, 'column'));
@@ -158,7 +163,10 @@ function memoryQuery(
  * is itself malformed (it may be meant as sensitive): only the field's type. Otherwise the value, shortened.
  */
 function shown(value: unknown, sensitive: boolean): string {
-  if (sensitive) return `a ${value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value} (value not shown: sensitive memory)`;
+  if (sensitive) {
+    const type = value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value;
+    return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} (value not shown: sensitive memory)`;
+  }
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -140,4 +140,49 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
     // The kills did land inside the writes (a temp or old sibling was left behind at least once).
     expect(interrupted).toBeGreaterThan(0);
   }, 300_000);
+
+  it('no text of a sensitive memory appears in any output of a failing run, nor in the files of a good one', async () => {
+    const w = workspace();
+    const corpusFile = join(w, 'es', 'corpus.jsonl');
+    const original = readFileSync(corpusFile, 'utf8');
+    const memories = original.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; text: string; sensitive: boolean });
+    const secrets = memories.filter((m) => m.sensitive).map((m) => m.text);
+    expect(secrets).toHaveLength(10);
+    // Every 16-character window of every sensitive text: a quoted snippet is caught, not just the whole text.
+    const leaks = (text: string) => secrets.flatMap((t) => Array.from({ length: Math.max(1, t.length - 15) }, (_, i) => t.slice(i, i + 16))).filter((win) => text.includes(win));
+
+    // Three sensitive memories broken three ways: text not a string, a JSON syntax error, a bad date.
+    const sensitiveLines = original.split('\n').flatMap((l, i) => (l.includes('"sensitive":true') ? [i] : []));
+    const lines = original.split('\n');
+    const [a, b, c] = sensitiveLines as [number, number, number];
+    const ma = JSON.parse(lines[a]!);
+    lines[a] = JSON.stringify({ ...ma, text: { note: ma.text } });
+    lines[b] = lines[b]!.replace('","date"', '" "date"');
+    const mc = JSON.parse(lines[c]!);
+    lines[c] = JSON.stringify({ ...mc, date: mc.text, importance: mc.text });
+    writeFileSync(corpusFile, lines.join('\n'));
+    const outputs: string[] = [];
+    for (const args of [
+      ['ablate', '--config', 'c.yaml'],
+      ['ablate', '--config', 'c.yaml', '--verify'],
+      ['ablate', '--config', 'c.yaml', '--dry-run'],
+      ['evalset', 'inspect', '--format', 'memory', '--path', 'es'],
+    ]) {
+      const r = await harness(w, args);
+      expect(r.code, args.join(' ')).toBe(2);
+      // Four problems on three lines; the queries judging the memory whose line is not JSON are not blamed.
+      expect(r.err).toContain('4 problems in the input');
+      outputs.push(r.out, r.err);
+    }
+    expect(outputs.join('\n')).toContain(`corpus.jsonl:${a + 1}: memory "${ma.id}": field "text" must be a string, got an object (value not shown: sensitive memory)`);
+    expect(leaks(outputs.join('\n'))).toEqual([]);
+    expect(existsSync(join(w, 'out'))).toBe(false);
+
+    // A good run: stdout, stderr, the report folder and the cache hold none of the texts either.
+    writeFileSync(corpusFile, original);
+    const good = await harness(w, ['ablate', '--config', 'c.yaml']);
+    expect(good.code, good.err).toBe(0);
+    const written = [join(w, 'out'), join(w, 'cache')].flatMap((d) => walk(d).map((f) => readFileSync(join(d, f), 'latin1')));
+    expect(leaks([good.out, good.err, ...written].join('\n'))).toEqual([]);
+  }, 120_000);
 });
