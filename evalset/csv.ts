@@ -1,25 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../harness/errors.js';
-import { assertFile } from './lines.js';
+import { assertFile, stripBom, type Problems } from './lines.js';
 
 /**
  * RFC 4180 CSV: comma-separated, fields optionally in double quotes, `""` escapes a quote inside quotes, quoted
  * fields may span lines. Each record carries the 1-based line it starts on, so errors point into the file.
- * Private memory stores are small (thousands of rows), so the file is read whole.
+ * Private memory stores are small (thousands of rows), so the file is read whole. With `problems`, a row with
+ * the wrong number of fields is recorded there and left out instead of thrown.
  */
-export async function readCsv(file: string): Promise<{ header: string[]; rows: { cells: string[]; line: number }[] }> {
+export async function readCsv(file: string, problems?: Problems): Promise<{ header: string[]; rows: { cells: string[]; line: number }[] }> {
   await assertFile(file);
-  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+  const text = stripBom(await readFile(file, 'utf8'));
   const records = parseCsv(file, text);
   const head = records.shift();
   if (head === undefined) throw new InputError(file, 1, 'empty CSV file: expected a header row');
   const rows = records.filter((r) => !(r.cells.length === 1 && r.cells[0] === ''));
-  for (const r of rows) {
-    if (r.cells.length !== head.cells.length) {
-      throw new InputError(file, r.line, `${r.cells.length} fields, but the header has ${head.cells.length}`);
-    }
-  }
-  return { header: head.cells, rows };
+  const whole = rows.filter((r) => {
+    if (r.cells.length === head.cells.length) return true;
+    const err = new InputError(file, r.line, `${r.cells.length} fields, but the header has ${head.cells.length}`);
+    if (problems === undefined) throw err;
+    problems.add(err);
+    return false;
+  });
+  return { header: head.cells, rows: whole };
 }
 
 export function parseCsv(file: string, text: string): { cells: string[]; line: number }[] {

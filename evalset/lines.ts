@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { InputError } from '../harness/errors.js';
+import { InputError, InputProblems } from '../harness/errors.js';
 import type { JsonValue } from './types.js';
 
 /**
@@ -11,15 +11,74 @@ import type { JsonValue } from './types.js';
 
 export type JsonObject = { readonly [k: string]: JsonValue };
 
-/** Every line of a UTF-8 text file with its 1-based number; a trailing `\r` is removed. Missing file: InputError. */
+/**
+ * Every line of a UTF-8 text file with its 1-based number; a trailing `\r` is removed, and so is a byte-order
+ * mark at the start (editors on Windows write one; it would otherwise become part of the first id).
+ * Missing file: InputError.
+ */
 export async function* readLines(file: string): AsyncGenerator<{ text: string; line: number }> {
   await assertFile(file);
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
   for await (const raw of rl) {
     line += 1;
-    yield { text: raw.endsWith('\r') ? raw.slice(0, -1) : raw, line };
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    yield { text: line === 1 ? stripBom(text) : text, line };
   }
+}
+
+/** `text` without a leading U+FEFF byte-order mark. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** How many problems a loader collects before it stops and reports them. */
+export const MAX_PROBLEMS = 50;
+
+/**
+ * The problems a loader meets, collected so one run reports every mistake (up to `max`) instead of the first.
+ * Loaders wrap each line (or field) in {@link Problems.attempt}; an InputError is recorded and loading goes on,
+ * any other error propagates. At `max` problems loading stops with all of them.
+ */
+export class Problems {
+  private readonly list: InputError[] = [];
+  constructor(readonly max = MAX_PROBLEMS) {}
+
+  get count(): number {
+    return this.list.length;
+  }
+
+  add(err: unknown): void {
+    if (!(err instanceof InputError)) throw err;
+    this.list.push(err);
+    if (this.list.length >= this.max) throw new InputProblems(this.list, { truncated: true });
+  }
+
+  /** `fn()`, or undefined when it threw an InputError (recorded). */
+  attempt<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (err) {
+      this.add(err);
+      return undefined;
+    }
+  }
+
+  /** Throws what was collected: the one InputError as itself, several as one InputProblems. */
+  throwIfAny(): void {
+    if (this.list.length === 1) throw this.list[0]!;
+    if (this.list.length > 1) throw new InputProblems(this.list);
+  }
+}
+
+/**
+ * V8's JSON.parse message without the quoted text around the error: the line may be a sensitive document,
+ * so only the position is kept ("Unexpected token 'x', \"...\" is not valid JSON" quotes the input).
+ */
+export function jsonSyntaxMessage(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/ is not valid JSON$/.test(msg) || msg.includes('"')) return 'not valid JSON (unexpected character)';
+  return `not valid JSON (${msg})`;
 }
 
 export async function assertFile(file: string): Promise<void> {
@@ -31,22 +90,27 @@ export async function assertFile(file: string): Promise<void> {
 /**
  * The JSON objects of a JSONL file. Blank lines are skipped (a trailing newline is common); anything else
  * that is not a JSON object is an error naming the line, so a truncated file never loads as a shorter one.
+ * With `problems`, a bad line is recorded there and skipped instead of thrown, and handed to `onBadLine`.
  */
-export async function* readJsonl(file: string): AsyncGenerator<{ obj: JsonObject; line: number }> {
+export async function* readJsonl(file: string, problems?: Problems, onBadLine?: (text: string) => void): AsyncGenerator<{ obj: JsonObject; line: number }> {
   for await (const { text, line } of readLines(file)) {
     if (text.trim() === '') continue;
     let value: unknown;
+    let error: InputError | undefined;
     try {
       value = JSON.parse(text);
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) error = new InputError(file, line, 'expected a JSON object on this line');
     } catch (e) {
-      throw new InputError(file, line, `not valid JSON (${(e as Error).message})`, {
+      error = new InputError(file, line, jsonSyntaxMessage(e), {
         hint: 'each line must be one complete JSON object; a truncated download ends mid-line',
       });
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new InputError(file, line, 'expected a JSON object on this line');
+    if (error === undefined) yield { obj: value as JsonObject, line };
+    else if (problems === undefined) throw error;
+    else {
+      onBadLine?.(text);
+      problems.add(error);
     }
-    yield { obj: value as JsonObject, line };
   }
 }
 
@@ -91,14 +155,14 @@ export function parseGrade(file: string, line: number, text: string): number {
 /** Parses a whole JSON file; a syntax error names the line (from V8's "at position N") and hints at truncation. */
 export async function readJsonFile(file: string): Promise<unknown> {
   await assertFile(file);
-  const text = await readFile(file, 'utf8');
+  const text = stripBom(await readFile(file, 'utf8'));
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
     const msg = (e as Error).message;
     const pos = /at position (\d+)/.exec(msg);
     const line = pos === null ? text.split('\n').length : text.slice(0, Number(pos[1])).split('\n').length;
-    throw new InputError(file, line, `not valid JSON (${msg})`, { hint: 'the file may be truncated; download it again' });
+    throw new InputError(file, line, jsonSyntaxMessage(e), { hint: 'the file may be truncated; download it again' });
   }
 }
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../harness/errors.js';
 import { readCsv } from './csv.js';
-import { idField, readJsonl, stringField, type JsonObject } from './lines.js';
+import { idField, MAX_PROBLEMS, nameList, Problems, readJsonl, stringField, type JsonObject } from './lines.js';
 import type { Document, EvalSet, JsonValue, Query } from './types.js';
 
 export const MEMORY_CORPUS_FIELDS = ['id', 'text', 'title', 'date', 'category', 'importance', 'sensitive', 'metadata'] as const;
@@ -23,8 +23,10 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
  * - Scopes: a query's `scope` names the memories whose `metadata.scope` equals it; memories without one belong
  *   to no scope. A scope that no memory declares is an error at the query's line.
  * - Errors name file, line and field: unknown fields (typo protection, listing the known ones), wrong types,
- *   duplicate ids, a qrels doc id missing from the corpus. A query without any grade >= 1 is kept and counted in
- *   `notes`.
+ *   duplicate ids, a qrels doc id missing from the corpus. Every problem of both files is collected (up to
+ *   {@link MAX_PROBLEMS}) and thrown at once. No value of a memory flagged sensitive appears in a message.
+ * - A query with `"qrels": {}` (no judgment) is dropped and counted in `notes`; a query without any grade >= 1 is
+ *   kept and counted in `notes`.
  */
 export async function loadMemory(dir: string): Promise<EvalSet> {
   const root = resolve(dir);
@@ -35,72 +37,66 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
   if (hasJsonl && hasCsv) throw new InputError(root, undefined, 'both corpus.jsonl and corpus.csv exist; keep one');
   if (!hasJsonl && !hasCsv) throw new InputError(jsonl, undefined, 'no corpus: expected corpus.jsonl or corpus.csv');
 
+  // Every problem of both files is collected (up to a cap) and reported at once.
+  const problems = new Problems();
   const documents: Document[] = [];
+  // Ids of every memory line whose id parsed, valid or not: a query judging a broken memory is not also
+  // reported as naming an unknown one.
   const docIds = new Set<string>();
   const scopes = new Map<string, string[]>();
   const addDoc = (file: string, line: number, obj: JsonObject) => {
-    const doc = memoryDocument(file, line, obj);
-    if (docIds.has(doc.id)) throw new InputError(file, line, `duplicate memory id "${doc.id}"`);
-    docIds.add(doc.id);
+    const doc = memoryDocument(file, line, obj, problems, docIds);
+    if (doc === undefined) return;
     documents.push(doc);
     const scope = doc.metadata?.[MEMORY_SCOPE_KEY];
     if (scope !== undefined) {
-      if (typeof scope !== 'string' || scope === '') throw new InputError(file, line, `metadata.${MEMORY_SCOPE_KEY} must be a non-empty string`);
+      if (typeof scope !== 'string' || scope === '') {
+        problems.add(new InputError(file, line, `memory "${doc.id}": metadata.${MEMORY_SCOPE_KEY} must be a non-empty string`));
+        return;
+      }
       const list = scopes.get(scope) ?? [];
       list.push(doc.id);
       scopes.set(scope, list);
     }
   };
   if (hasJsonl) {
-    for await (const { obj, line } of readJsonl(jsonl)) addDoc(jsonl, line, obj);
+    // A line that is not JSON still names its memory, most often: known, queries judging it are not also wrong.
+    const salvageId = (text: string) => {
+      const m = /"id"\s*:\s*"([^"\s]+)"/.exec(text);
+      if (m !== null) docIds.add(m[1]!);
+    };
+    for await (const { obj, line } of readJsonl(jsonl, problems, salvageId)) addDoc(jsonl, line, obj);
   } else {
-    const { header, rows } = await readCsv(csv);
-    for (const h of header) checkKnown(csv, 1, h, MEMORY_CORPUS_FIELDS, 'column');
-    for (const { cells, line } of rows) addDoc(csv, line, csvRecord(csv, line, header, cells));
+    const { header, rows } = await readCsv(csv, problems);
+    for (const h of header) problems.attempt(() => checkKnown(csv, 1, h, MEMORY_CORPUS_FIELDS, 'column'));
+    for (const { cells, line } of rows) {
+      const rec = problems.attempt(() => csvRecord(csv, line, header, cells));
+      if (rec !== undefined) addDoc(csv, line, rec);
+    }
   }
 
   const queriesPath = join(root, 'queries.jsonl');
   const queries: Query[] = [];
   const qrels = new Map<string, Map<string, number>>();
   const queryIds = new Set<string>();
+  const unjudged: string[] = [];
   let noRelevant = 0;
-  for await (const { obj, line } of readJsonl(queriesPath)) {
-    for (const k of Object.keys(obj)) checkKnown(queriesPath, line, k, MEMORY_QUERY_FIELDS, 'field');
-    const id = idField(queriesPath, line, obj, 'id');
-    if (queryIds.has(id)) throw new InputError(queriesPath, line, `duplicate query id "${id}"`);
-    queryIds.add(id);
-    const text = stringField(queriesPath, line, obj, 'text', true);
-    const stratum = stringField(queriesPath, line, obj, 'stratum', true);
-    if (stratum.trim() === '') throw new InputError(queriesPath, line, `query "${id}": stratum is empty`);
-    const scope = stringField(queriesPath, line, obj, 'scope', false);
-    if (scope !== undefined && !scopes.has(scope)) {
-      throw new InputError(queriesPath, line, `query "${id}": scope "${scope}" is not declared by any memory (metadata.${MEMORY_SCOPE_KEY})`);
+  for await (const { obj, line } of readJsonl(queriesPath, problems)) {
+    const q = memoryQuery(queriesPath, line, obj, problems, { queryIds, docIds, scopes });
+    if (q === undefined) continue;
+    // A query with `"qrels": {}` has no judgment: dropped and counted, like run queries absent from the qrels.
+    if (q.judged.size === 0) {
+      unjudged.push(q.query.id);
+      continue;
     }
-    const metadata = objectField(queriesPath, line, obj, 'metadata');
-    const rawQrels = obj['qrels'];
-    if (rawQrels === undefined) throw new InputError(queriesPath, line, `query "${id}": missing field "qrels"`);
-    if (rawQrels === null || typeof rawQrels !== 'object' || Array.isArray(rawQrels)) {
-      throw new InputError(queriesPath, line, `query "${id}": qrels must be an object {docId: grade}`);
-    }
-    const judged = new Map<string, number>();
-    for (const [docId, grade] of Object.entries(rawQrels as JsonObject)) {
-      if (!docIds.has(docId)) throw new InputError(queriesPath, line, `query "${id}": qrels doc id "${docId}" is not in the corpus`);
-      if (typeof grade !== 'number' || !Number.isInteger(grade) || grade < 0 || grade > 3) {
-        throw new InputError(queriesPath, line, `query "${id}": grade of "${docId}" must be an integer 0..3, got ${JSON.stringify(grade)}`);
-      }
-      judged.set(docId, grade);
-    }
-    if (![...judged.values()].some((g) => g >= 1)) noRelevant += 1;
-    if (judged.size > 0) qrels.set(id, judged);
-    queries.push({
-      id,
-      text,
-      stratum,
-      ...(scope === undefined ? {} : { scope }),
-      ...(metadata === undefined ? {} : { metadata }),
-    });
+    if (![...q.judged.values()].some((g) => g >= 1)) noRelevant += 1;
+    qrels.set(q.query.id, q.judged);
+    queries.push(q.query);
   }
-  const notes = noRelevant > 0 ? [`${noRelevant} ${noRelevant === 1 ? 'query has' : 'queries have'} no relevant document (no grade >= 1)`] : [];
+  problems.throwIfAny();
+  const notes: string[] = [];
+  if (unjudged.length > 0) notes.push(`${unjudged.length} ${unjudged.length === 1 ? 'query' : 'queries'} dropped: no judgments ("qrels": {}): ${nameList(unjudged)}`);
+  if (noRelevant > 0) notes.push(`${noRelevant} ${noRelevant === 1 ? 'query has' : 'queries have'} no relevant document (no grade >= 1)`);
   return {
     name: basename(root),
     documents,
@@ -111,29 +107,124 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
   };
 }
 
-function memoryDocument(file: string, line: number, obj: JsonObject): Document {
-  for (const k of Object.keys(obj)) checkKnown(file, line, k, MEMORY_CORPUS_FIELDS, 'field');
-  const id = idField(file, line, obj, 'id');
-  const text = stringField(file, line, obj, 'text', true);
-  if (text.trim() === '') throw new InputError(file, line, `memory "${id}": text is empty`);
-  const title = stringField(file, line, obj, 'title', false);
-  const date = stringField(file, line, obj, 'date', false);
-  if (date !== undefined && (!ISO_DATE.test(date) || Number.isNaN(Date.parse(date)))) {
-    throw new InputError(file, line, `memory "${id}": date ${JSON.stringify(date)} is not ISO 8601 (2024-03-05 or 2024-03-05T14:30:00Z)`);
+/** One query line, or undefined when any of its fields has a problem (each recorded in `problems`). */
+function memoryQuery(
+  file: string,
+  line: number,
+  obj: JsonObject,
+  problems: Problems,
+  known: { queryIds: Set<string>; docIds: ReadonlySet<string>; scopes: ReadonlyMap<string, readonly string[]> },
+): { query: Query; judged: Map<string, number> } | undefined {
+  const before = problems.count;
+  const field = <T>(fn: () => T) => problems.attempt(fn);
+  for (const k of Object.keys(obj)) field(() => checkKnown(file, line, k, MEMORY_QUERY_FIELDS, 'field'));
+  const id = field(() => idField(file, line, obj, 'id'));
+  const who = id === undefined ? 'query' : `query "${id}"`;
+  if (id !== undefined) {
+    if (known.queryIds.has(id)) problems.add(new InputError(file, line, `duplicate query id "${id}"`));
+    known.queryIds.add(id);
   }
-  const category = stringField(file, line, obj, 'category', false);
+  const text = field(() => stringField(file, line, obj, 'text', true));
+  const stratum = field(() => {
+    const s = stringField(file, line, obj, 'stratum', true);
+    if (s.trim() === '') throw new InputError(file, line, `${who}: stratum is empty`);
+    return s;
+  });
+  const scope = field(() => {
+    const s = stringField(file, line, obj, 'scope', false);
+    if (s !== undefined && !known.scopes.has(s)) {
+      throw new InputError(file, line, `${who}: scope "${s}" is not declared by any memory (metadata.${MEMORY_SCOPE_KEY})`);
+    }
+    return s;
+  });
+  const metadata = field(() => objectField(file, line, obj, 'metadata'));
+  const judged = new Map<string, number>();
+  const rawQrels = obj['qrels'];
+  if (rawQrels === undefined) problems.add(new InputError(file, line, `${who}: missing field "qrels"`));
+  else if (rawQrels === null || typeof rawQrels !== 'object' || Array.isArray(rawQrels)) {
+    problems.add(new InputError(file, line, `${who}: qrels must be an object {docId: grade}`));
+  } else {
+    for (const [docId, grade] of Object.entries(rawQrels as JsonObject)) {
+      if (!known.docIds.has(docId)) problems.add(new InputError(file, line, `${who}: qrels doc id "${docId}" is not in the corpus`));
+      else if (typeof grade !== 'number' || !Number.isInteger(grade) || grade < 0 || grade > 3) {
+        problems.add(new InputError(file, line, `${who}: grade of "${docId}" must be an integer 0..3, got ${JSON.stringify(grade)}`));
+      } else judged.set(docId, grade);
+    }
+  }
+  if (problems.count > before || id === undefined || text === undefined || stratum === undefined) return undefined;
+  return {
+    query: { id, text, stratum, ...(scope === undefined ? {} : { scope }), ...(metadata === undefined ? {} : { metadata }) },
+    judged,
+  };
+}
+
+/**
+ * What an error may show of a memory's field value. Nothing at all for a memory flagged sensitive, or whose flag
+ * is itself malformed (it may be meant as sensitive): only the field's type. Otherwise the value, shortened.
+ */
+function shown(value: unknown, sensitive: boolean): string {
+  if (sensitive) {
+    const type = value === null ? 'null' : Array.isArray(value) ? 'list' : typeof value;
+    return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} (value not shown: sensitive memory)`;
+  }
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * One memory, or undefined when any field has a problem (each recorded in `problems`). Its id joins `docIds`
+ * as soon as it parses. Errors name the memory by id and line only: no field value of a sensitive memory is
+ * ever quoted (see {@link shown}).
+ */
+function memoryDocument(file: string, line: number, obj: JsonObject, problems: Problems, docIds: Set<string>): Document | undefined {
+  const before = problems.count;
+  const field = <T>(fn: () => T) => problems.attempt(fn);
+  const rawSensitive = obj['sensitive'];
+  const secret = rawSensitive !== undefined && rawSensitive !== false;
+  for (const k of Object.keys(obj)) field(() => checkKnown(file, line, k, MEMORY_CORPUS_FIELDS, 'field'));
+  const id = field(() => {
+    const v = obj['id'];
+    // The shared idField quotes a non-string id; a sensitive memory's id field may hold anything.
+    if (secret && v !== undefined && typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) {
+      throw new InputError(file, line, `field "id" must be a string, got ${shown(v, true)}`);
+    }
+    return idField(file, line, obj, 'id');
+  });
+  const who = id === undefined ? 'memory' : `memory "${id}"`;
+  if (id !== undefined) {
+    if (docIds.has(id)) problems.add(new InputError(file, line, `duplicate memory id "${id}"`));
+    docIds.add(id);
+  }
+  const str = (name: string, required: boolean): string | undefined =>
+    field(() => {
+      const v = obj[name];
+      if (v === undefined || (v === null && !required)) {
+        if (required) throw new InputError(file, line, `${who}: missing field "${name}"`);
+        return undefined;
+      }
+      if (typeof v !== 'string') throw new InputError(file, line, `${who}: field "${name}" must be a string, got ${shown(v, secret)}`);
+      return v;
+    });
+  const text = str('text', true);
+  if (text !== undefined && text.trim() === '') problems.add(new InputError(file, line, `${who}: text is empty`));
+  const title = str('title', false);
+  const date = str('date', false);
+  if (date !== undefined && (!ISO_DATE.test(date) || Number.isNaN(Date.parse(date)))) {
+    problems.add(new InputError(file, line, `${who}: date ${shown(date, secret)} is not ISO 8601 (2024-03-05 or 2024-03-05T14:30:00Z)`));
+  }
+  const category = str('category', false);
   const importance = obj['importance'];
   if (importance !== undefined && (typeof importance !== 'number' || !(importance >= 0 && importance <= 1))) {
-    throw new InputError(file, line, `memory "${id}": importance must be a number in [0, 1], got ${JSON.stringify(importance)}`);
+    problems.add(new InputError(file, line, `${who}: importance must be a number in [0, 1], got ${shown(importance, secret)}`));
   }
-  const sensitive = obj['sensitive'];
-  if (sensitive !== undefined && typeof sensitive !== 'boolean') {
-    throw new InputError(file, line, `memory "${id}": sensitive must be true or false, got ${JSON.stringify(sensitive)}`);
+  if (rawSensitive !== undefined && typeof rawSensitive !== 'boolean') {
+    problems.add(new InputError(file, line, `${who}: sensitive must be true or false, got ${shown(rawSensitive, true)}`));
   }
-  const extra = objectField(file, line, obj, 'metadata');
+  const extra = field(() => objectField(file, line, obj, 'metadata'));
+  if (problems.count > before || id === undefined || text === undefined) return undefined;
   const metadata: Record<string, JsonValue> = {
     ...(category === undefined ? {} : { category }),
-    ...(importance === undefined ? {} : { importance }),
+    ...(importance === undefined ? {} : { importance: importance as number }),
     ...extra,
   };
   return {
@@ -142,11 +233,14 @@ function memoryDocument(file: string, line: number, obj: JsonObject): Document {
     ...(title === undefined ? {} : { title }),
     ...(date === undefined ? {} : { timestamp: date }),
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
-    sensitive: sensitive === true,
+    sensitive: rawSensitive === true,
   };
 }
 
-/** CSV cells are text: an empty cell is an absent field; importance, sensitive and metadata are converted. */
+/**
+ * CSV cells are text: an empty cell is an absent field; importance, sensitive and metadata are converted. A
+ * cell that does not convert is named by its column only (the row may be a sensitive memory).
+ */
 function csvRecord(file: string, line: number, header: readonly string[], cells: readonly string[]): JsonObject {
   const rec: Record<string, JsonValue> = {};
   header.forEach((h, i) => {
@@ -154,10 +248,10 @@ function csvRecord(file: string, line: number, header: readonly string[], cells:
     if (cell === '') return;
     if (h === 'importance') {
       const n = Number(cell);
-      if (!Number.isFinite(n)) throw new InputError(file, line, `importance ${JSON.stringify(cell)} is not a number`);
+      if (!Number.isFinite(n)) throw new InputError(file, line, 'importance is not a number');
       rec[h] = n;
     } else if (h === 'sensitive') {
-      if (cell !== 'true' && cell !== 'false') throw new InputError(file, line, `sensitive must be true or false, got ${JSON.stringify(cell)}`);
+      if (cell !== 'true' && cell !== 'false') throw new InputError(file, line, 'sensitive must be true or false');
       rec[h] = cell === 'true';
     } else if (h === 'metadata') {
       try {

@@ -51,3 +51,21 @@ export class VerificationError extends HarnessError {
     super(message, { exitCode: 1 });
   }
 }
+
+/**
+ * Several problems in input files, reported together so one run shows every mistake: each is an InputError
+ * (`file:line: message`). Loaders collect up to a cap and then stop; `truncated` says there may be more.
+ * Exit code 2.
+ */
+export class InputProblems extends HarnessError {
+  readonly problems: readonly InputError[];
+  readonly truncated: boolean;
+  constructor(problems: readonly InputError[], opts: { truncated?: boolean } = {}) {
+    const truncated = opts.truncated ?? false;
+    const head = `${problems.length}${truncated ? '+' : ''} problems in the input${truncated ? ` (stopped after the first ${problems.length})` : ''}:`;
+    const hints = [...new Set(problems.map((p) => p.hint).filter((h): h is string => h !== undefined))];
+    super([head, ...problems.map((p) => `  ${p.message}`)].join('\n'), { exitCode: 2, ...(hints.length === 0 ? {} : { hint: hints.join('; ') }) });
+    this.problems = problems;
+    this.truncated = truncated;
+  }
+}

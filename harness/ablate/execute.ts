@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Run } from '../../evalset/types.js';
-import { cacheKey, type CacheKey, type ContentStore } from '../cache/index.js';
+import { cacheKey, type CacheKey, type ContentStore, type ShapeCheck } from '../cache/index.js';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
@@ -31,14 +31,28 @@ export interface SystemOutcome {
   readonly diagnostics?: SystemDiagnostics;
 }
 
-/** A cached scope run is used only if it has the shape the runner wrote; anything else is evicted and recomputed. */
-function isScopeRun(value: unknown, scope: ScopeData): value is ScopeRun {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  if (typeof v['results'] !== 'object' || v['results'] === null || typeof v['indexStats'] !== 'object' || v['indexStats'] === null) return false;
-  if (typeof v['indexMs'] !== 'number' || typeof v['searchMs'] !== 'number' || typeof v['queryMs'] !== 'object' || v['queryMs'] === null) return false;
-  const results = v['results'] as Record<string, unknown>;
-  return scope.queries.every((q) => Array.isArray(results[q.id]));
+/**
+ * The shape of a cached {@link ScopeRun} holding every query of its scope: an entry that checksums fine but is
+ * `{}`, `null` or lacks a query is evicted and recomputed rather than used.
+ */
+export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
+  const finite = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+  const numbers = (x: unknown) => x !== null && typeof x === 'object' && Object.values(x).every(finite);
+  return (v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'not an object';
+    const r = v as Record<string, unknown>;
+    if (!finite(r['indexMs']) || !finite(r['searchMs'])) return 'indexMs/searchMs missing';
+    if (!numbers(r['indexStats'])) return 'indexStats is not an object of numbers';
+    if (!numbers(r['queryMs'])) return 'queryMs is not an object of numbers';
+    const results = r['results'];
+    if (results === null || typeof results !== 'object') return 'results missing';
+    for (const q of queries) {
+      const docs = (results as Record<string, unknown>)[q.id];
+      if (!Array.isArray(docs)) return `no results for query ${q.id}`;
+      if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1]))) return `results of query ${q.id} are not [docId, score] pairs`;
+    }
+    return undefined;
+  };
 }
 
 /**
@@ -79,7 +93,7 @@ export async function executePlan(
             instance ??= system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
             return instance.runScope(scope, inputs, topK);
           },
-          (v): v is ScopeRun => isScopeRun(v, scope),
+          scopeRunCheck(scope.queries),
         );
         if (computed) misses++;
         else hits++;

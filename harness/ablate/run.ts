@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
-import { writeTrecQrels, writeTrecRun } from '../../evalset/trec.js';
+import { formatTrecQrels, formatTrecRun } from '../../evalset/trec.js';
 import type { EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
-import { ContentStore, writeFileAtomic, writeJsonAtomic } from '../cache/index.js';
+import { ContentStore } from '../cache/index.js';
 import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
@@ -135,7 +135,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const t0 = performance.now();
   const { es, dev, scopes } = await load(cfg, log);
   const loadMs = performance.now() - t0;
-  const store = new ContentStore(cfg.cache);
+  const store = new ContentStore(cfg.cache, { log });
   const dir = reportDirOf(cfg);
   const t1 = performance.now();
   const outcomes = await executePlan(cfg.plan, scopes, { topK: cfg.topK, store, log, env: ctx.env, workDir: cfg.cache });
@@ -210,12 +210,13 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     command,
   };
   const t3 = performance.now();
-  await writeReport(dir, input);
-  for (const [id, run] of runs) await writeTrecRun(join(dir, 'runs', `${id}.trec`), run, id);
-  // The qrels and strata the report scored with, so any tool (and `harness compare`) can recompute it from files.
-  await writeTrecQrels(join(dir, 'qrels.trec'), es.qrels);
-  await writeFileAtomic(join(dir, 'strata.tsv'), es.queries.map((q) => `${q.id}\t${q.stratum}\n`).join(''));
-  const reportMs = performance.now() - t3;
+  // The whole folder is written at once (finished runs are safe in the cache meanwhile): a reader sees the
+  // old folder or the new one, never a mix. With the runs go the qrels and strata the report scored with, so
+  // any tool (and `harness compare`) can recompute it from files.
+  const folderFiles = new Map<string, string>();
+  for (const [id, run] of runs) folderFiles.set(`runs/${id}.trec`, formatTrecRun(run, id));
+  folderFiles.set('qrels.trec', formatTrecQrels(es.qrels));
+  folderFiles.set('strata.tsv', es.queries.map((q) => `${q.id}\t${q.stratum}\n`).join(''));
   const systems: SystemSummary[] = [...outcomes.values()].map((o) => ({
     id: o.system.id,
     node: o.system.node,
@@ -229,7 +230,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     cache: o.cache,
   }));
   const git = gitState(cfg.dir);
-  await writeJsonAtomic(join(dir, 'manifest.json'), {
+  const manifest = {
     manifestVersion: 2,
     name: cfg.name,
     configFile: relative(dir, cfg.file),
@@ -252,10 +253,12 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     systems,
     tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),
     cache: { root: cfg.cache, ...store.stats },
-    timings: { loadMs, executeMs, scoreMs, reportMs, totalMs: performance.now() - t0 },
+    timings: { loadMs, executeMs, scoreMs, reportMs: performance.now() - t3, totalMs: performance.now() - t0 },
     startedAt,
     finishedAt: new Date().toISOString(),
-  });
+  };
+  folderFiles.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeReport(dir, input, folderFiles);
   return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input };
 }
 

@@ -1,4 +1,16 @@
 export { canonicalJson, sha256Hex, cacheKey } from './key.js';
 export type { CacheKey, CacheNamespace } from './key.js';
-export { ContentStore, writeFileAtomic, writeJsonAtomic } from './store.js';
-export type { CacheStats } from './store.js';
+export {
+  ContentStore,
+  openEntry,
+  processAlive,
+  readFolderFiles,
+  recoverFolder,
+  sealEntry,
+  tempNameFor,
+  tempWriterPid,
+  writeFileAtomic,
+  writeFolderAtomic,
+  writeJsonAtomic,
+} from './store.js';
+export type { CacheStats, FolderState, ShapeCheck } from './store.js';

@@ -1,7 +1,33 @@
-import { mkdir, readFile, rename, rm, open } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { CacheKey, CacheNamespace } from './key.js';
+import { stderrLogger, type Logger } from '../log.js';
+import { sha256Hex, type CacheKey, type CacheNamespace } from './key.js';
+
+/**
+ * The name of a temp file or folder written beside `path` by this process: `<path>.<pid>.<random>.tmp`.
+ * The pid lets a later sweep tell an orphan (its writer is gone) from another process's write in progress.
+ */
+export function tempNameFor(path: string, suffix = 'tmp'): string {
+  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`;
+}
+
+/** The writer pid of a name made by {@link tempNameFor} with this suffix, or undefined for any other name. */
+export function tempWriterPid(name: string, suffix = 'tmp'): number | undefined {
+  const m = new RegExp(`\\.(\\d+)\\.[0-9a-f]{8}\\.${suffix}$`).exec(name);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** Whether a process with this pid exists on this machine (a signal-0 probe; EPERM means it exists). */
+export function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /**
  * Writes `data` to `path` so that a reader sees either the old file or the whole new one, never a torn
@@ -9,15 +35,15 @@ import type { CacheKey, CacheNamespace } from './key.js';
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'w');
+  const tmp = tempNameFor(path);
   try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });
@@ -25,74 +51,290 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
+/** Writes and fsyncs one file (its folder must exist). */
+async function writeSynced(path: string, data: string | Uint8Array): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** fsync of a folder, so the renames in it survive a power loss; best effort where the platform refuses. */
+async function syncFolder(path: string): Promise<void> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (fh === undefined) return;
+  try {
+    await fh.sync().catch(() => undefined);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The siblings {@link writeFolderAtomic} leaves beside `dir` while it works: `.<base>.<pid>.<rand>.tmp` (the
+ * new folder being filled) and `.<base>.<pid>.<rand>.old` (the previous folder, between the two renames).
+ */
+async function folderTemps(dir: string): Promise<{ name: string; path: string; kind: 'tmp' | 'old'; pid: number }[]> {
+  const parent = dirname(dir);
+  const prefix = `.${basename(dir)}.`;
+  const names = await readdir(parent).catch(() => [] as string[]);
+  const out: { name: string; path: string; kind: 'tmp' | 'old'; pid: number }[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    // Exactly `<pid>.<rand>.<kind>` after the prefix, so folder `a` never claims the temps of folder `a.b`.
+    const m = /^(\d+)\.[0-9a-f]{8}\.(tmp|old)$/.exec(name.slice(prefix.length));
+    if (m !== null) out.push({ name, path: join(parent, name), kind: m[2] as 'tmp' | 'old', pid: Number(m[1]) });
+  }
+  return out;
+}
+
+/** What {@link recoverFolder} found: a live writer's swap in progress, or nothing in the way. */
+export type FolderState = { readonly busy: false } | { readonly busy: true; readonly pid: number };
+
+/**
+ * Repairs what a crashed {@link writeFolderAtomic} left beside `dir`; safe to call any time, by writers and
+ * readers. The rule: a temp whose writer process is gone is an orphan. If `dir` is missing and an orphaned
+ * `.old` exists, the crash fell between the two renames: the `.old` (the previous folder, complete) is renamed
+ * back. Every other orphan (`.tmp` folders, further `.old`s) is deleted, as are orphaned `*.tmp` files inside
+ * `dir`. Temps of a live process are left alone; `busy` reports that process when `dir` itself is missing.
+ */
+export async function recoverFolder(dir: string): Promise<FolderState> {
+  let temps = await folderTemps(dir);
+  const exists = async () => (await stat(dir).catch(() => undefined)) !== undefined;
+  if (!(await exists())) {
+    const orphanOld = temps.find((t) => t.kind === 'old' && !processAlive(t.pid));
+    if (orphanOld !== undefined) {
+      await rename(orphanOld.path, dir);
+      temps = temps.filter((t) => t !== orphanOld);
+    }
+  }
+  for (const t of temps) if (!processAlive(t.pid)) await rm(t.path, { recursive: true, force: true });
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = tempWriterPid(name);
+    if (pid !== undefined && !processAlive(pid)) await rm(join(dir, name), { recursive: true, force: true });
+  }
+  if (!(await exists())) {
+    const live = temps.find((t) => t.kind === 'old' && processAlive(t.pid));
+    if (live !== undefined) return { busy: true, pid: live.pid };
+  }
+  return { busy: false };
+}
+
+/** A file name inside a folder: relative, `/`-separated, no `.`/`..` segments, nothing that escapes it. */
+function checkRelativeName(name: string): void {
+  const parts = name.split('/');
+  if (name === '' || isAbsolute(name) || name.includes('\\') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    throw new Error(`writeFolderAtomic: invalid file name ${JSON.stringify(name)} (relative, '/'-separated, no '.' or '..' segments)`);
+  }
+}
+
+/**
+ * Replaces folder `dir` with exactly `files` (names may hold `/`: `runs/bm25.trec`), so that a reader sees the
+ * old folder or the new one, never a mix:
+ *
+ * 1. sweep orphans of earlier crashed writes ({@link recoverFolder});
+ * 2. write every file into a sibling `.<base>.<pid>.<rand>.tmp/`, each fsynced;
+ * 3. rename `dir` to `.<base>.<pid>.<rand>.old`, rename the temp folder to `dir`, delete the `.old`.
+ *
+ * A crash in step 2 leaves `dir` untouched (and the temp folder is swept next time); a crash between the two
+ * renames of step 3 leaves no `dir` and a complete `.old`, which the next writer or reader renames back
+ * ({@link recoverFolder}); a crash after them leaves only an orphaned `.old` to delete. One writer per folder.
+ */
+export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, string | Uint8Array>): Promise<void> {
+  for (const name of files.keys()) checkRelativeName(name);
+  const parent = dirname(dir);
+  await mkdir(parent, { recursive: true });
+  const state = await recoverFolder(dir);
+  if (state.busy) throw new Error(`${dir} is being replaced by process ${state.pid}; wait for it to finish`);
+  const stem = join(parent, `.${basename(dir)}`);
+  const tmp = tempNameFor(stem);
+  try {
+    await mkdir(tmp);
+    const folders = new Set<string>();
+    for (const name of files.keys()) {
+      const d = dirname(name);
+      if (d !== '.' && !folders.has(d)) {
+        await mkdir(join(tmp, d), { recursive: true });
+        folders.add(d);
+      }
+    }
+    for (const [name, data] of files) await writeSynced(join(tmp, name), data);
+    for (const d of folders) await syncFolder(join(tmp, d));
+    await syncFolder(tmp);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
+  const old = tempNameFor(stem, 'old');
+  const hadOld = (await stat(dir).catch(() => undefined)) !== undefined;
+  if (hadOld) await rename(dir, old);
+  await rename(tmp, dir);
+  await syncFolder(parent);
+  if (hadOld) await rm(old, { recursive: true, force: true });
+}
+
+/**
+ * Every file under `dir` by its `/`-separated relative name, skipping temp files ({@link tempNameFor}), for
+ * callers that rewrite part of a folder through {@link writeFolderAtomic}.
+ */
+export async function readFolderFiles(dir: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(join(dir, rel), { withFileTypes: true })) {
+      if (tempWriterPid(entry.name) !== undefined) continue;
+      const name = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(name);
+      else if (entry.isFile()) out.set(name, await readFile(join(dir, name)));
+    }
+  };
+  await walk('');
+  return out;
+}
+
 export interface CacheStats {
   hits: number;
   misses: number;
+  /** Entries found damaged (bad envelope, checksum or shape), evicted and counted as misses too. */
+  evicted: number;
 }
+
+/**
+ * Entry envelope, version 1: one ASCII header line, then the payload bytes unchanged:
+ *
+ *     harness-cache 1 <ns> <key> <payload byte length> <sha256 of payload, hex>\n<payload>
+ *
+ * The header names the entry, so a file copied or renamed under another key is caught; the length catches a
+ * truncation, the checksum any edit. A text header keeps entries inspectable with `head -1`.
+ */
+const ENVELOPE_MAGIC = 'harness-cache';
+const ENVELOPE_VERSION = 1;
+/** Longer than any valid header (magic, version, ns, 64 + 64 hex digits, a length): no need to scan a whole payload for a newline. */
+const MAX_HEADER = 256;
+
+/** Wraps `payload` in the entry envelope of `ns`/`key`. */
+export function sealEntry(ns: CacheNamespace, key: CacheKey, payload: string | Uint8Array): Buffer {
+  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const header = `${ENVELOPE_MAGIC} ${ENVELOPE_VERSION} ${ns} ${key} ${body.byteLength} ${sha256Hex(body)}\n`;
+  return Buffer.concat([Buffer.from(header, 'ascii'), body]);
+}
+
+/**
+ * The payload of an entry read from disk, or why it cannot be trusted. Pure: checks the header names this
+ * `ns`/`key` and that the payload has the recorded length and sha256.
+ */
+export function openEntry(ns: CacheNamespace, key: CacheKey, data: Buffer): { payload: Buffer } | { problem: string } {
+  const nl = data.subarray(0, MAX_HEADER).indexOf(0x0a);
+  if (nl < 0) return { problem: 'no entry header (written by an older harness, or not by harness at all)' };
+  const fields = data.subarray(0, nl).toString('latin1').split(' ');
+  if (fields.length !== 6 || fields[0] !== ENVELOPE_MAGIC) return { problem: 'no entry header (written by an older harness, or not by harness at all)' };
+  const [, version, hns, hkey, hlen, hsum] = fields as [string, string, string, string, string, string];
+  if (version !== String(ENVELOPE_VERSION)) return { problem: `entry envelope version ${version}; this harness writes ${ENVELOPE_VERSION}` };
+  if (hns !== ns || hkey !== key) return { problem: `the entry says it is ${hns}/${hkey}` };
+  const payload = data.subarray(nl + 1);
+  if (String(payload.byteLength) !== hlen) return { problem: `payload is ${payload.byteLength} bytes, the header says ${hlen} (truncated or edited)` };
+  if (sha256Hex(payload) !== hsum) return { problem: 'payload checksum mismatch (edited or corrupted)' };
+  return { payload };
+}
+
+/**
+ * Checks a cached JSON value's shape: returns undefined when it is what the caller stores, else what is wrong
+ * (for the eviction warning). An entry can checksum fine and still be `{}` or `null`: written by a bug, or
+ * by an older layout under the same version.
+ */
+export type ShapeCheck = (value: unknown) => string | undefined;
 
 /**
  * A content-addressed store under one folder: `<root>/<ns>/<aa>/<key>`. Passed to arms through their
  * context rather than held as a module singleton, so tests make their own in a temp folder.
+ *
+ * Every entry is sealed in an envelope (its namespace, key, payload length and sha256; see {@link sealEntry})
+ * and checked on every read. An entry that fails the check is never used and never fatal: it is reported on
+ * the logger (namespace, key, why), deleted, and read as a miss, so the caller recomputes it.
  */
 export class ContentStore {
   readonly root: string;
   readonly stats: Record<CacheNamespace, CacheStats> = {
-    index: { hits: 0, misses: 0 },
-    embed: { hits: 0, misses: 0 },
-    judge: { hits: 0, misses: 0 },
-    run: { hits: 0, misses: 0 },
+    index: { hits: 0, misses: 0, evicted: 0 },
+    embed: { hits: 0, misses: 0, evicted: 0 },
+    judge: { hits: 0, misses: 0, evicted: 0 },
+    run: { hits: 0, misses: 0, evicted: 0 },
   };
+  private readonly log: Logger;
   private readonly inflight = new Map<string, Promise<unknown>>();
 
-  constructor(root: string) {
+  constructor(root: string, opts: { log?: Logger } = {}) {
     this.root = root;
+    this.log = opts.log ?? stderrLogger();
   }
 
   pathOf(ns: CacheNamespace, key: CacheKey): string {
     return join(this.root, ns, key.slice(0, 2), key);
   }
 
+  /** The payload stored under `key`, or undefined on a miss (absent or damaged entry; a damaged one is evicted). */
   async get(ns: CacheNamespace, key: CacheKey): Promise<Buffer | undefined> {
+    let data: Buffer;
     try {
-      const data = await readFile(this.pathOf(ns, key));
-      this.stats[ns].hits++;
-      return data;
+      data = await readFile(this.pathOf(ns, key));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       this.stats[ns].misses++;
       return undefined;
     }
+    const opened = openEntry(ns, key, data);
+    if ('problem' in opened) {
+      await this.evict(ns, key, opened.problem);
+      return undefined;
+    }
+    this.stats[ns].hits++;
+    return opened.payload;
   }
 
   /** Callers must never store an error payload: a cached failure would be served as a result forever. */
   async put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
-    await writeFileAtomic(this.pathOf(ns, key), value);
+    await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value));
   }
 
   async delete(ns: CacheNamespace, key: CacheKey): Promise<void> {
     await rm(this.pathOf(ns, key), { force: true });
   }
 
+  /** Reports, deletes and counts (as a miss) an entry that must not be used. */
+  private async evict(ns: CacheNamespace, key: CacheKey, why: string): Promise<void> {
+    this.log.warn(`cache ${ns}/${key}: ${why}; evicted, recomputing`);
+    await this.delete(ns, key);
+    this.stats[ns].misses++;
+    this.stats[ns].evicted++;
+  }
+
   /**
-   * JSON value for `key`, computed by `compute` on a miss and stored. An entry that fails to parse is
-   * evicted and recomputed. Concurrent misses on one key share a single computation.
+   * JSON value for `key`, computed by `compute` on a miss and stored. An entry that fails its envelope check,
+   * does not parse, or fails `check` (when given) is evicted and recomputed. Concurrent misses on one key
+   * share a single computation.
    */
-  async json<T>(ns: CacheNamespace, key: CacheKey, compute: () => Promise<T>, isValid: (value: unknown) => value is T = (v): v is T => v !== undefined): Promise<T> {
+  async json<T>(ns: CacheNamespace, key: CacheKey, compute: () => Promise<T>, check?: ShapeCheck): Promise<T> {
     const id = `${ns}/${key}`;
     const running = this.inflight.get(id);
     if (running) return running as Promise<T>;
     const p = (async () => {
       const hit = await this.get(ns, key);
       if (hit !== undefined) {
+        let value: unknown;
+        let problem: string | undefined;
         try {
-          const value: unknown = JSON.parse(hit.toString('utf8'));
-          if (isValid(value)) return value;
-          throw new Error('unexpected shape');
+          value = JSON.parse(hit.toString('utf8'));
+          problem = check?.(value);
         } catch {
-          this.stats[ns].hits--;
-          this.stats[ns].misses++;
-          await this.delete(ns, key);
+          // V8's message quotes the text around the error; a payload is never echoed (it may hold anything).
+          problem = 'payload is not valid JSON';
         }
+        if (problem === undefined) return value as T;
+        this.stats[ns].hits--;
+        await this.evict(ns, key, problem);
       }
       const value = await compute();
       await this.put(ns, key, JSON.stringify(value));
@@ -110,4 +352,3 @@ export class ContentStore {
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
-

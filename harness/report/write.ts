@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError } from '../errors.js';
-import { writeFileAtomic } from '../cache/index.js';
+import { InputError, UsageError } from '../errors.js';
+import { readFolderFiles, recoverFolder, tempWriterPid, writeFolderAtomic } from '../cache/index.js';
 import { buildReportData } from './build.js';
 import { renderComparisonsCsv, renderPerQueryCsv, renderSummaryCsv } from './csv.js';
 import { renderHtml } from './html.js';
@@ -28,21 +28,49 @@ export function serializeReport(data: ReportData): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-async function writeRenderings(dir: string, data: ReportData): Promise<string[]> {
-  const files = renderAll(data);
-  for (const [name, text] of Object.entries(files)) await writeFileAtomic(join(dir, name), text);
-  return Object.keys(files);
+/** The manifest `harness ablate` writes beside the report; the only file with timestamps. */
+export const MANIFEST_JSON = 'manifest.json';
+
+/** The names a report folder may hold; a folder with anything else is not replaced (it is not ours). */
+function isReportFileName(name: string): boolean {
+  return (
+    name === REPORT_JSON ||
+    name === MANIFEST_JSON ||
+    name === 'runs' ||
+    name === 'qrels.trec' ||
+    name === 'strata.tsv' ||
+    name === 'screenshot.png' ||
+    /^report\.(md|tex|html)$/.test(name) ||
+    name.endsWith('.csv') ||
+    tempWriterPid(name) !== undefined
+  );
 }
 
 /**
- * Builds the report data from `input` and writes `report.json` plus every rendering into `dir`, each file
- * atomically (a reader never sees a torn file). Returns the data and the file names written.
+ * Refuses to replace an existing folder that holds files a report never has (`--out .` or a typo), since a
+ * whole-folder write deletes whatever was there.
  */
-export async function writeReport(dir: string, input: ReportInput): Promise<{ data: ReportData; files: string[] }> {
+async function assertReplaceable(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const foreign = names.filter((n) => !isReportFileName(n));
+  if (foreign.length > 0) {
+    throw new UsageError(`${dir} exists and holds files that are not part of a report (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); writing the report would replace them`, {
+      hint: 'choose a new or empty folder for the report',
+    });
+  }
+}
+
+/**
+ * Builds the report data from `input` and writes the whole folder `dir` at once: `report.json`, every rendering
+ * and `extra` (runs, the manifest), replacing what was there through {@link writeFolderAtomic}, so a reader or
+ * a crash sees the old folder or the new one, never a mix. Returns the data and the file names written.
+ */
+export async function writeReport(dir: string, input: ReportInput, extra: ReadonlyMap<string, string | Uint8Array> = new Map()): Promise<{ data: ReportData; files: string[] }> {
   const data = buildReportData(input);
-  await writeFileAtomic(join(dir, REPORT_JSON), serializeReport(data));
-  const files = await writeRenderings(dir, data);
-  return { data, files: [REPORT_JSON, ...files] };
+  await assertReplaceable(dir);
+  const files = new Map<string, string | Uint8Array>([[REPORT_JSON, serializeReport(data)], ...Object.entries(renderAll(data)), ...extra]);
+  await writeFolderAtomic(dir, files);
+  return { data, files: [...files.keys()] };
 }
 
 const REQUIRED_KEYS = ['name', 'runs', 'measures', 'queries', 'perQuery', 'strata', 'summary', 'comparisons', 'families', 'warnings', 'compare', 'evalset', 'letters', 'command'] as const;
@@ -53,6 +81,10 @@ const REQUIRED_KEYS = ['name', 'runs', 'measures', 'queries', 'perQuery', 'strat
  */
 export async function readReport(dir: string): Promise<ReportData> {
   const file = join(dir, REPORT_JSON);
+  const state = await recoverFolder(dir);
+  if (state.busy) {
+    throw new InputError(dir, undefined, `the report folder is being replaced by process ${state.pid} right now`, { hint: 'try again when that run has finished' });
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -79,11 +111,39 @@ export async function readReport(dir: string): Promise<ReportData> {
   }
   const missing = REQUIRED_KEYS.filter((k) => !(k in obj));
   if (missing.length > 0) throw new InputError(file, undefined, `missing field${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`);
-  return parsed as ReportData;
+  const data = parsed as ReportData;
+  await assertSameRun(dir, data);
+  return data;
+}
+
+/**
+ * A folder written before whole-folder writes could hold a report.json of one run beside the manifest of
+ * another (a rerun killed half-way). The eval-set fingerprint both record tells them apart.
+ */
+async function assertSameRun(dir: string, data: ReportData): Promise<void> {
+  const file = join(dir, MANIFEST_JSON);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return;
+  let manifest: { evalset?: { fingerprint?: unknown }; configHash?: unknown };
+  try {
+    manifest = JSON.parse(text) as typeof manifest;
+  } catch (err) {
+    throw new InputError(file, undefined, 'not valid JSON: the report folder is incomplete', { hint: `rerun the command recorded in report.json: ${data.command}`, cause: err });
+  }
+  const fp = manifest.evalset?.fingerprint;
+  if (fp !== undefined && fp !== data.evalset.fingerprint) {
+    throw new InputError(dir, undefined, `report.json and manifest.json come from different runs (eval-set fingerprint ${String(fp).slice(0, 12)} in the manifest, ${data.evalset.fingerprint.slice(0, 12)} in report.json): the folder is incomplete`, {
+      hint: `rerun the command recorded in report.json: ${data.command}`,
+    });
+  }
 }
 
 /** `harness report DIR`: re-renders every file from `DIR/report.json`, recomputing nothing. */
 export async function rerenderReport(dir: string): Promise<{ data: ReportData; files: string[] }> {
   const data = await readReport(dir);
-  return { data, files: await writeRenderings(dir, data) };
+  const renderings = renderAll(data);
+  const files = new Map<string, string | Uint8Array>(await readFolderFiles(dir));
+  for (const [name, text] of Object.entries(renderings)) files.set(name, text);
+  await writeFolderAtomic(dir, files);
+  return { data, files: Object.keys(renderings) };
 }
