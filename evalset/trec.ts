@@ -1,7 +1,8 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { writeFileAtomic } from '../harness/cache/index.js';
-import { InputError, UsageError } from '../harness/errors.js';
+import { HarnessError, InputError, UsageError } from '../harness/errors.js';
 import { compareIds, rankDocIds } from '../harness/metrics/ranking.js';
 import type { Qrels, Run } from './types.js';
 
@@ -16,7 +17,30 @@ import type { Qrels, Run } from './types.js';
  * skipped. Anything else that is malformed — too few fields, a grade that is not an integer, a score that
  * is not a decimal number, a (query, doc) pair seen twice — is an InputError naming the file and the
  * 1-based line; nothing is skipped silently.
+ *
+ * Also read, wherever these files are read (`harness eval`, `harness compare`): gzip-compressed files
+ * (recognised by their magic bytes, whatever the name), a UTF-8 byte-order mark at the start of a file
+ * (dropped with a note: left in, it would become part of the first query id), and BEIR's qrels TSV
+ * (`qrels/<split>.tsv`: the header line `query-id<TAB>corpus-id<TAB>score`, then 3 tab-separated fields).
  */
+
+/** Receives a note about how a file was read (a byte-order mark dropped), for the user to see. */
+export type NoteSink = (note: string) => void;
+
+const BOM = [0xef, 0xbb, 0xbf] as const;
+
+function hasBom(buf: Uint8Array, at = 0): boolean {
+  return buf[at] === BOM[0] && buf[at + 1] === BOM[1] && buf[at + 2] === BOM[2];
+}
+
+function isGzip(buf: Uint8Array): boolean {
+  return buf[0] === 0x1f && buf[1] === 0x8b;
+}
+
+/** The note given when a byte-order mark is dropped. */
+export function bomNote(file: string): string {
+  return `${file}: a UTF-8 byte-order mark at the start of the file was ignored`;
+}
 
 // ASCII whitespace as C isspace() sees it: space, \t, \n, \v, \f, \r.
 function isSpace(b: number): boolean {
@@ -177,15 +201,15 @@ class MapSink implements RunLineSink {
 
 /** Parses TREC run text. `fileName` names the source in errors. */
 export function parseTrecRun(text: string, fileName: string): TrecRun {
-  const buf = Buffer.from(text, 'utf8');
+  const buf = withoutBom(Buffer.from(text, 'utf8'));
   const sink = new MapSink(fileName);
   scanTrecRun(buf, 0, buf.length, 1, fileName, sink);
   return { run: sink.run, runTag: sink.runTag };
 }
 
-/** Reads a TREC run file. */
-export async function readTrecRun(path: string): Promise<TrecRun> {
-  const buf = await readTrecFile(path);
+/** Reads a TREC run file (gzip and a byte-order mark allowed; see the top of this file). */
+export async function readTrecRun(path: string, onNote?: NoteSink): Promise<TrecRun> {
+  const buf = await readTrecFile(path, onNote);
   const sink = new MapSink(path);
   scanTrecRun(buf, 0, buf.length, 1, path, sink);
   return { run: sink.run, runTag: sink.runTag };
@@ -196,6 +220,8 @@ export async function readTrecRun(path: string): Promise<TrecRun> {
  * handed over complete; a chunk boundary inside a line carries the partial line into the next read.
  * `onChunkEnd` runs after each chunk's lines, before the buffer is reused (offsets into it expire then).
  * `range` restricts the read to bytes [start, end) of the file (line numbers then count from its start).
+ * A gzip file is decompressed as it streams; it cannot be read from an offset, so only a range that starts
+ * at 0 is accepted for one (and its end is the end of the decompressed text).
  */
 export async function streamTrecRun(
   path: string,
@@ -203,19 +229,32 @@ export async function streamTrecRun(
   chunkBytes = 8 << 20,
   onChunkEnd?: () => void,
   range: { readonly start: number; readonly end: number } = { start: 0, end: Infinity },
+  onNote?: NoteSink,
 ): Promise<void> {
-  let fd: number;
+  const fd = openTrecFile(path);
+  let head: Buffer;
   try {
-    fd = openSync(path, 'r');
+    head = Buffer.alloc(3);
+    readSync(fd, head, 0, 3, 0);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new InputError(path, undefined, err.code === 'ENOENT' ? 'file not found' : `cannot read: ${err.message}`);
+    closeSync(fd);
+    throw e;
+  }
+  if (isGzip(head)) {
+    closeSync(fd);
+    if (range.start !== 0) throw new HarnessError(`${path}: a gzip file cannot be read from byte ${range.start}; decompress it to split it`);
+    await streamGzipRun(path, sink, onChunkEnd, onNote);
+    return;
   }
   try {
     let buf = Buffer.allocUnsafe(chunkBytes);
     let carry = 0;
     let lineNo = 1;
     let pos = range.start;
+    if (pos === 0 && hasBom(head)) {
+      pos = 3;
+      onNote?.(bomNote(path));
+    }
     for (;;) {
       if (carry === buf.length) {
         const bigger = Buffer.allocUnsafe(buf.length * 2);
@@ -249,14 +288,114 @@ export async function streamTrecRun(
   }
 }
 
-/** A whole TREC file's bytes; a missing or unreadable file is an InputError. */
-export async function readTrecFile(path: string): Promise<Buffer> {
+/** streamTrecRun() for a gzip file: the same line hand-over, over the decompressed stream. */
+async function streamGzipRun(path: string, sink: RunLineSink, onChunkEnd: (() => void) | undefined, onNote: NoteSink | undefined): Promise<void> {
+  let carry = Buffer.alloc(0);
+  let lineNo = 1;
+  let first = true;
   try {
-    return await readFile(path);
+    for await (const chunk of createReadStream(path).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      let buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      if (first && buf.length >= 3) {
+        first = false;
+        if (hasBom(buf)) {
+          buf = buf.subarray(3);
+          onNote?.(bomNote(path));
+        }
+      }
+      const last = buf.lastIndexOf(10);
+      if (last < 0) {
+        carry = Buffer.from(buf);
+        continue;
+      }
+      lineNo += scanTrecRun(buf, 0, last + 1, lineNo, path, sink);
+      onChunkEnd?.();
+      carry = Buffer.from(buf.subarray(last + 1));
+    }
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new InputError(path, undefined, err.code === 'ENOENT' ? 'file not found' : `cannot read: ${err.message}`);
+    if (e instanceof HarnessError) throw e;
+    throw new InputError(path, undefined, `cannot decompress: ${(e as Error).message}`, { hint: 'the file starts like gzip but is not a valid gzip stream' });
   }
+  // A file shorter than a byte-order mark has none to drop.
+  if (carry.length > 0) scanTrecRun(carry, 0, carry.length, lineNo, path, sink);
+  onChunkEnd?.();
+}
+
+/** Opens a TREC file for reading; a missing file or a directory is an InputError (exit 2). */
+function openTrecFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw new InputError(path, undefined, 'is a directory, not a TREC file', { hint: 'name the run or qrels file itself' });
+  }
+  return fd;
+}
+
+function unreadable(path: string, e: unknown): InputError {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'EISDIR') return new InputError(path, undefined, 'is a directory, not a TREC file', { hint: 'name the run or qrels file itself' });
+  return new InputError(path, undefined, err.code === 'ENOENT' ? 'file not found' : `cannot read: ${err.message}`);
+}
+
+function withoutBom(buf: Buffer, file?: string, onNote?: NoteSink): Buffer {
+  if (!hasBom(buf)) return buf;
+  if (file !== undefined) onNote?.(bomNote(file));
+  return buf.subarray(3);
+}
+
+/**
+ * What the first bytes of a TREC file say about how it must be read: gzip-compressed, and whether its text
+ * starts with a byte-order mark. For callers that stream the file themselves and want to tell the user.
+ */
+export async function peekTrecFile(path: string): Promise<{ readonly gzip: boolean; readonly bom: boolean }> {
+  const fd = openTrecFile(path);
+  const head = Buffer.alloc(3);
+  try {
+    readSync(fd, head, 0, 3, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!isGzip(head)) return { gzip: false, bom: hasBom(head) };
+  let text = Buffer.alloc(0);
+  const stream = createReadStream(path).pipe(createGunzip());
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      text = Buffer.concat([text, chunk]);
+      if (text.length >= 3) break;
+    }
+  } catch (e) {
+    throw new InputError(path, undefined, `cannot decompress: ${(e as Error).message}`, { hint: 'the file starts like gzip but is not a valid gzip stream' });
+  } finally {
+    stream.destroy();
+  }
+  return { gzip: true, bom: hasBom(text) };
+}
+
+/**
+ * A whole TREC file's text bytes: decompressed when it is gzip, without a leading byte-order mark (reported
+ * through `onNote`). A missing file, a directory or a broken gzip stream is an InputError.
+ */
+export async function readTrecFile(path: string, onNote?: NoteSink): Promise<Buffer> {
+  let raw: Buffer;
+  try {
+    if ((await stat(path)).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    raw = await readFile(path);
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  if (isGzip(raw)) {
+    try {
+      raw = gunzipSync(raw);
+    } catch (e) {
+      throw new InputError(path, undefined, `cannot decompress: ${(e as Error).message}`, { hint: 'the file starts like gzip but is not a valid gzip stream' });
+    }
+  }
+  return withoutBom(raw, path, onNote);
 }
 
 /** Receives the fields of each content line of a qrels file, as byte offsets into `buf`. */
@@ -264,12 +403,20 @@ export interface QrelsLineSink {
   line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void;
 }
 
-/** Scans a whole qrels buffer, handing each content line to `sink`. Allocation-free for well-formed input. */
+/** BEIR's qrels TSV header, `query-id<TAB>corpus-id<TAB>score`. */
+const BEIR_HEADER = ['query-id', 'corpus-id', 'score'] as const;
+
+/**
+ * Scans a whole qrels buffer, handing each content line to `sink`. Allocation-free for well-formed input.
+ * TREC qrels have 4 whitespace-separated fields; a file whose first content line is BEIR's header
+ * (`query-id corpus-id score`) is read as BEIR's TSV instead: 3 tab-separated fields per line.
+ */
 export function scanTrecQrels(buf: Buffer, file: string, sink: QrelsLineSink): void {
   const end = buf.length;
   const fs = new Int32Array(8);
   let p = 0;
   let lineNo = 0;
+  let beir: boolean | undefined;
   while (p < end) {
     lineNo++;
     let eol = p;
@@ -281,25 +428,51 @@ export function scanTrecQrels(buf: Buffer, file: string, sink: QrelsLineSink): v
       continue;
     }
     let n = 0;
+    // BEIR ids may hold spaces: there only a tab ends a field (and trailing blanks, a CR, are trimmed).
+    const tabOnly = beir === true;
     while (i < eol) {
-      if (n < 4) fs[2 * n] = i;
-      while (i < eol && !isSpace(buf[i]!)) i++;
-      if (n < 4) fs[2 * n + 1] = i;
+      const start = i;
+      while (i < eol && (tabOnly ? buf[i] !== 9 : !isSpace(buf[i]!))) i++;
+      let e = i;
+      while (e > start && isSpace(buf[e - 1]!)) e--;
+      if (n < 4) {
+        fs[2 * n] = start;
+        fs[2 * n + 1] = e;
+      }
       n++;
       while (i < eol && isSpace(buf[i]!)) i++;
     }
-    if (n !== 4) {
-      throw new InputError(file, lineNo, `a qrels line needs 4 fields (queryId iter docId grade), found ${n}`, {
-        hint: 'TREC qrels format: "301 0 FBIS3-10082 1"',
-      });
+    if (beir === undefined) {
+      beir = n === 3 && BEIR_HEADER.every((h, k) => buf.toString('utf8', fs[2 * k]!, fs[2 * k + 1]!) === h);
+      if (beir) {
+        p = eol + 1;
+        continue;
+      }
     }
-    const grade = parseGrade(buf, fs[6]!, fs[7]!);
+    const want = beir ? 3 : 4;
+    if (n !== want) {
+      throw new InputError(
+        file,
+        lineNo,
+        beir
+          ? `a BEIR qrels line needs 3 tab-separated fields (query-id corpus-id score), found ${n}`
+          : `a qrels line needs 4 fields (queryId iter docId grade), found ${n}`,
+        {
+          hint: beir
+            ? 'BEIR qrels: the header "query-id\tcorpus-id\tscore", then "q1\tdoc1\t1" per line'
+            : 'TREC qrels format: "301 0 FBIS3-10082 1" (BEIR\'s qrels/*.tsv is read when its first line is the header "query-id\tcorpus-id\tscore")',
+        },
+      );
+    }
+    const g = beir ? 2 : 3;
+    const grade = parseGrade(buf, fs[2 * g]!, fs[2 * g + 1]!);
     if (grade === undefined) {
-      throw new InputError(file, lineNo, `grade "${buf.toString('utf8', fs[6]!, fs[7]!)}" is not an integer`, {
+      throw new InputError(file, lineNo, `grade "${buf.toString('utf8', fs[2 * g]!, fs[2 * g + 1]!)}" is not an integer`, {
         hint: 'grades are integers: negative = in the pool but unjudged, 0 = not relevant, 1+ = relevant',
       });
     }
-    sink.line(buf, lineNo, fs[0]!, fs[1]!, fs[4]!, fs[5]!, grade);
+    const d = beir ? 1 : 2;
+    sink.line(buf, lineNo, fs[0]!, fs[1]!, fs[2 * d]!, fs[2 * d + 1]!, grade);
     p = eol + 1;
   }
 }
@@ -356,14 +529,14 @@ function qrelsFromBuffer(buf: Buffer, fileName: string): Qrels {
   return qrels;
 }
 
-/** Parses TREC qrels text. `fileName` names the source in errors. */
+/** Parses TREC (or BEIR TSV) qrels text. `fileName` names the source in errors. */
 export function parseTrecQrels(text: string, fileName: string): Qrels {
-  return qrelsFromBuffer(Buffer.from(text, 'utf8'), fileName);
+  return qrelsFromBuffer(withoutBom(Buffer.from(text, 'utf8')), fileName);
 }
 
-/** Reads a TREC qrels file. */
-export async function readTrecQrels(path: string): Promise<Qrels> {
-  return qrelsFromBuffer(await readTrecFile(path), path);
+/** Reads a TREC qrels file, or BEIR's qrels TSV; gzip and a byte-order mark allowed (see the top of this file). */
+export async function readTrecQrels(path: string, onNote?: NoteSink): Promise<Qrels> {
+  return qrelsFromBuffer(await readTrecFile(path, onNote), path);
 }
 
 function checkToken(what: string, s: string): void {

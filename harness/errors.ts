@@ -1,12 +1,25 @@
 /**
+ * The exit codes of every `harness` command, applied by the CLI's single top-level catch (cli/main.ts):
+ *
+ * | code | meaning |
+ * | ---: | --- |
+ * | 0 | success (also `--help` and `--version`) |
+ * | 1 | runtime or verification failure (`--verify` FAIL, an arm crashing, an unexpected error) |
+ * | 2 | bad input, usage or config: a malformed or missing file, a directory where a file belongs, an unknown or ill-formed option value |
+ * | 3 | a gate said REJECT and `--gate-exit` asked for it to fail the command (`ablate`, `compare`) |
+ */
+export type ExitCode = 0 | 1 | 2 | 3;
+
+/**
  * Every failure a user can cause or meet is a HarnessError. The CLI's single top-level catch prints
- * `message` (and `hint`) and sets the exit code: 2 for usage, config and input-file errors (the user can
- * fix them by changing what they pass), 1 for runtime and verification failures.
+ * `message` (and `hint`, and the stack under `--verbose`) and exits with `exitCode` (see ExitCode): 2 for
+ * usage, config and input-file errors (the user can fix them by changing what they pass), 1 for runtime and
+ * verification failures, 3 for a gate REJECT under `--gate-exit`.
  */
 export class HarnessError extends Error {
-  readonly exitCode: 1 | 2;
+  readonly exitCode: Exclude<ExitCode, 0>;
   readonly hint: string | undefined;
-  constructor(message: string, opts: { exitCode?: 1 | 2; hint?: string; cause?: unknown } = {}) {
+  constructor(message: string, opts: { exitCode?: Exclude<ExitCode, 0>; hint?: string; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.exitCode = opts.exitCode ?? 1;
@@ -67,5 +80,15 @@ export class InputProblems extends HarnessError {
     super([head, ...problems.map((p) => `  ${p.message}`)].join('\n'), { exitCode: 2, ...(hints.length === 0 ? {} : { hint: hints.join('; ') }) });
     this.problems = problems;
     this.truncated = truncated;
+  }
+}
+
+/**
+ * A gate said REJECT and the command was run with `--gate-exit`, so that CI fails the job. Exit code 3:
+ * the command itself worked (the report is written); the verdict is the failure.
+ */
+export class GateRejectError extends HarnessError {
+  constructor(reason: string, reportFile: string | undefined) {
+    super(`gate REJECT: ${reason}`, { exitCode: 3, ...(reportFile === undefined ? {} : { hint: `the evidence is in ${reportFile}` }) });
   }
 }

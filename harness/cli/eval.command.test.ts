@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -122,5 +123,108 @@ describe('harness eval', () => {
     expect((await cli(['eval', '--threads', 'many', QRELS, RUN])).code).toBe(2);
     const none = file('other.run', 'zz Q0 a 1 1.0 r\n');
     expect((await cli(['eval', QRELS, none])).code).toBe(2);
+  });
+});
+
+describe('harness eval: strict flag values', () => {
+  // trec_eval's atol() read each of these as a number (1e3 -> 1, abc -> 0, 2.9 -> 2) and printed results.
+  const cases: [string[], RegExp][] = [
+    [['-M', '1e3'], /-M "1e3": not a whole number; write -M 1000/],
+    [['-M1e3'], /-M "1e3": not a whole number/],
+    [['-M', 'abc'], /-M "abc": not a whole number/],
+    [['-l', 'abc'], /-l "abc": not a whole number/],
+    [['-l', '2.9'], /-l "2.9": not a whole number/],
+    [['-N', '7x'], /-N "7x": not a whole number/],
+    [['-l', '-1'], /-l -1: the relevance level must be 0 or more/],
+    [['-M', '-5'], /-M -5: give how many documents/],
+    [['-M', '0'], /-M 0: give how many documents/],
+    [['-N', '-3'], /-N -3: the collection size must be 0 or more/],
+    [['--Max_retrieved_per_topic', '-5'], /-M -5/],
+  ];
+  for (const [flags, message] of cases) {
+    it(`refuses ${flags.join(' ')} naming the flag, exit 2, no numbers`, async () => {
+      const r = await cli(['eval', ...flags, '-m', 'map', QRELS, RUN]);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.log.join('\n')).toMatch(message);
+    });
+  }
+  it('still reads whole numbers in every form getopt allows', () => {
+    expect(parseTrecEvalArgs(['-l', '+2', '-M', '010', 'Q', 'R']).settings).toMatchObject({ relevanceLevel: 2, maxDocs: 10 });
+  });
+});
+
+describe('harness eval: measure names from other tools', () => {
+  it('answers a canonical or alias name with the trec_eval spelling that gives the same number', async () => {
+    const r = await cli(['eval', '-m', 'nDCG@10', QRELS, RUN]);
+    expect(r.code).toBe(2);
+    expect(r.log.join('\n')).toMatch(/-m nDCG@10: harness eval -m takes trec_eval's measure names; nDCG@10 is `-m ndcg_cut.10`/);
+    expect((await cli(['eval', '-m', 'MAP', QRELS, RUN])).log.join('\n')).toMatch(/AP is `-m map`/);
+    expect((await cli(['eval', '-m', 'P(rel=2)@5', QRELS, RUN])).log.join('\n')).toMatch(/`-l 2 -m P.5`/);
+    expect((await cli(['eval', '-m', 'Judged@10', QRELS, RUN])).log.join('\n')).toMatch(/Judged@10 has no trec_eval equivalent/);
+  });
+  it('suggests the trec_eval name for a mistyped one, ignoring case', async () => {
+    expect((await cli(['eval', '-m', 'NDCG_CUT.10', QRELS, RUN])).log.join('\n')).toMatch(/`-m ndcg_cut.10`/);
+    expect((await cli(['eval', '-m', 'Num_Ret', QRELS, RUN])).log.join('\n')).toMatch(/`-m num_ret`/);
+    expect((await cli(['eval', '-m', 'ndcg_cutt.10', QRELS, RUN])).log.join('\n')).toMatch(/did you mean 'ndcg_cut'/);
+  });
+  it('lists both spellings of the measures in --help', async () => {
+    const r = await cli(['eval', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/trec_eval measures \(-m\): num_q, num_ret/);
+    expect(r.out).toMatch(/ndcg_cut/);
+    expect(r.out).toMatch(/nDCG +normalised DCG/);
+    expect(r.out).toMatch(/R-all +1 if every relevant document/);
+  });
+});
+
+describe('harness eval: relevance level above every grade', () => {
+  it('refuses -l above the highest grade instead of printing zeros', async () => {
+    const r = await cli(['eval', '-l', '9', '-m', 'map', QRELS, RUN]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.log.join('\n')).toMatch(/-l 9: relevance level 9 is above the highest grade in the qrels \(2\)/);
+    expect((await cli(['eval', '-l', '2', '-m', 'map', QRELS, RUN])).code).toBe(0);
+  });
+});
+
+describe('harness eval: input formats', () => {
+  const plain = async (qrels: string, run: string) => (await cli(['eval', '-q', '-m', 'all_trec', qrels, run])).out;
+  it('drops a UTF-8 byte-order mark with a note, so the first query keeps its id', async () => {
+    // With the mark kept, q1 of the run became "\uFEFFq1" and lost its judgments (map 0.4167, not 0.6667).
+    const bomRun = file('bom.run', `\uFEFF${readFileSync(RUN, 'utf8')}`);
+    const bomQrels = file('bom.qrels', `\uFEFF${readFileSync(QRELS, 'utf8')}`);
+    const r = await cli(['eval', '-q', '-m', 'all_trec', bomQrels, bomRun]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(await plain(QRELS, RUN));
+    expect(r.log.join('\n')).toMatch(/bom\.run: a UTF-8 byte-order mark at the start of the file was ignored/);
+    expect(r.log.join('\n')).toMatch(/bom\.qrels: a UTF-8 byte-order mark/);
+  });
+  it('reads gzip runs and qrels, whatever their names', async () => {
+    const gzRun = join(dir, 'run.gz');
+    writeFileSync(gzRun, gzipSync(readFileSync(RUN)));
+    const gzQrels = join(dir, 'qrels-gz'); // named without .gz: the magic bytes decide
+    writeFileSync(gzQrels, gzipSync(readFileSync(QRELS)));
+    const r = await cli(['eval', '-q', '-m', 'all_trec', gzQrels, gzRun]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(await plain(QRELS, RUN));
+    const broken = join(dir, 'broken.gz');
+    writeFileSync(broken, gzipSync(readFileSync(RUN)).subarray(0, 20));
+    const b = await cli(['eval', QRELS, broken]);
+    expect(b.code).toBe(2);
+    expect(b.log.join('\n')).toMatch(/broken\.gz: cannot decompress/);
+  });
+  it("reads BEIR's qrels TSV (header query-id corpus-id score)", async () => {
+    const tsv = file('test.tsv', 'query-id\tcorpus-id\tscore\nq1\ta\t1\nq1\tb\t0\nq2\tx\t2\nq3\ty\t1\n');
+    const r = await cli(['eval', '-q', '-m', 'all_trec', tsv, RUN]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(await plain(QRELS, RUN));
+  });
+  it('exits 2 naming the directory when a folder is given as RUN or QRELS', async () => {
+    for (const args of [[QRELS, dir], [dir, RUN]]) {
+      const r = await cli(['eval', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.log.join('\n')).toMatch(/is a directory, not a TREC file/);
+    }
   });
 });

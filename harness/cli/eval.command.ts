@@ -1,5 +1,7 @@
+import { closest } from 'fastest-levenshtein';
 import { UsageError } from '../errors.js';
-import { atol, type TrecEvalSettings } from '../metrics/trec-eval.js';
+import { describeMeasures, formatMeasure, measureAliases, parseMeasure, trecEvalSpelling } from '../metrics/measure.js';
+import { TREC_MEASURE_NAMES, TREC_NICKNAMES, type TrecEvalSettings } from '../metrics/trec-eval.js';
 import { defineCommand } from './io.js';
 
 /**
@@ -15,6 +17,8 @@ export interface EvalArgs {
   readonly settings: TrecEvalSettings;
   readonly qrelsPath: string;
   readonly runPath: string;
+  /** `-v`: print the version and evaluate nothing (trec_eval's flag). */
+  readonly version?: boolean;
 }
 
 const SHORT_WITH_ARG = new Set(['m', 'l', 'D', 'N', 'M', 'R', 'T', 'Z']);
@@ -73,6 +77,7 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
   let relevanceLevel = 1;
   let maxDocs: number | undefined;
   let numDocsInColl = 0;
+  let version = false;
   const measures: string[] = [];
   for (const o of opts) {
     switch (o.name) {
@@ -82,17 +87,18 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
       case 'J': judgedOnly = true; break;
       case 'o': break;
       case 'm': measures.push(o.value!); break;
-      case 'l': relevanceLevel = atol(o.value!); break;
-      case 'M': maxDocs = atol(o.value!); break;
-      case 'N': numDocsInColl = atol(o.value!); break;
-      case 'D': if (atol(o.value!) !== 0) throw new UsageError('-D (debug output) is not supported'); break;
+      case 'l': relevanceLevel = integerFlag('l', o.value!, 0, 'the relevance level must be 0 or more: negative grades mark documents in the pool but unjudged, never relevant'); break;
+      case 'M': maxDocs = integerFlag('M', o.value!, 1, 'give how many documents of each query to evaluate, 1 or more'); break;
+      case 'N': numDocsInColl = integerFlag('N', o.value!, 0, 'the collection size must be 0 or more'); break;
+      case 'D': if (integerFlag('D', o.value!, 0, 'the debug level must be 0') !== 0) throw new UsageError('-D (debug output) is not supported'); break;
       case 'R': if (o.value !== 'qrels') throw new UsageError(`-R ${o.value}: only the 'qrels' relevance format is supported (not prefs, qrels_prefs, qrels_jg)`); break;
       case 'T': if (o.value !== 'trec_results') throw new UsageError(`-T ${o.value}: only the 'trec_results' run format is supported`); break;
       case 'Z': throw new UsageError('-Z (z-scores against a reference file) is not supported');
       case 'h': throw new UsageError('for help run `harness eval --help`');
-      case 'v': throw new UsageError('harness eval reproduces trec_eval 10.0; it has no separate version (see `harness --help`)');
+      case 'v': version = true; break;
     }
   }
+  if (version) return { settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures }, qrelsPath: '', runPath: '', version };
   if (positional.length !== 2) {
     throw new UsageError(`expected QRELS and RUN files, got ${positional.length} file argument${positional.length === 1 ? '' : 's'}${positional.length ? `: ${positional.join(' ')}` : ''}`, {
       hint: 'usage: harness eval [-q] [-m measure[.params]]... [-c] [-l N] [-M N] [-J] QRELS RUN',
@@ -105,9 +111,103 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
   };
 }
 
+/**
+ * The value of a numeric trec_eval flag, read strictly: trec_eval's atol() reads `-M 1e3` as 1 and
+ * `-l abc` as 0 and carries on, a plausible-looking number from a typo. Here anything but a whole number
+ * of at least `min` is a usage error naming the flag.
+ */
+function integerFlag(flag: string, text: string, min: number, why: string): number {
+  const t = text.trim();
+  if (!/^[+-]?\d+$/.test(t)) {
+    const n = t === '' ? NaN : Number(t);
+    const instead = Number.isSafeInteger(n) ? `; write -${flag} ${n}` : '';
+    throw new UsageError(`-${flag} ${JSON.stringify(text)}: not a whole number${instead}`, { hint: `-${flag} takes an integer, e.g. -${flag} ${Math.max(min, flag === 'M' ? 100 : flag === 'l' ? 2 : 0)}` });
+  }
+  const n = Number(t);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`-${flag} ${text}: too large`);
+  if (n < min) throw new UsageError(`-${flag} ${text}: ${why}`);
+  return n;
+}
+
+/**
+ * trec_eval's own measure names are what `-m` takes. Another spelling (canonical `nDCG@10`, ir_measures or
+ * BEIR `NDCG@10`, a mistyped name) is refused here with the trec_eval spelling that gives the same number,
+ * rather than left to trec_eval's nearest-name guess (which offered `num_q` for `nDCG@10`).
+ */
+export function checkTrecMeasureArgs(measures: readonly string[]): void {
+  const known = [...TREC_MEASURE_NAMES, ...TREC_NICKNAMES];
+  for (const arg of measures) {
+    const name = arg.includes('.') ? arg.slice(0, arg.indexOf('.')) : arg;
+    if (known.includes(name) || UNREAD_TREC_NAMES.has(name)) continue;
+    let measure;
+    try {
+      measure = parseMeasure(arg);
+    } catch {
+      const lower = name.toLowerCase();
+      const guess = known.find((k) => k.toLowerCase() === lower) ?? closest(lower, known.map((k) => k.toLowerCase()));
+      const spelled = known.find((k) => k.toLowerCase() === guess) ?? guess;
+      throw new UsageError(`-m ${arg}: not a trec_eval measure; did you mean '${spelled}'?`, {
+        hint: `trec_eval measures: ${known.join(', ')}; \`harness measures\` lists both spellings`,
+      });
+    }
+    const canonical = formatMeasure(measure);
+    const trec = trecEvalSpelling(measure);
+    if (trec === undefined) {
+      throw new UsageError(`-m ${arg}: ${canonical} has no trec_eval equivalent, and harness eval -m takes trec_eval's names`, {
+        hint: `evaluate it with \`harness compare RUN... --qrels QRELS --measures ${canonical}\``,
+      });
+    }
+    const flags = `${trec.level === undefined ? '' : `-l ${trec.level} `}-m ${trec.measure}`;
+    throw new UsageError(`-m ${arg}: harness eval -m takes trec_eval's measure names; ${canonical} is \`${flags}\``, {
+      hint: 'add --format table, csv or json to print canonical names (nDCG@10) instead of trec_eval\'s (ndcg_cut_10)',
+    });
+  }
+}
+
+/** Measures trec_eval knows that need qrels formats we do not read; compileTrecPlan explains them. */
+const UNREAD_TREC_NAMES = new Set(['all_prefs', 'prefs', 'qrels_jg', 'map_avgjg', 'P_avgjg', 'Rprec_mult_avgjg', 'yaap']);
+
+/**
+ * trec_eval flags take negative values attached or separate (`-l -1`); yargs would read a separate `-1` as an
+ * option of its own and stop with "Unknown argument: 1". Attaching the value (`-l-1`) keeps it whole for
+ * our getopt, which then refuses it with a message about the value.
+ */
+export function attachNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    if (next !== undefined && /^-\d/.test(next) && /^-[A-Za-z]*[mlDNMRTZ]$/.test(a) && !a.startsWith('--')) {
+      out.push(`${a}${next}`);
+      i++;
+    } else if (next !== undefined && /^-\d/.test(next) && /^--[A-Za-z_]+$/.test(a)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** The `harness eval --help` epilogue: both spellings of every measure. */
+function measuresEpilogue(): string {
+  const canonical = describeMeasures()
+    .map((d) => {
+      const aliases = measureAliases(d.name);
+      return `  ${d.name.padEnd(19)} ${d.describe}${aliases.length ? ` [also: ${aliases.join(', ')}]` : ''}`;
+    })
+    .join('\n');
+  return [
+    `trec_eval measures (-m): ${[...TREC_MEASURE_NAMES.filter((n) => n !== 'runid'), ...TREC_NICKNAMES].join(', ')}.`,
+    '',
+    'Canonical names (printed by --format table|csv|json; `harness measures` has the trec_eval spelling of each):',
+    canonical,
+  ].join('\n');
+}
+
 export const evalCommand = defineCommand({
   command: 'eval [args..]',
   describe: 'Evaluate a TREC run against TREC qrels, exactly as trec_eval (same flags, same output)',
+  preprocess: attachNegativeValues,
   builder: (y) =>
     y
       .usage(
@@ -149,10 +249,17 @@ export const evalCommand = defineCommand({
       })
       .example('harness eval qrels.txt run.txt', "trec_eval's official measures")
       .example('harness eval -q -m all_trec qrels.txt run.txt', 'every measure, every query')
-      .example('harness eval -m ndcg_cut.10 -m P.5 --format csv qrels.txt run.txt', 'canonical names in CSV'),
+      .example('harness eval -m ndcg_cut.10 -m P.5 --format csv qrels.txt run.txt', 'canonical names in CSV')
+      .epilogue(measuresEpilogue()),
   async run(args, io) {
     const raw = ((args as unknown as { args?: unknown[] }).args ?? []).map(String);
     const parsed = parseTrecEvalArgs(raw);
+    if (parsed.version) {
+      const { harnessVersion } = await import('./main.js');
+      io.out(`harness ${harnessVersion()}: trec_eval version 10.0 measures and output\n`);
+      return;
+    }
+    checkTrecMeasureArgs(parsed.settings.measures);
     const { runEval } = await import('../metrics/eval-cli.js');
     const t = String(args.threads);
     const threads = t === 'auto' ? 'auto' : Number(t);

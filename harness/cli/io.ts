@@ -17,6 +17,11 @@ export interface CommandSpec<A = object> {
   readonly command: string;
   readonly describe: string;
   builder(y: Argv): Argv<A>;
+  /**
+   * Rewrites the arguments after the verb before yargs reads them, for a command whose own syntax yargs
+   * would misread (eval's trec_eval flags, `-l -1`).
+   */
+  preprocess?(argv: readonly string[]): string[];
   run(args: ArgumentsCamelCase<A>, io: CliIo): Promise<void>;
 }
 

@@ -1,8 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import yargs, { type Argv } from 'yargs';
-import { HarnessError } from '../errors.js';
+import { HarnessError, type ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
+import { projectRoot } from '../util/project.js';
 import { commands } from './commands.js';
 import type { CliIo } from './io.js';
+
+/** harness's own version, from its package.json (source and dist/ alike). */
+export function harnessVersion(): string {
+  return (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 /** Builds the parser without running it, so tests can inspect options and help text. */
 export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Promise<void>) => void): Argv {
@@ -13,7 +21,13 @@ export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Prom
     .demandCommand(1, 'Name a command; see `harness --help`.')
     .recommendCommands()
     .help()
-    .version(false)
+    .alias('h', 'help')
+    .version(harnessVersion())
+    .option('verbose', { type: 'boolean', global: true, describe: 'On failure, also print the stack trace' })
+    .epilogue(
+      'Exit codes: 0 success; 1 runtime or verification failure; 2 bad input, usage or config (the message names ' +
+        'the file, line or flag); 3 gate REJECT with --gate-exit.',
+    )
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .exitProcess(false)
     .fail((msg, err) => {
@@ -47,13 +61,18 @@ export function defaultIo(): CliIo {
   };
 }
 
-/** Runs the CLI and returns the exit code: 0 success, 1 runtime or verification failure, 2 usage/config/input error. */
-export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+/** Runs the CLI and returns its exit code (the table is in harness/errors.ts). Never calls process.exit(). */
+export async function runCli(rawArgv: readonly string[], io: CliIo = defaultIo()): Promise<ExitCode> {
   let pending: Promise<void> | undefined;
+  const argv = preprocess(rawArgv);
   try {
+    // The callback receives what --help and --version print, so it goes to io.out (stdout) and the
+    // command exits 0 rather than falling through to a usage error.
     await buildParser(argv, io, (p) => {
       pending = p;
-    }).parseAsync();
+    }).parseAsync([...argv], {}, (_err, _args, output) => {
+      if (output) io.out(`${output}\n`);
+    });
     if (pending) await pending;
     return 0;
   } catch (err) {
@@ -61,17 +80,24 @@ export async function runCli(argv: readonly string[], io: CliIo = defaultIo()): 
   }
 }
 
-function reportError(err: unknown, io: CliIo, verbose: boolean): number {
+/** Applies the named command's preprocess() to the arguments after its verb. */
+function preprocess(argv: readonly string[]): readonly string[] {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  const spec = at < 0 ? undefined : commands.find((c) => c.command.split(' ')[0] === argv[at]);
+  return spec?.preprocess ? [...argv.slice(0, at + 1), ...spec.preprocess(argv.slice(at + 1))] : argv;
+}
+
+function reportError(err: unknown, io: CliIo, verbose: boolean): Exclude<ExitCode, 0> {
+  const write = (text: string) => (io.log.error ? io.log.error(text) : void process.stderr.write(`${text}\n`));
   if (err instanceof HarnessError) {
-    process.stderr.write(`harness: ${err.message}\n`);
-    if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
-    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    write(`harness: ${err.message}`);
+    if (err.hint) write(`  hint: ${err.hint}`);
+    if (verbose && err.stack) write(err.stack);
     return err.exitCode;
   }
   const e = err instanceof Error ? err : new Error(String(err));
-  process.stderr.write(`harness: unexpected failure: ${e.message}\n`);
-  if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
-  else process.stderr.write('  (run again with --verbose for the stack trace)\n');
-  void io;
+  write(`harness: unexpected failure: ${e.message}`);
+  if (verbose && e.stack) write(e.stack);
+  else write('  (run again with --verbose for the stack trace)');
   return 1;
 }

@@ -1,10 +1,12 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
-import { readTrecFile } from '../../evalset/trec.js';
+import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
+import { UsageError } from '../errors.js';
 import type { CliIo } from '../cli/io.js';
 import type { EvalArgs, EvalFormat } from '../cli/eval.command.js';
 import { formatFixed, formatLong } from './printf.js';
+import { relevanceLevelProblemOfGrade } from './evaluate.js';
 import { formatMeasure, measureOf } from './measure.js';
 import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from './stream-eval.js';
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from './trec-eval.js';
@@ -12,11 +14,19 @@ import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWrite
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
   const plan = compileTrecPlan(args.settings);
-  const qrelsBytes = await readTrecFile(args.qrelsPath);
+  const note = (text: string) => io.log.info(`harness eval: ${text}`);
+  const qrelsBytes = await readTrecFile(args.qrelsPath, note);
   const qrels = QrelsIndex.fromBuffer(qrelsBytes, args.qrelsPath);
+  const level = args.settings.relevanceLevel;
+  const problem = relevanceLevelProblemOfGrade(highestGrade(qrels), level);
+  if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
+  const run = await peekTrecFile(args.runPath);
+  if (run.bom) note(bomNote(args.runPath));
   const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
-  // Every worker re-indexes the qrels: worth it only when they are small next to the run.
-  const n = threads === 'auto' ? (qrelsBytes.length * 8 <= runBytes ? Math.min(4, availableParallelism()) : 1) : threads;
+  // Every worker re-indexes the qrels: worth it only when they are small next to the run. A gzip run is
+  // one stream that cannot be cut at byte offsets, so it is read on this thread.
+  const auto = qrelsBytes.length * 8 <= runBytes ? Math.min(4, availableParallelism()) : 1;
+  const n = run.gzip ? 1 : threads === 'auto' ? auto : threads;
   const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads: n });
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
@@ -29,6 +39,14 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   }
   if (format === 'trec') writeTrec(ev, io);
   else writeCanonical(ev, format, io);
+}
+
+/** The highest non-negative grade in the qrels; -1 when every judgment is negative (in the pool, unjudged). */
+function highestGrade(qrels: QrelsIndex): number {
+  if (qrels.qids.length === 0) return -Infinity;
+  let highest = -1;
+  for (const counts of qrels.relLevels) for (let g = counts.length - 1; g > highest; g--) if (counts[g]! > 0) highest = g;
+  return highest;
 }
 
 function writeTrec(ev: TrecEvaluation, io: CliIo): void {

@@ -1,6 +1,6 @@
 import { HarnessError } from '../errors.js';
 import type { Qrels, Run } from '../../evalset/types.js';
-import { formatMeasure, measureKernel, usesRelevanceLevel, type Measure } from './measure.js';
+import { formatMeasure, measureKernel, parseMeasure, usesRelevanceLevel, type Measure } from './measure.js';
 import { compareIds, judgeRankingWithLevels, rankDocIds, REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from './ranking.js';
 
 /** Options of evaluate(). */
@@ -102,4 +102,30 @@ function rankedGrades(qid: string, docs: ReadonlyMap<string, number> | undefined
     out[i] = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
   }
   return out;
+}
+
+/**
+ * Why `level` cannot be the relevance level of these qrels, or undefined when it can: a level above every
+ * grade (or a non-integer one) makes no document relevant, so every measure that counts relevant documents
+ * (AP, RR, P, R, Success, R-all, ...) is 0 for every query and every arm: a plausible-looking zero, never a
+ * finding. `measures` (canonical or alias spellings) narrows the message to those it zeroes; when none of
+ * them depends on the level (nDCG, Judged), there is no problem. Pure; callers decide to refuse or warn.
+ */
+export function relevanceLevelProblem(qrels: Qrels, level: number, measures?: readonly string[]): string | undefined {
+  let highest = -Infinity;
+  for (const docs of qrels.values()) for (const g of docs.values()) if (g > highest) highest = g;
+  return relevanceLevelProblemOfGrade(highest, level, measures);
+}
+
+/** relevanceLevelProblem() given the highest grade of the qrels (-Infinity for qrels with no judgment). */
+export function relevanceLevelProblemOfGrade(highest: number, level: number, measures?: readonly string[]): string | undefined {
+  if (!Number.isInteger(level)) return `relevance level ${level} is not an integer grade`;
+  if (highest === -Infinity || level <= highest) return undefined;
+  const zeroed = measures === undefined ? undefined : measures.filter((m) => usesRelevanceLevel(parseMeasure(m))).map((m) => formatMeasure(parseMeasure(m)));
+  if (zeroed !== undefined && zeroed.length === 0) return undefined;
+  const which = zeroed === undefined ? 'every measure that counts relevant documents (AP, RR, P, R, Success, R-all, ...)' : zeroed.join(', ');
+  return (
+    `relevance level ${level} is above the highest grade in the qrels (${highest}): no document is relevant, so ${which} ` +
+    `would be 0 for every query; ${highest >= 1 ? `use a level of ${highest} or less` : 'these qrels grade no document relevant (1 or more)'}`
+  );
 }

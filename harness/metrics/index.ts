@@ -1,6 +1,6 @@
-export { evaluate } from './evaluate.js';
+export { evaluate, relevanceLevelProblem } from './evaluate.js';
 export type { Evaluation, EvaluateOptions } from './evaluate.js';
-export { describeMeasures, formatMeasure, MEASURE_NAMES, parseMeasure } from './measure.js';
+export { describeMeasures, formatMeasure, MEASURE_NAMES, measureAliases, parseMeasure, trecEvalSpelling } from './measure.js';
 export type { Measure } from './measure.js';
 export { compareIds, compareRanked, rankDocIds } from './ranking.js';
 export { formatFixed } from './printf.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { formatMeasure, MEASURE_NAMES, parseMeasure } from './measure.js';
+import { formatMeasure, MEASURE_NAMES, measureAliases, parseMeasure, trecEvalSpelling } from './measure.js';
 
 describe('Measure: one canonical spelling', () => {
   const canonical = [
@@ -26,12 +26,42 @@ describe('Measure: one canonical spelling', () => {
     expect(Object.isFrozen(m)).toBe(true);
     expect(Object.isFrozen(m.params)).toBe(true);
   });
-  it('rejects unknown names with a did-you-mean', () => {
+  it('reads the names of ir_measures, BEIR, MTEB, trec_eval and LongMemEval as the canonical measure', () => {
+    const aliases: Record<string, string> = {
+      MAP: 'AP', map: 'AP', 'MAP@100': 'AP@100', MRR: 'RR', 'MRR@10': 'RR@10', recip_rank: 'RR', 'NDCG@10': 'nDCG@10', NDCG: 'nDCG',
+      'ndcg@10': 'nDCG@10', 'Recall@100': 'R@100', 'recall@100': 'R@100', 'Precision@5': 'P@5', 'precision@5': 'P@5', P_5: 'P@5',
+      'P.5': 'P@5', ndcg_cut_10: 'nDCG@10', 'ndcg_cut.10': 'nDCG@10', map_cut_100: 'AP@100', recall_1000: 'R@1000', ndcg_at_10: 'nDCG@10',
+      recall_at_100: 'R@100', precision_at_5: 'P@5', mrr_at_10: 'RR@10', success_1: 'Success@1', 'top_k_acc@5': 'Success@5',
+      'recall_any@5': 'Success@5', 'recall_all@5': 'R-all@5', 'ndcg_any@5': 'nDCG-LME@5', 'NDCG(gain=exp)@10': 'nDCG(gain=exp)@10',
+      'NumRel(rel=2)': 'NumRel(rel=2)', 'p(rel=2)@5': 'P(rel=2)@5', iprec_at_recall_0: 'IPrec@0', bpref: 'Bpref', 'judged@10': 'Judged@10',
+    };
+    for (const [alias, canonical] of Object.entries(aliases)) expect([alias, formatMeasure(parseMeasure(alias))]).toEqual([alias, canonical]);
+    expect(measureAliases('AP')).toEqual(expect.arrayContaining(['map', 'map_cut']));
+    expect(measureAliases('RR')).toEqual(expect.arrayContaining(['mrr', 'recip_rank']));
+    expect(measureAliases('nDCG')).not.toContain('ndcg'); // the canonical name in lower case is not listed as an alias
+  });
+  it('suggests the measure that was meant for a name it cannot read', () => {
     expect(() => parseMeasure('nDGC@10')).toThrow(/did you mean "nDCG@10"/);
-    expect(() => parseMeasure('ndcg_cut_10')).toThrow(/did you mean "nDCG@10"/);
-    expect(() => parseMeasure('NDCG@10')).toThrow(/did you mean "nDCG@10"?/);
-    expect(() => parseMeasure('map')).toThrow(/did you mean "AP"/);
-    expect(() => parseMeasure('ndcg_at_10')).toThrow(UsageError);
+    expect(() => parseMeasure('Recal@10')).toThrow(/did you mean "R@10"/);
+    expect(() => parseMeasure('precison@5')).toThrow(/did you mean "P@5"/);
+    expect(() => parseMeasure('ndcg_ct_10')).toThrow(/did you mean "nDCG@10"/);
+    expect(() => parseMeasure('Sucess')).toThrow(/did you mean "Success@10"/);
+    expect(() => parseMeasure('P_5@10')).toThrow(/cutoff twice/);
+    expect(() => parseMeasure('R_cap@10')).toThrow(UsageError); // BEIR's capped recall is another measure
+  });
+  it('spells each measure as trec_eval -m asks for it, or says there is none', () => {
+    const spell = (m: string) => trecEvalSpelling(parseMeasure(m));
+    expect(spell('nDCG@10')).toEqual({ measure: 'ndcg_cut.10' });
+    expect(spell('nDCG')).toEqual({ measure: 'ndcg' });
+    expect(spell('AP')).toEqual({ measure: 'map' });
+    expect(spell('AP@100')).toEqual({ measure: 'map_cut.100' });
+    expect(spell('P(rel=2)@5')).toEqual({ measure: 'P.5', level: 2 });
+    expect(spell('R@100')).toEqual({ measure: 'recall.100' });
+    expect(spell('RBP(p=0.8)')).toEqual({ measure: 'rbp.p=0.8' });
+    expect(spell('nDCG(gains={1:3,2:9})')).toEqual({ measure: 'ndcg.1=3,2=9' });
+    expect(spell('Utility(a=2)')).toEqual({ measure: 'utility.2,-1,0,0' });
+    expect(spell('Bpref')).toEqual({ measure: 'bpref' });
+    for (const none of ['Judged@10', 'R-all@10', 'RR@10', 'nDCG(gain=exp)@10', 'nDCG-LME@10']) expect(spell(none)).toBeUndefined();
   });
   it('rejects cutoffs and parameters a measure does not take', () => {
     expect(() => parseMeasure('P')).toThrow(/needs a cutoff/);

@@ -124,6 +124,36 @@ export function describeMeasures(): readonly { name: string; describe: string }[
   return MEASURE_NAMES.map((name) => ({ name, describe: FAMILIES[name]!.describe }));
 }
 
+/** trec_eval's name of each family that trec_eval computes (with the cutoff as its `.k` parameter). */
+const TREC_NAMES: Readonly<Record<string, string>> = {
+  AP: 'map', RR: 'recip_rank', nDCG: 'ndcg', DCG: 'dcg', IDCG: 'ideal_dcg', nDCGRel: 'ndcg_rel', RnDCG: 'Rndcg', G: 'G', P: 'P',
+  R: 'recall', Success: 'success', RelP: 'relative_P', Unj: 'unj', RBP: 'rbp', RBPResid: 'rbp_resid', Rprec: 'Rprec',
+  RprecMult: 'Rprec_mult', IPrec: 'iprec_at_recall', '11ptAvg': '11pt_avg', Bpref: 'bpref', infAP: 'infAP', BinG: 'binG',
+  SetP: 'set_P', SetRelP: 'set_relative_P', SetR: 'set_recall', SetAP: 'set_map', SetF: 'set_F', Utility: 'utility',
+  NumRet: 'num_ret', NumRel: 'num_rel', NumRelRet: 'num_rel_ret', NumNonrelJudgedRet: 'num_nonrel_judged_ret',
+};
+const TREC_CUT_NAMES: Readonly<Record<string, string>> = { AP: 'map_cut', nDCG: 'ndcg_cut' };
+
+/**
+ * How to ask trec_eval (and `harness eval -m`) for this measure: the `-m` argument and, for a `rel=`
+ * parameter, the `-l` level it needs. Undefined when trec_eval has no equivalent (`Judged@k`, `R-all@k`,
+ * `RR@k`, `nDCG(gain=exp)`, `nDCG-LME@k`, gains with a cutoff).
+ */
+export function trecEvalSpelling(m: Measure): { readonly measure: string; readonly level?: number } | undefined {
+  const p = m.params;
+  if (p.gain === 'exp') return undefined;
+  let name = TREC_NAMES[m.name];
+  if (m.cutoff !== undefined && FAMILIES[m.name]!.cutoff === 'optionalRank') name = TREC_CUT_NAMES[m.name];
+  if (name === undefined || (m.cutoff !== undefined && p.gains !== undefined)) return undefined;
+  const args: string[] = [];
+  if (m.cutoff !== undefined) args.push(numberText(m.cutoff));
+  if (m.name === 'SetF' && p.x !== undefined) args.push(numberText(p.x));
+  if (m.name === 'Utility') args.push([p.a ?? 1, p.b ?? -1, p.c ?? 0, p.d ?? 0].map(numberText).join(','));
+  if (p.p !== undefined) args.push(`p=${numberText(p.p)}`);
+  for (const [grade, gain] of Object.entries(p.gains ?? {})) args.push(`${grade}=${numberText(gain)}`);
+  return { measure: args.length ? `${name}.${args.join(',')}` : name, ...(p.rel === undefined ? {} : { level: p.rel }) };
+}
+
 function numberText(n: number): string {
   return String(n);
 }
@@ -152,31 +182,79 @@ export function formatMeasure(m: Measure): string {
   return `${m.name}${parts.length ? `(${parts.join(',')})` : ''}${m.cutoff === undefined ? '' : `@${numberText(m.cutoff)}`}`;
 }
 
-const TREC_ALIASES: Readonly<Record<string, string>> = {
-  map: 'AP', ndcg: 'nDCG', recip_rank: 'RR', mrr: 'RR', MRR: 'RR', recall: 'R', bpref: 'Bpref', success: 'Success', ndcg_cut: 'nDCG',
-  map_cut: 'AP', set_P: 'SetP', set_recall: 'SetR', set_map: 'SetAP', set_F: 'SetF', relative_P: 'RelP', unj: 'Unj', rbp: 'RBP',
-  NDCG: 'nDCG', ndcg_at: 'nDCG', MAP: 'AP', iprec_at_recall: 'IPrec', num_ret: 'NumRet', num_rel: 'NumRel', num_rel_ret: 'NumRelRet',
+/**
+ * Other tools' names for our measure families, keyed in lower case: trec_eval (`map`, `recip_rank`,
+ * `ndcg_cut`, `P`), ir_measures (`MAP`, `MRR`, `NDCG`, `Recall`, `Precision`; docs: ir-measur.es), BEIR's
+ * `EvaluateRetrieval` (`NDCG@k`, `MAP@k`, `Recall@k`, `P@k`, `MRR@k`, `top_k_acc@k`), MTEB (`ndcg_at_10`)
+ * and LongMemEval (`recall_any`, `recall_all`, `ndcg_any`). Every canonical name is also found in any case.
+ * An alias only ever resolves to the same number: BEIR's capped recall `R_cap@k` has no entry here.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  map: 'AP', map_cut: 'AP', mrr: 'RR', recip_rank: 'RR', ndcg_cut: 'nDCG', ndcg_at: 'nDCG', recall: 'R', precision: 'P',
+  success: 'Success', hit: 'Success', hits: 'Success', hit_rate: 'Success', hitrate: 'Success', top_k_acc: 'Success', recall_any: 'Success',
+  recall_all: 'R-all', ndcg_any: 'nDCG-LME', judged: 'Judged', unj: 'Unj', relative_p: 'RelP', rprec_mult: 'RprecMult',
+  iprec_at_recall: 'IPrec', '11pt_avg': '11ptAvg', bpref: 'Bpref', infap: 'infAP', bing: 'BinG', dcg: 'DCG', ideal_dcg: 'IDCG',
+  ndcg_rel: 'nDCGRel', rndcg: 'RnDCG', rbp: 'RBP', rbp_resid: 'RBPResid', rprec: 'Rprec', set_p: 'SetP', set_relative_p: 'SetRelP',
+  set_recall: 'SetR', set_map: 'SetAP', set_f: 'SetF', utility: 'Utility', num_ret: 'NumRet', num_rel: 'NumRel',
+  num_rel_ret: 'NumRelRet', num_nonrel_judged_ret: 'NumNonrelJudgedRet',
+  ...Object.fromEntries(Object.keys(FAMILIES).map((name) => [name.toLowerCase(), name])),
 };
+
+/** The names a measure family answers to besides its canonical one, for `harness measures`. */
+export function measureAliases(name: string): readonly string[] {
+  return Object.keys(ALIASES).filter((a) => ALIASES[a] === name && a !== name.toLowerCase());
+}
+
+/**
+ * A family named by an alias, with a cutoff carried in the name as trec_eval (`P_5`, `ndcg_cut.10`) or
+ * MTEB (`ndcg_at_10`) write it.
+ */
+function resolveAlias(name: string): { readonly family: string; readonly cutoff?: string } | undefined {
+  const lower = name.toLowerCase();
+  const direct = ALIASES[lower];
+  if (direct !== undefined) return { family: direct };
+  const suffixed = /^(.+?)(?:_at_|_|\.)(\d+(?:\.\d+)?)$/.exec(lower);
+  const family = suffixed ? ALIASES[suffixed[1]!] : undefined;
+  return family === undefined ? undefined : { family, cutoff: suffixed![2]! };
+}
+
+/** The canonical spelling closest to an unknown name, completed with a cutoff when the family needs one. */
+function suggest(name: string, cutoffText: string | undefined): string {
+  const base = name.toLowerCase().replace(/(?:_at_|_|\.)(\d+(?:\.\d+)?)$/, '');
+  const family = ALIASES[closest(base, Object.keys(ALIASES))]!;
+  const cutoff = cutoffText ?? /(\d+(?:\.\d+)?)$/.exec(name)?.[1];
+  const kind = FAMILIES[family]!.cutoff;
+  if (kind === 'none') return family;
+  if (cutoff !== undefined) return `${family}@${cutoff}`;
+  return kind === 'rank' ? `${family}@10` : kind === 'fraction' ? `${family}@0.5` : family;
+}
 
 /**
  * Parses a measure. Accepts the canonical form and equivalent spellings (parameters in any order, defaults
- * spelled out); rejects unknown names with a did-you-mean, and cutoffs or parameters the measure lacks.
+ * spelled out) and other tools' names for the same measure (`NDCG@10`, `MAP`, `MRR@10`, `Recall@100`,
+ * `P_5`, `ndcg_cut_10`, `ndcg_at_10`; see ALIASES), all of which format back to the one canonical string.
+ * Rejects unknown names with a did-you-mean, and cutoffs or parameters the measure lacks.
  */
 export function parseMeasure(text: string): Measure {
   const s = text.trim();
-  const m = /^([A-Za-z0-9_-]+?)(?:\((.*)\))?(?:@([^@()]+))?$/.exec(s);
+  const m = /^([A-Za-z0-9_.-]+?)(?:\((.*)\))?(?:@([^@()]+))?$/.exec(s);
   if (!m) throw new UsageError(`cannot read measure "${text}"; write Name, Name@k or Name(param=value)@k, e.g. nDCG@10, P(rel=2)@5`);
-  const name = m[1]!;
-  const fam = FAMILIES[name];
-  if (!fam) {
-    const base = name.replace(/_\d+$/, '');
-    const alias = TREC_ALIASES[name] ?? TREC_ALIASES[base];
-    const suggestion = alias ?? closest(name, [...MEASURE_NAMES]);
-    const cutoffText = m[3] ?? (/_\d+$/.test(name) ? name.replace(/^.*_/, '') : undefined);
-    throw new UsageError(`unknown measure "${text}"; did you mean "${suggestion}${cutoffText === undefined ? '' : `@${cutoffText}`}"?`, {
-      hint: `known measures: ${MEASURE_NAMES.join(', ')}`,
-    });
+  let name = m[1]!;
+  let cutoffText = m[3];
+  if (!FAMILIES[name]) {
+    const alias = resolveAlias(name);
+    if (alias === undefined) {
+      throw new UsageError(`unknown measure "${text}"; did you mean "${suggest(name, cutoffText)}"?`, {
+        hint: '`harness measures` lists every measure with the other names it accepts',
+      });
+    }
+    if (alias.cutoff !== undefined && cutoffText !== undefined) {
+      throw new UsageError(`measure "${text}" gives its cutoff twice; write ${alias.family}@${cutoffText}`);
+    }
+    name = alias.family;
+    cutoffText = alias.cutoff ?? cutoffText;
   }
+  const fam = FAMILIES[name]!;
   const params: Record<string, unknown> = {};
   if (m[2] !== undefined && m[2].trim() !== '') {
     for (const part of splitParams(m[2])) {
@@ -193,13 +271,13 @@ export function parseMeasure(text: string): Measure {
   }
   for (const [k, v] of Object.entries(params)) if (v === undefined || DEFAULTS[k] === v) delete params[k];
   let cutoff: number | undefined;
-  if (m[3] !== undefined) {
+  if (cutoffText !== undefined) {
     if (fam.cutoff === 'none') throw new UsageError(`measure "${text}": ${name} takes no @cutoff`);
-    const c = Number(m[3]);
+    const c = Number(cutoffText);
     if (fam.cutoff === 'fraction') {
-      if (!/^\d*\.?\d+$/.test(m[3]) || !(c >= 0)) throw new UsageError(`measure "${text}": @${m[3]} must be a non-negative number`);
-    } else if (!/^\d+$/.test(m[3]) || c <= 0) {
-      throw new UsageError(`measure "${text}": the cutoff @${m[3]} must be a positive integer rank`);
+      if (!/^\d*\.?\d+$/.test(cutoffText) || !(c >= 0)) throw new UsageError(`measure "${text}": @${cutoffText} must be a non-negative number`);
+    } else if (!/^\d+$/.test(cutoffText) || c <= 0) {
+      throw new UsageError(`measure "${text}": the cutoff @${cutoffText} must be a positive integer rank`);
     }
     cutoff = c;
   } else if (fam.cutoff === 'rank' || fam.cutoff === 'fraction') {
