@@ -1,6 +1,6 @@
 import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
 import { meanOf, methodSentence, winsOver } from './select.js';
-import { BEST_PER_STRATUM, headlineRuns, systemsMarkdown } from './systems.js';
+import { BEST_PER_STRATUM, evidenceMarkdown, headlineRuns, systemsMarkdown } from './systems.js';
 import type { ReportData } from './types.js';
 
 /** First line of every rendering: where it comes from and that hand edits are lost. */
@@ -127,6 +127,8 @@ export function renderMarkdown(data: ReportData): string {
       );
     }
   }
+
+  L.push(...evidenceMarkdown(data, table, cell));
 
   L.push('## Legend', '');
   L.push(

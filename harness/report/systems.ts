@@ -157,3 +157,45 @@ export function systemsMarkdown(data: ReportData, table: (head: readonly string[
   }
   return L;
 }
+
+function fmtMs(x: number): string {
+  return x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(3);
+}
+
+/** Markdown lines of the evidence sections: cost per system and the queries that differ most. */
+export function evidenceMarkdown(data: ReportData, table: (head: readonly string[], align: readonly ('l' | 'r')[], rows: readonly (readonly string[])[]) => string[], cell: (s: string) => string): string[] {
+  const L: string[] = [];
+  if (data.costs) {
+    const costs = data.costs;
+    L.push('## Cost', '');
+    L.push('Index time and size per scope summed over scopes; per-query latency of searching (retrieve) or fusing (fuse), milliseconds, as measured when the run was computed (a cached run keeps its timings).', '');
+    L.push(
+      ...table(
+        ['system', 'documents', 'index ms', 'query ms p50', 'query ms p95', 'index stats'],
+        ['l', 'r', 'r', 'r', 'r', 'l'],
+        headlineRuns(data)
+          .filter((r) => costs[r.id])
+          .map((r) => {
+            const c = costs[r.id]!;
+            const stats = Object.entries(c.indexStats).filter(([k]) => k !== 'documents');
+            return [cell(r.id), c.indexStats['documents'] === undefined ? '' : String(c.indexStats['documents']), fmtMs(c.indexMs), fmtMs(c.queryMsP50), fmtMs(c.queryMsP95), cell(stats.map(([k, v]) => `${k} ${v}`).join(', '))];
+          }),
+      ),
+      '',
+    );
+  }
+  if (data.examples && data.examples.queries.length > 0) {
+    const ex = data.examples;
+    const doc = (d: { docId: string; text?: string; sensitive?: boolean }) => (d.text === undefined ? `${d.docId}${d.sensitive ? ' (sensitive: text withheld)' : ''}` : `${d.docId}: ${d.text}`);
+    L.push(`## Queries where ${cell(ex.system)} differs most from ${cell(ex.baseline)} (${ex.measure})`, '');
+    for (const q of ex.queries) {
+      L.push(
+        `- **${q.kind}** in ${cell(q.stratum)}, \`${cell(q.queryId)}\` "${cell(q.text)}": ${cell(ex.baseline)} ${fmtMean(q.baselineValue)} -> ${cell(ex.system)} ${fmtMean(q.systemValue)}`,
+        `  - ${cell(ex.baseline)}: ${q.baselineTop.map((d) => cell(doc(d))).join(' / ') || '(nothing retrieved)'}`,
+        `  - ${cell(ex.system)}: ${q.systemTop.map((d) => cell(doc(d))).join(' / ') || '(nothing retrieved)'}`,
+      );
+    }
+    L.push('');
+  }
+  return L;
+}
