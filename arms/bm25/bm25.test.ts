@@ -144,7 +144,7 @@ describe('Anserini tie adjustment', () => {
 
 describe('bm25 params and identity', () => {
   it('defaults to the Pyserini BEIR baseline settings', () => {
-    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep' });
+    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep', pruning: 'block-max-wand' });
   });
 
   it('rejects unknown keys and out-of-range values', () => {
@@ -162,6 +162,8 @@ describe('bm25 params and identity', () => {
     }
     // An override equal to what the preset already does is the same arm.
     expect(fp({ stemmer: 'porter', stopwords: 'lucene' })).toBe(base);
+    // Pruning never changes a hit (pruning.test.ts), so every setting is the same arm and shares its cache.
+    for (const pruning of ['none', 'wand', 'block-max-wand']) expect(fp({ pruning })).toBe(base);
     expect(base).toContain('"v":1');
   });
 

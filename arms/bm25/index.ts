@@ -36,6 +36,12 @@ const params = z
     stopwords: z.enum(['lucene', 'none']).optional(),
     /** Overrides the preset's stemmer. */
     stemmer: z.enum(['porter', 'none']).optional(),
+    /**
+     * How a query walks the postings: `none` scores them all, `wand` and `block-max-wand` skip documents that
+     * provably cannot enter the top k. The hits and scores are identical (a test holds them equal); only the
+     * time changes. ADR 0012.
+     */
+    pruning: z.enum(['none', 'wand', 'block-max-wand']).default('block-max-wand'),
   })
   .strict();
 
@@ -84,12 +90,14 @@ export function anseriniTieAdjusted(scores: readonly number[]): number[] {
 /**
  * In-process BM25 over an inverted index in typed arrays, exact top-k. With the defaults it reproduces
  * Pyserini's BM25 "flat" BEIR baselines (Lucene BM25Similarity k1=0.9 b=0.4, EnglishAnalyzer); see
- * docs/adr/0005-lexical-arms.md for the measured NFCorpus figures.
+ * docs/adr/0005-lexical-arms.md for the measured NFCorpus figures, and docs/adr/0012-bm25-scaling.md for
+ * the index layout and dynamic pruning that keep queries linear in the postings read.
  */
 export const bm25Arm: ArmFactory<typeof params> = {
   kind: 'bm25',
-  summary: 'in-process BM25 (Lucene-compatible analyzer and scoring), exact top-k',
+  summary: 'in-process BM25 (Lucene-compatible analyzer and scoring), exact top-k, optional WAND / block-max WAND',
   params,
+  // pruning changes the time a query takes, never its hits, so it stays out of the fingerprint.
   fingerprint: (p) => ({
     kind: 'bm25',
     v: ALGORITHM_VERSION,
@@ -119,7 +127,7 @@ export const bm25Arm: ArmFactory<typeof params> = {
       },
       async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
         if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
-        const hits = index.search(analyze.terms(query.text), topK);
+        const hits = index.search(analyze.terms(query.text), topK, p.pruning);
         const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
         return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
       },
