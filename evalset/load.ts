@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { distance } from 'fastest-levenshtein';
+import { didYouMean } from '../harness/util/suggest.js';
 import { z } from 'zod';
 import { ConfigError, InputError, UsageError } from '../harness/errors.js';
 import type { Logger } from '../harness/log.js';
@@ -77,9 +77,8 @@ export async function loadEvalSetChecked(spec: EvalSetSpec, log: Logger): Promis
   const source = spec.source ?? 'evalset';
   const known = Object.keys(evalSetFormats);
   if (!Object.hasOwn(evalSetFormats, spec.format)) {
-    const near = known.find((k) => distance(k, spec.format.toLowerCase()) <= 2);
     throw new ConfigError(source, [
-      `format: unknown eval-set format "${spec.format}"${near === undefined ? '' : `; did you mean "${near}"?`} (known: ${known.join(', ')})`,
+      `format: unknown eval-set format "${spec.format}"${didYouMean(spec.format, known)} (known: ${known.join(', ')})`,
     ]);
   }
   const format: EvalSetFormat = evalSetFormats[spec.format as EvalSetFormatName];

@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { describeMeasures, formatMeasure, measureAliases, parseMeasure, trecEvalSpelling } from '../metrics/measure.js';
 import { TREC_MEASURE_NAMES, TREC_NICKNAMES, type TrecEvalSettings } from '../metrics/trec-eval.js';
@@ -144,7 +144,7 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
       measure = parseMeasure(arg);
     } catch {
       const lower = name.toLowerCase();
-      const guess = known.find((k) => k.toLowerCase() === lower) ?? closest(lower, known.map((k) => k.toLowerCase()));
+      const guess = known.find((k) => k.toLowerCase() === lower) ?? closest(lower, known.map((k) => k.toLowerCase()), { always: true });
       const spelled = known.find((k) => k.toLowerCase() === guess) ?? guess;
       throw new UsageError(`-m ${arg}: not a trec_eval measure; did you mean '${spelled}'?`, {
         hint: `trec_eval measures: ${known.join(', ')}; \`harness measures\` lists both spellings`,
@@ -260,7 +260,7 @@ export const evalCommand = defineCommand({
       return;
     }
     checkTrecMeasureArgs(parsed.settings.measures);
-    const { runEval } = await import('../metrics/eval-cli.js');
+    const { runEval } = await import('./eval-run.js');
     const t = String(args.threads);
     const threads = t === 'auto' ? 'auto' : Number(t);
     if (threads !== 'auto' && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads ${t}: give a positive integer or auto`);

@@ -12,7 +12,7 @@ import { formatMeasure, parseMeasure } from '../metrics/index.js';
 import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../report/config.js';
 import { configSchema, type ExpectEntry, type RawConfig } from './schema.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../util/suggest.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../util/suggest.js';
 
 /**
  * Zod issues as `dotted.path: message` lines, the one shape of every config problem, so that each owner of a

@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, interpolatedPrecisionAt, reciprocalRank, rPrecision, rPrecisionMult } from './kernels/ap.js';
 import { allRelevantAt, apAt, judgedAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
@@ -221,7 +221,7 @@ function resolveAlias(name: string): { readonly family: string; readonly cutoff?
 /** The canonical spelling closest to an unknown name, completed with a cutoff when the family needs one. */
 function suggest(name: string, cutoffText: string | undefined): string {
   const base = name.toLowerCase().replace(/(?:_at_|_|\.)(\d+(?:\.\d+)?)$/, '');
-  const family = ALIASES[closest(base, Object.keys(ALIASES))]!;
+  const family = ALIASES[closest(base, Object.keys(ALIASES), { always: true })!]!;
   const cutoff = cutoffText ?? /(\d+(?:\.\d+)?)$/.exec(name)?.[1];
   const kind = FAMILIES[family]!.cutoff;
   if (kind === 'none') return family;

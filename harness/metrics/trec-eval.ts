@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, interpolatedPrecisionAt, logAveragePrecision, logBpref, MIN_GEO_MEAN, reciprocalRank, rPrecision, rPrecisionMult } from './kernels/ap.js';
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
@@ -181,7 +181,7 @@ export function compileTrecPlan(settings: TrecEvalSettings): TrecPlan {
     else if (TREC_MEASURE_NAMES.includes(name)) marked.add(name);
     else {
       const known = [...TREC_MEASURE_NAMES, ...TREC_NICKNAMES];
-      throw new UsageError(`illegal measure '${m}'; did you mean '${closest(name, known)}'?`, {
+      throw new UsageError(`illegal measure '${m}'; did you mean '${closest(name, known, { always: true })}'?`, {
         hint: `trec_eval measures: ${known.join(', ')}`,
       });
     }

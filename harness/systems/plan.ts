@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
-import { didYouMean } from '../config/suggest.js';
+import { didYouMean } from '../util/suggest.js';
 import type { GridAxis } from '../config/schema.js';
 import { isNodeKindName, nodeKinds, type NodeKindName } from './registry.js';
 import type { BoundNode, InputFacts } from './types.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { armFactories, isArmKind } from '../../arms/registry.js';
 import type { Arm, ArmFactory, ScoredDoc } from '../../arms/types.js';
 import { keysOf, zodProblems } from '../config/problems.js';
-import { didYouMean } from '../config/suggest.js';
+import { didYouMean } from '../util/suggest.js';
 import { HarnessError } from '../errors.js';
 import type { JsonValue } from '../../evalset/types.js';
 import type { NodeKind, ScopeResults, SystemInstance } from './types.js';

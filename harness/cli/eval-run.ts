@@ -3,13 +3,13 @@ import { availableParallelism } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
-import type { CliIo } from '../cli/io.js';
-import type { EvalArgs, EvalFormat } from '../cli/eval.command.js';
-import { formatFixed, formatLong } from './printf.js';
-import { relevanceLevelProblemOfGrade } from './evaluate.js';
-import { formatMeasure, measureOf } from './measure.js';
-import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from './stream-eval.js';
-import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from './trec-eval.js';
+import type { CliIo } from './io.js';
+import type { EvalArgs, EvalFormat } from './eval.command.js';
+import { formatFixed, formatLong } from '../metrics/printf.js';
+import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
+import { formatMeasure, measureOf } from '../metrics/measure.js';
+import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
+import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
