@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { constants, existsSync } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
 import { formatTrecQrels, formatTrecRun } from '../../evalset/trec.js';
 import type { EvalSet, JsonValue, Query, Run } from '../../evalset/types.js';
@@ -8,7 +9,7 @@ import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { parseMeasure } from '../metrics/index.js';
+import { parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
 import type { ReportInput, ReportRun } from '../report/types.js';
 import { writeReport } from '../report/index.js';
 import type { ScopeData } from '../systems/types.js';
@@ -62,19 +63,64 @@ interface Loaded {
   readonly scopes: readonly ScopeData[];
 }
 
+/** Why the report folder cannot be written, found before any work; undefined when it can. */
+async function outputProblem(cfg: ResolvedConfig): Promise<string | undefined> {
+  // The nearest existing ancestor must be a writable folder: the report goes to a new folder below it.
+  let dir = cfg.output;
+  for (;;) {
+    const st = await stat(dir).catch(() => undefined);
+    if (st) {
+      if (!st.isDirectory()) return `output: ${dir} is a file, not a folder; point output (or --output) at a folder`;
+      try {
+        await access(dir, constants.W_OK);
+        return undefined;
+      } catch {
+        return `output: ${dir} is not writable; point output (or --output) at a folder you can write to`;
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return `output: no part of ${cfg.output} exists`;
+    dir = up;
+  }
+}
+
+/**
+ * Loads the eval set (and its dev split when a grid is tuned on one) and checks, before any work and all
+ * together, what can fail later: the output folder, the scoring unit, the relevance level.
+ */
 async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
-  const es = await loadConfiguredEvalSet(cfg, log);
-  if (es.queries.length === 0) throw new HarnessError(`eval set ${es.name} has no queries to evaluate`);
-  // Fail before any work: a unit the eval set lacks is a config problem.
-  scoringUnit(cfg, es);
+  const problems: string[] = [];
+  const out = await outputProblem(cfg);
+  if (out) problems.push(out);
+  let es: EvalSet;
+  try {
+    es = await loadConfiguredEvalSet(cfg, log);
+  } catch (err) {
+    if (out && err instanceof HarnessError) throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+    throw err;
+  }
+  if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
+  try {
+    const { qrels } = scoringUnit(cfg, es);
+    const level = relevanceLevelProblem(qrels, cfg.relevanceLevel, cfg.measures);
+    if (level) problems.push(`relevanceLevel: ${level}`);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
   const split = cfg.tune?.split;
-  if (split === undefined) return { es, scopes: scopesOf(es) };
-  const dev = await loadConfiguredEvalSet(cfg, log, split);
-  if (dev.queries.length === 0) throw new ConfigError(cfg.file, [`tune.split: split "${split}" has no queries to tune on`]);
-  const testIds = new Map(es.queries.map((q) => [q.id, q] as const));
-  const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
-  if (clash) throw new HarnessError(`eval set ${es.name}: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
+  let dev: EvalSet | undefined;
+  if (split !== undefined) {
+    dev = await loadConfiguredEvalSet(cfg, log, split);
+    if (dev.queries.length === 0) problems.push(`tune.split: split "${split}" has no queries to tune on`);
+    const testIds = new Map(es.queries.map((q) => [q.id, q] as const));
+    const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
+    if (clash) problems.push(`tune.split: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
+  }
+  if (problems.length > 0) throw new ConfigError(cfg.file, problems);
+  if (!dev) return { es, scopes: scopesOf(es) };
   // Dev and test queries share the corpus: index each scope once and answer both sets.
+  const testIds = new Set(es.queries.map((q) => q.id));
   const extra = dev.queries.filter((q) => !testIds.has(q.id));
   return { es, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
 }
@@ -265,7 +311,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
   const { es, dev, scopes } = await load(cfg, log);
-  const store = new ContentStore(cfg.cache);
+  const store = new ContentStore(cfg.cache, { log });
   const strata = new Map<string, number>();
   for (const q of es.queries) strata.set(q.stratum, (strata.get(q.stratum) ?? 0) + 1);
   const byNode = new Map<string, number>();
