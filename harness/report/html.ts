@@ -2,6 +2,7 @@ import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.
 import { BANNER } from './markdown.js';
 import { meanOf, methodSentence, overallStratum, primaryMeasure, winsOver } from './select.js';
 import { esc, forestPlot, recallCurves, recallMeasures, scatterPlot } from './svg.js';
+import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { ReportData } from './types.js';
 
 const CSS = `
@@ -84,14 +85,16 @@ export function renderHtml(data: ReportData): string {
   H.push('</table>');
   if (e.notes.length > 0) H.push('<ul>', ...e.notes.map((n) => `<li>${esc(n)}</li>`), '</ul>');
 
-  H.push('<h2>Runs</h2>', '<table>', `<tr>${th('')}${th('run')}${th('kind')}${th('fingerprint')}${th('note')}</tr>`);
+  H.push('<h2>Runs</h2>', '<table>', `<tr>${th('')}${th('run')}${th('kind')}${th('from')}${th('fingerprint')}${th('note')}</tr>`);
   for (const r of data.runs) {
     const note = [r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ');
+    const kind = r.node && r.node !== r.kind ? `${r.node} ${r.kind}` : r.kind;
     H.push(
-      `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(r.kind))}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(note))}</tr>`,
+      `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(kind))}${td(esc(r.inputs?.join(', ') ?? ''))}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(note))}</tr>`,
     );
   }
   H.push('</table>');
+  H.push(...blocksToHtml(systemsBlocks(data), esc));
 
   if (data.comparisons.length > 0) {
     H.push('<h2>Differences to baseline</h2>', '<div class="plots">');
@@ -104,15 +107,20 @@ export function renderHtml(data: ReportData): string {
     for (const p of pairs) H.push(scatterPlot(data, primary, p.baseline, p.system));
     H.push('</div>');
   }
-  if (recallMeasures(data.measures).length >= 2) {
-    H.push('<h2>Recall at k</h2>', '<div class="plots">', recallCurves(data, overall.id), '</div>');
+  if ((data.curves?.cutoffs.length ?? 0) >= 2 || recallMeasures(data.measures).length >= 2) {
+    H.push('<h2>Recall at k</h2>', '<div class="plots">', ...data.strata.map((s) => recallCurves(data, s.id)), '</div>');
   }
 
   H.push('<h2>Results by stratum</h2>');
+  const shown = headlineRuns(data);
+  const visible = new Set(shown.map((r) => r.id));
+  if (shown.length < data.runs.length) {
+    H.push(`<p>${data.runs.length - shown.length} grid systems that are not among the best of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.</p>`);
+  }
   for (const s of data.strata) {
     H.push(`<h3>${esc(s.overall ? `${s.id} (all strata pooled)` : s.id)}, n = ${s.n}</h3>`, '<table>');
     H.push(`<tr>${th('')}${th('run')}${data.measures.map((m) => th(esc(m), true)).join('')}</tr>`);
-    for (const r of data.runs) {
+    for (const r of shown) {
       const cells = data.measures.map((m) => {
         const marks = winsOver(data, s.id, m, r.id);
         return td(fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks.length > 0 ? `<sup>${marks.join('')}</sup>` : ''), true);
@@ -120,7 +128,7 @@ export function renderHtml(data: ReportData): string {
       H.push(`<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.id))}${cells.join('')}</tr>`);
     }
     H.push('</table>');
-    const rows = data.comparisons.filter((x) => x.stratum === s.id);
+    const rows = data.comparisons.filter((x) => x.stratum === s.id && visible.has(x.system) && visible.has(x.baseline));
     if (rows.length === 0) continue;
     H.push(
       '<table>',
@@ -146,6 +154,8 @@ export function renderHtml(data: ReportData): string {
     }
     H.push('</table>');
   }
+
+  H.push(...blocksToHtml(evidenceBlocks(data), esc));
 
   H.push('<h2>Legend</h2>', '<ul>');
   H.push(

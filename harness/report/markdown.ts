@@ -1,6 +1,6 @@
 import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
 import { meanOf, methodSentence, winsOver } from './select.js';
-import { BEST_PER_STRATUM, evidenceMarkdown, headlineRuns, systemsMarkdown } from './systems.js';
+import { BEST_PER_STRATUM, blocksToMarkdown, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { ReportData } from './types.js';
 
 /** First line of every rendering: where it comes from and that hand edits are lost. */
@@ -77,7 +77,7 @@ export function renderMarkdown(data: ReportData): string {
   if (data.warnings.length === 0) L.push('None.', '');
   else L.push(...data.warnings.map((w) => `- **${w.severity}** \`${w.code}\` (${cell(w.subject)}): ${w.message}`), '');
 
-  L.push(...systemsMarkdown(data, table, cell));
+  L.push(...blocksToMarkdown(systemsBlocks(data)));
 
   L.push('## Results by stratum', '');
   const shown = headlineRuns(data);
@@ -128,7 +128,7 @@ export function renderMarkdown(data: ReportData): string {
     }
   }
 
-  L.push(...evidenceMarkdown(data, table, cell));
+  L.push(...blocksToMarkdown(evidenceBlocks(data)));
 
   L.push('## Legend', '');
   L.push(

@@ -1,4 +1,5 @@
 import { fmtCI, fmtDelta, fmtMean } from './format.js';
+import { headlineRuns } from './systems.js';
 import type { Comparison, ReportData } from './types.js';
 
 /**
@@ -162,9 +163,15 @@ export function recallMeasures(measures: readonly string[]): { measure: string; 
  * when the cutoffs span a factor of ten or more.
  */
 export function recallCurves(data: ReportData, stratum: string): string {
-  const ks = recallMeasures(data.measures);
+  // The runner's curves (every usual depth up to topK) when present, else the report's own R@k measures.
+  const curves = data.curves && data.curves.cutoffs.length >= 2 ? data.curves : undefined;
+  const ks = curves ? curves.cutoffs.map((cutoff, i) => ({ measure: `R@${cutoff}`, cutoff, i })) : recallMeasures(data.measures).map((k, i) => ({ ...k, i }));
+  const valueOf = (run: string, k: { measure: string; i: number }) =>
+    curves ? (curves.means[run]?.[stratum]?.[k.i] ?? 0) : (data.summary.find((s) => s.stratum === stratum && s.run === run && s.measure === k.measure)?.mean ?? 0);
+  const runs = headlineRuns(data);
   const width = 520;
-  const height = 300;
+  // Tall enough for one legend line per run.
+  const height = Math.max(300, 70 + runs.length * 16);
   const m = { l: 50, r: 130, t: 28, b: 40 };
   const kMin = (ks[0] as { cutoff: number }).cutoff;
   const kMax = (ks[ks.length - 1] as { cutoff: number }).cutoff;
@@ -187,9 +194,9 @@ export function recallCurves(data: ReportData, stratum: string): string {
   }
   for (const k of ks) out.push(`<text x="${n2(sx(k.cutoff))}" y="${height - m.b + 14}" ${FONT} text-anchor="middle">${k.cutoff}</text>`);
   out.push(`<text x="${(m.l + width - m.r) / 2}" y="${height - 6}" ${FONT} text-anchor="middle">k</text>`);
-  data.runs.forEach((r, i) => {
+  runs.forEach((r, i) => {
     const pts = ks.map((k) => {
-      const v = data.summary.find((s) => s.stratum === stratum && s.run === r.id && s.measure === k.measure)?.mean ?? 0;
+      const v = valueOf(r.id, k);
       return { x: sx(k.cutoff), y: sy(v), k: k.cutoff, v };
     });
     out.push(`<polyline fill="none" stroke="${color(i)}" stroke-width="2" points="${pts.map((p) => `${n2(p.x)},${n2(p.y)}`).join(' ')}"/>`);

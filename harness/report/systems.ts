@@ -51,23 +51,44 @@ export function headlineRuns(data: ReportData): ReportRun[] {
   return data.runs.filter((r) => keep.has(r.id));
 }
 
-/** Markdown lines of the systems sections: best per stratum, grids, fusion diagnostics, tuning. */
-export function systemsMarkdown(data: ReportData, table: (head: readonly string[], align: readonly ('l' | 'r')[], rows: readonly (readonly string[])[]) => string[], cell: (s: string) => string): string[] {
-  const L: string[] = [];
+/** A rendering-neutral piece of a report section; Markdown and HTML render the same blocks. */
+export type Block =
+  | { readonly kind: 'heading'; readonly level: 2 | 3; readonly text: string }
+  | { readonly kind: 'para'; readonly text: string; readonly strong?: boolean }
+  | { readonly kind: 'list'; readonly items: readonly string[] }
+  | { readonly kind: 'table'; readonly head: readonly string[]; readonly align: readonly ('l' | 'r')[]; readonly rows: readonly (readonly Cell[])[] };
+/** A table cell: text, or text shown strong (a flagged value). */
+export type Cell = string | { readonly text: string; readonly strong: true };
+
+const h2 = (text: string): Block => ({ kind: 'heading', level: 2, text });
+const h3 = (text: string): Block => ({ kind: 'heading', level: 3, text });
+const para = (text: string, strong = false): Block => ({ kind: 'para', text, ...(strong ? { strong } : {}) });
+
+/** The systems sections: best per stratum, grids, tuning, fusion inputs' contribution and reach. */
+export function systemsBlocks(data: ReportData): Block[] {
+  const B: Block[] = [];
   const measure = primaryMeasure(data);
   const derived = data.runs.some((r) => r.node !== undefined && r.node !== 'retrieve');
   if (data.runs.length > 2 || derived) {
-    L.push(`## Best systems per stratum (${measure})`, '');
-    const rows = data.strata.map((s) => [
-      cell(s.id),
-      String(s.n),
-      rankedRuns(data, s.id, measure)
-        .slice(0, BEST_PER_STRATUM)
-        .map((x) => `${cell(x.run.id)} ${fmtMean(x.mean)}`)
-        .join('; '),
-    ]);
-    L.push(...table(['stratum', 'n', `best ${BEST_PER_STRATUM}, by mean ${measure}`], ['l', 'r', 'l'], rows), '');
-    L.push('Ranked by mean only; significance is in the comparisons below. A grid point picked by looking at these numbers is an oracle, optimistic by design; the tuned systems pick without the test queries.', '');
+    B.push(h2(`Best systems per stratum (${measure})`));
+    B.push({
+      kind: 'table',
+      head: ['stratum', 'n', `best ${BEST_PER_STRATUM}, by mean ${measure}`],
+      align: ['l', 'r', 'l'],
+      rows: data.strata.map((s) => [
+        s.id,
+        String(s.n),
+        rankedRuns(data, s.id, measure)
+          .slice(0, BEST_PER_STRATUM)
+          .map((x) => `${x.run.id} ${fmtMean(x.mean)}`)
+          .join('; '),
+      ]),
+    });
+    B.push(
+      para(
+        'Ranked by mean only; significance is in the comparisons. A grid point picked by looking at these numbers is an oracle, optimistic by design; the tuned systems pick without the test queries.',
+      ),
+    );
   }
 
   const groups = new Map<string, ReportRun[]>();
@@ -79,123 +100,157 @@ export function systemsMarkdown(data: ReportData, table: (head: readonly string[
   }
   const tunedByGroup = new Map(data.runs.filter((r) => r.tuning && r.group !== undefined).map((r) => [r.group as string, r] as const));
   if (groups.size > 0) {
-    L.push('## Grids', '');
+    B.push(h2('Grids'));
     for (const [group, members] of groups) {
       const tuned = tunedByGroup.get(group);
       const picked = new Set(tuned?.tuning?.choices.map((c) => c.member) ?? []);
       const oracle = tuned?.tuning?.oracle.member;
-      L.push(`### ${group}: ${members.length} systems, ${measure} per stratum`, '');
-      L.push(
-        ...table(
-          ['system', 'point', ...data.strata.map((s) => s.id), 'note'],
-          ['l', 'l', ...data.strata.map(() => 'r' as const), 'l'],
-          members.map((r) => [
-            cell(r.id),
-            cell(fmtParams(r.point)),
-            ...data.strata.map((s) => fmtMean(meanOf(data, s.id, r.id, measure) ?? Number.NaN)),
-            [picked.has(r.id) ? 'picked by tuning' : '', r.id === oracle ? 'oracle (best on test)' : ''].filter(Boolean).join('; '),
-          ]),
-        ),
-        '',
-      );
+      B.push(h3(`${group}: ${members.length} systems, ${measure} per stratum`));
+      B.push({
+        kind: 'table',
+        head: ['system', 'point', ...data.strata.map((s) => s.id), 'note'],
+        align: ['l', 'l', ...data.strata.map(() => 'r' as const), 'l'],
+        rows: members.map((r) => [
+          r.id,
+          fmtParams(r.point),
+          ...data.strata.map((s) => fmtMean(meanOf(data, s.id, r.id, measure) ?? Number.NaN)),
+          [picked.has(r.id) ? 'picked by tuning' : '', r.id === oracle ? 'oracle (best on test)' : ''].filter(Boolean).join('; '),
+        ]),
+      });
     }
   }
 
   const tuned = data.runs.filter((r) => r.tuning);
   if (tuned.length > 0) {
-    L.push('## Tuning', '');
+    B.push(h2('Tuning'));
+    const overall = data.strata.find((s) => s.overall) ?? data.strata[0];
     for (const r of tuned) {
       const t = r.tuning!;
-      const how = t.method === 'split' ? `on the \`${t.choices[0]?.fold}\` split` : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
-      const overall = data.strata.find((s) => s.overall) ?? data.strata[0];
+      const how = t.method === 'split' ? `on the ${t.choices[0]?.fold} split` : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
       const tunedMean = overall ? meanOf(data, overall.id, r.id, t.measure) : undefined;
-      L.push(
-        `**${cell(r.id)}** picks a point of grid \`${cell(r.group ?? '')}\` ${how}, by mean ${t.measure}. On the test queries it scores ${tunedMean === undefined ? 'n/a' : fmtMean(tunedMean)}; the oracle, \`${cell(t.oracle.member)}\` (best on the test queries themselves, optimistic), scores ${fmtMean(t.oracle.mean)}.`,
-        '',
-      );
-      L.push(
-        ...table(
-          ['fold', 'picked', `${t.measure} where picked`, 'test queries scored'],
-          ['l', 'l', 'r', 'r'],
-          t.choices.map((c) => [cell(c.fold), cell(c.member), fmtMean(c.trainMean), String(c.queries)]),
+      B.push(
+        para(
+          `${r.id} picks a point of grid ${r.group ?? ''} ${how}, by mean ${t.measure}. On the test queries it scores ${tunedMean === undefined ? 'n/a' : fmtMean(tunedMean)}; the oracle, ${t.oracle.member} (best on the test queries themselves, optimistic), scores ${fmtMean(t.oracle.mean)}.`,
         ),
-        '',
       );
+      B.push({
+        kind: 'table',
+        head: ['fold', 'picked', `${t.measure} where picked`, 'test queries scored'],
+        align: ['l', 'l', 'r', 'r'],
+        rows: t.choices.map((c) => [c.fold, c.member, fmtMean(c.trainMean), String(c.queries)]),
+      });
     }
   }
 
   const fused = data.runs.filter((r) => r.diagnostics);
   if (fused.length > 0) {
     const cutoff = fused[0]?.diagnostics?.inputs[0]?.cutoff ?? 10;
-    L.push(`## Fusion inputs: contribution and reach (top ${cutoff})`, '');
-    L.push(
-      `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
-      '',
+    B.push(h2(`Fusion inputs: contribution and reach (top ${cutoff})`));
+    B.push(
+      para(
+        `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
+      ),
     );
     const barred = fused.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ run: r.id, d })));
     if (barred.length > 0) {
-      L.push(`**${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:**`, '');
-      L.push(...barred.map((b) => `- \`${cell(b.run)}\`: input \`${cell(b.d.input)}\`: ${cell(b.d.reason)}`), '');
+      B.push(para(`${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:`, true));
+      B.push({ kind: 'list', items: barred.map((b) => `${b.run}: input ${b.d.input}: ${b.d.reason}`) });
     }
-    L.push(
-      ...table(
-        ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
-        ['l', 'l', 'r', 'r', 'l', 'r'],
-        fused.flatMap((r) =>
-          (r.diagnostics?.inputs ?? []).map((d) => [
-            cell(r.id),
-            cell(d.input),
-            fmtMean(d.share),
-            fmtMean(d.soloShare),
-            d.reachable ? 'yes' : '**NO**',
-            fmtMean(d.empiricalReach),
-          ]),
-        ),
+    B.push({
+      kind: 'table',
+      head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
+      align: ['l', 'l', 'r', 'r', 'l', 'r'],
+      rows: fused.flatMap((r) =>
+        (r.diagnostics?.inputs ?? []).map((d): Cell[] => [r.id, d.input, fmtMean(d.share), fmtMean(d.soloShare), d.reachable ? 'yes' : { text: 'NO', strong: true }, fmtMean(d.empiricalReach)]),
       ),
-      '',
-    );
+    });
   }
-  return L;
+  return B;
 }
 
 function fmtMs(x: number): string {
   return x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(3);
 }
 
-/** Markdown lines of the evidence sections: cost per system and the queries that differ most. */
-export function evidenceMarkdown(data: ReportData, table: (head: readonly string[], align: readonly ('l' | 'r')[], rows: readonly (readonly string[])[]) => string[], cell: (s: string) => string): string[] {
-  const L: string[] = [];
+/** The evidence sections: cost per system and the queries where two systems differ most. */
+export function evidenceBlocks(data: ReportData): Block[] {
+  const B: Block[] = [];
   if (data.costs) {
     const costs = data.costs;
-    L.push('## Cost', '');
-    L.push('Index time and size per scope summed over scopes; per-query latency of searching (retrieve) or fusing (fuse), milliseconds, as measured when the run was computed (a cached run keeps its timings).', '');
-    L.push(
-      ...table(
-        ['system', 'documents', 'index ms', 'query ms p50', 'query ms p95', 'index stats'],
-        ['l', 'r', 'r', 'r', 'r', 'l'],
-        headlineRuns(data)
-          .filter((r) => costs[r.id])
-          .map((r) => {
-            const c = costs[r.id]!;
-            const stats = Object.entries(c.indexStats).filter(([k]) => k !== 'documents');
-            return [cell(r.id), c.indexStats['documents'] === undefined ? '' : String(c.indexStats['documents']), fmtMs(c.indexMs), fmtMs(c.queryMsP50), fmtMs(c.queryMsP95), cell(stats.map(([k, v]) => `${k} ${v}`).join(', '))];
-          }),
+    B.push(h2('Cost'));
+    B.push(
+      para(
+        'Index time and size summed over scopes; per-query latency of searching (retrieve) or fusing (fuse), in milliseconds, as measured when the run was computed (a cached run keeps its timings).',
       ),
-      '',
     );
+    B.push({
+      kind: 'table',
+      head: ['system', 'documents', 'index ms', 'query ms p50', 'query ms p95', 'index stats'],
+      align: ['l', 'r', 'r', 'r', 'r', 'l'],
+      rows: headlineRuns(data)
+        .filter((r) => costs[r.id])
+        .map((r) => {
+          const c = costs[r.id]!;
+          const stats = Object.entries(c.indexStats).filter(([k]) => k !== 'documents');
+          return [r.id, c.indexStats['documents'] === undefined ? '' : String(c.indexStats['documents']), fmtMs(c.indexMs), fmtMs(c.queryMsP50), fmtMs(c.queryMsP95), stats.map(([k, v]) => `${k} ${v}`).join(', ')];
+        }),
+    });
   }
   if (data.examples && data.examples.queries.length > 0) {
     const ex = data.examples;
     const doc = (d: { docId: string; text?: string; sensitive?: boolean }) => (d.text === undefined ? `${d.docId}${d.sensitive ? ' (sensitive: text withheld)' : ''}` : `${d.docId}: ${d.text}`);
-    L.push(`## Queries where ${cell(ex.system)} differs most from ${cell(ex.baseline)} (${ex.measure})`, '');
-    for (const q of ex.queries) {
-      L.push(
-        `- **${q.kind}** in ${cell(q.stratum)}, \`${cell(q.queryId)}\` "${cell(q.text)}": ${cell(ex.baseline)} ${fmtMean(q.baselineValue)} -> ${cell(ex.system)} ${fmtMean(q.systemValue)}`,
-        `  - ${cell(ex.baseline)}: ${q.baselineTop.map((d) => cell(doc(d))).join(' / ') || '(nothing retrieved)'}`,
-        `  - ${cell(ex.system)}: ${q.systemTop.map((d) => cell(doc(d))).join(' / ') || '(nothing retrieved)'}`,
-      );
+    B.push(h2(`Queries where ${ex.system} differs most from ${ex.baseline} (${ex.measure})`));
+    B.push({
+      kind: 'table',
+      head: ['stratum', 'query', ex.baseline, ex.system, `top of ${ex.baseline}`, `top of ${ex.system}`],
+      align: ['l', 'l', 'r', 'r', 'l', 'l'],
+      rows: ex.queries.map((q) => [
+        `${q.stratum} (${q.kind})`,
+        `${q.queryId}: ${q.text}`,
+        fmtMean(q.baselineValue),
+        fmtMean(q.systemValue),
+        q.baselineTop.map(doc).join(' / ') || '(nothing retrieved)',
+        q.systemTop.map(doc).join(' / ') || '(nothing retrieved)',
+      ]),
+    });
+  }
+  return B;
+}
+
+function mdCell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** Markdown lines of blocks. */
+export function blocksToMarkdown(blocks: readonly Block[]): string[] {
+  const L: string[] = [];
+  const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  for (const b of blocks) {
+    if (b.kind === 'heading') L.push(`${'#'.repeat(b.level)} ${b.text}`, '');
+    else if (b.kind === 'para') L.push(b.strong ? `**${b.text}**` : b.text, '');
+    else if (b.kind === 'list') L.push(...b.items.map((i) => `- ${mdCell(i)}`), '');
+    else {
+      L.push(row(b.head.map(mdCell)), row(b.align.map((a) => (a === 'r' ? '--:' : '---'))));
+      for (const r of b.rows) L.push(row(r.map((c) => (typeof c === 'string' ? mdCell(c) : `**${mdCell(c.text)}**`))));
+      L.push('');
     }
-    L.push('');
   }
   return L;
+}
+
+/** HTML lines of blocks, with `esc` escaping text. */
+export function blocksToHtml(blocks: readonly Block[], esc: (s: string) => string): string[] {
+  const H: string[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'heading') H.push(`<h${b.level}>${esc(b.text)}</h${b.level}>`);
+    else if (b.kind === 'para') H.push(b.strong ? `<p><strong>${esc(b.text)}</strong></p>` : `<p>${esc(b.text)}</p>`);
+    else if (b.kind === 'list') H.push('<ul>', ...b.items.map((i) => `<li>${esc(i)}</li>`), '</ul>');
+    else {
+      const cls = (i: number) => (b.align[i] === 'r' ? ' class="num"' : '');
+      H.push('<table>', `<tr>${b.head.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join('')}</tr>`);
+      for (const r of b.rows) H.push(`<tr>${r.map((c, i) => `<td${cls(i)}>${typeof c === 'string' ? esc(c) : `<strong>${esc(c.text)}</strong>`}</td>`).join('')}</tr>`);
+      H.push('</table>');
+    }
+  }
+  return H;
 }
