@@ -121,6 +121,19 @@ const permutationsTooFew: WarningRule = (data) => {
     }));
 };
 
+/** Fusion inputs that the fusion's own parameters bar from its top-k: their zero contribution is not evidence. */
+const unreachableInputs: WarningRule = (data) =>
+  data.runs.flatMap((r): ReportWarning[] =>
+    (r.diagnostics?.inputs ?? [])
+      .filter((d) => !d.reachable)
+      .map((d) => ({
+        code: 'input-unreachable',
+        severity: 'serious',
+        subject: `${r.id} <- ${d.input}`,
+        message: `${r.id} can never place a document only ${d.input} ranks first in its top-${d.cutoff} (${d.reason}); a zero contribution of ${d.input} here says nothing about ${d.input}`,
+      })),
+  );
+
 /**
  * Every warning rule, in the order their warnings are listed. A new kind of caveat (fusion diagnostics that
  * find an arm unreachable, parameters tuned on the test split) is one more rule here, reading whatever new
@@ -132,6 +145,7 @@ export const warningRules = {
   'judged-holes': judgmentHoles,
   substitute: substitutes,
   'permutations-too-few': permutationsTooFew,
+  'input-unreachable': unreachableInputs,
 } as const satisfies Record<string, WarningRule>;
 
 export function deriveWarnings(data: ReportCore): ReportWarning[] {
