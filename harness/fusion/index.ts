@@ -19,3 +19,6 @@ export {
   type Normalization,
 } from './fuse.js';
 export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
+export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
+export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
+export { contributions, empiricalReach, structuralReach, type Contribution, type Reach } from './reach.js';

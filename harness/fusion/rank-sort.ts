@@ -104,7 +104,7 @@ export function heapOffer(hs: Float64Array, hl: Int32Array, size: number, k: num
     let i = size;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!after(hs[p]!, hl[p]!, s, l)) break;
+      if (!after(s, l, hs[p]!, hl[p]!)) break;
       hs[i] = hs[p]!;
       hl[i] = hl[p]!;
       i = p;
