@@ -1,0 +1,139 @@
+/**
+ * Fusion benchmark: 10 input runs x 1,000 queries x depth 1,000 over one shared DocTable (5 BM25-like inputs
+ * with scores >= 0, 5 cosine-like in [-1, 1]), fused at 200 grid points: 100 RRF points (50 rrfK values x
+ * uniform or one down-weighted input) and 100 convex-combination points (25 weightings x min-max, z-score,
+ * tm2c2, none), every input read to its full depth, fused lists of `topK` documents. Against the floor
+ * measured in the same run: one pass reading every entry (doc and score) of the 10 runs per grid point. Both
+ * sides are warmed up alike. Data come from the seeded xoshiro128** stream (harness/stats/rng.ts), so every
+ * machine measures the same runs.
+ *
+ * Run: `npm run bench -- fusion` or, after `npm run build`, `node dist/bench/fusion.js`.
+ */
+import { pathToFileURL } from 'node:url';
+import { docTable, fuse, packArrays, type FusionInput, type FusionSpec, type Normalization, type PackedRun } from '../harness/fusion/index.js';
+import { Rng } from '../harness/stats/rng.js';
+
+const INPUTS = 10;
+const QUERIES = 1000;
+const DEPTH = 1000;
+const CORPUS = 200_000;
+/** Documents per query that many inputs share (the relevant-looking core), so the union overlaps as real runs do. */
+const SHARED_POOL = 2000;
+const SHARED_SHARE = 0.7;
+const GRID = 200;
+const WARMUP = 5;
+const GOAL_RATIO = 3;
+const SEED = 42;
+
+interface Workload {
+  readonly runs: readonly PackedRun[];
+  readonly theoreticalMin: readonly number[];
+}
+
+function generate(): Workload {
+  const rng = new Rng(SEED);
+  const ids: string[] = [];
+  for (let d = 0; d < CORPUS; d++) ids.push(`D${String(d).padStart(6, '0')}`);
+  const table = docTable(ids);
+  const queries = Array.from({ length: QUERIES }, (_, q) => `q${q + 1}`);
+  const offsets = Int32Array.from({ length: QUERIES + 1 }, (_, q) => q * DEPTH);
+  const pools = Array.from({ length: QUERIES }, () => Int32Array.from({ length: SHARED_POOL }, () => rng.nextInt(CORPUS)));
+  const runs: PackedRun[] = [];
+  const theoreticalMin: number[] = [];
+  const stamp = new Int32Array(CORPUS).fill(-1);
+  let epoch = 0;
+  for (let i = 0; i < INPUTS; i++) {
+    const cosine = i >= INPUTS / 2;
+    const docs = new Int32Array(QUERIES * DEPTH);
+    const scores = new Float64Array(QUERIES * DEPTH);
+    for (let q = 0; q < QUERIES; q++) {
+      epoch++;
+      const pool = pools[q]!;
+      let score = cosine ? 0.6 + 0.3 * rng.nextFloat() : 15 + 10 * rng.nextFloat();
+      for (let r = 0; r < DEPTH; r++) {
+        let d: number;
+        do d = rng.nextFloat() < SHARED_SHARE ? pool[rng.nextInt(SHARED_POOL)]! : rng.nextInt(CORPUS);
+        while (stamp[d] === epoch);
+        stamp[d] = epoch;
+        docs[q * DEPTH + r] = table.indexOf(ids[d]!);
+        // Falling scores with a tie one step in twenty, to exercise the tie order.
+        if (rng.nextFloat() >= 0.05) score -= cosine ? rng.nextFloat() * 0.0012 : rng.nextFloat() * 0.015;
+        scores[q * DEPTH + r] = score;
+      }
+    }
+    runs.push(packArrays(queries, offsets, docs, scores));
+    theoreticalMin.push(cosine ? -1 : 0);
+  }
+  return { runs, theoreticalMin };
+}
+
+type GridPoint = { readonly spec: FusionSpec; readonly weights: readonly number[] };
+
+function grid(topK: number): GridPoint[] {
+  const points: GridPoint[] = [];
+  for (let k = 0; k < 50; k++) {
+    const rrfK = 5 + 5 * k;
+    const spec: FusionSpec = { method: 'rrf', rrfK, normalization: 'none', absent: 'zero', topK };
+    points.push({ spec, weights: Array.from({ length: INPUTS }, () => 1) });
+    points.push({ spec, weights: Array.from({ length: INPUTS }, (_, i) => (i === 0 ? 0.3 : 1)) });
+  }
+  const norms: readonly Normalization[] = ['min-max', 'z-score', 'tm2c2', 'none'];
+  for (let a = 0; a < 25; a++) {
+    const alpha = (a + 1) / 26;
+    for (const normalization of norms) {
+      points.push({
+        spec: { method: 'cc', rrfK: 60, normalization, absent: 'zero', topK },
+        weights: Array.from({ length: INPUTS }, (_, i) => (i < INPUTS / 2 ? alpha : 1 - alpha)),
+      });
+    }
+  }
+  return points;
+}
+
+/** The floor: read every doc and score of every input once. The sum is returned so the pass cannot be elided. */
+function readAll(runs: readonly PackedRun[]): number {
+  let sum = 0;
+  for (const run of runs) {
+    const { docs, scores } = run;
+    for (let e = 0; e < docs.length; e++) sum += scores[e]! + docs[e]!;
+  }
+  return sum;
+}
+
+function fusePoint(w: Workload, p: GridPoint): number {
+  const inputs: FusionInput[] = w.runs.map((run, i) => ({ run, weight: p.weights[i]!, depth: DEPTH, theoreticalMin: w.theoreticalMin[i]! }));
+  const out = fuse(inputs, p.spec);
+  return out.docs.length;
+}
+
+function seconds(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+export async function main(): Promise<void> {
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  let t = process.hrtime.bigint();
+  const w = generate();
+  out(`workload: ${INPUTS} inputs x ${QUERIES} queries x depth ${DEPTH} over ${CORPUS} documents (generated in ${seconds(t).toFixed(1)} s); ${GRID} grid points`);
+  for (const topK of [100, 1000]) {
+    const points = grid(topK);
+    let sink = 0;
+    for (let i = 0; i < WARMUP; i++) {
+      sink += readAll(w.runs);
+      sink += fusePoint(w, points[(i * 41) % points.length]!);
+    }
+    t = process.hrtime.bigint();
+    for (let g = 0; g < GRID; g++) sink += readAll(w.runs);
+    const floor = seconds(t);
+    t = process.hrtime.bigint();
+    for (const p of points) sink += fusePoint(w, p);
+    const fused = seconds(t);
+    const ratio = fused / floor;
+    out(`topK ${topK}: floor (read every entry once per grid point) ${floor.toFixed(2)} s = ${((floor * 1000) / GRID).toFixed(1)} ms/point; fuse ${fused.toFixed(2)} s = ${((fused * 1000) / GRID).toFixed(1)} ms/point`);
+    out(`topK ${topK}: ratio fuse / floor = ${ratio.toFixed(2)}x; goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'MET' : 'MISSED'} (checksum ${sink.toExponential(3)})`);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}

@@ -1,0 +1,221 @@
+import { FusionInputError } from './errors.js';
+import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
+import { checkPacked, type PackedRun } from './packed.js';
+import { heapOffer, heapReplaceRoot, heapSortBestFirst } from './rank-sort.js';
+
+export const FUSION_METHODS = ['rrf', 'combsum', 'combmnz', 'cc'] as const;
+/** See {@link fuse} for each method's formula and source. */
+export type FusionMethod = (typeof FUSION_METHODS)[number];
+
+export const NORMALIZATIONS = ['none', 'min-max', 'z-score', 'tm2c2'] as const;
+/**
+ * How an input's scores are mapped before a score-based fusion, per query, over the entries the fusion reads
+ * (the input's top-`depth`), as φ(s):
+ *
+ * - `none`: φ(s) = s.
+ * - `min-max`: φ(s) = (s - min) / (max - min) (Lee 1997, doi:10.1145/258525.258587). All scores equal
+ *   (max = min, e.g. a one-document list): φ = 1, the list's best value, so every document the input returned
+ *   still counts as returned.
+ * - `z-score`: φ(s) = (s - mean) / sd with the population sd (divisor n), Montague & Aslam's ZMUV
+ *   (CIKM 2001, doi:10.1145/502585.502657). sd = 0 (all scores equal, one document): φ = 0, the mean.
+ * - `tm2c2`: φ(s) = (s - m) / (max - m), m the theoretical minimum the input's kind declares (BM25 0,
+ *   cosine -1) and max the query's best read score: the theoretical min-max of Bruch, Gai & Ingber,
+ *   "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1), 2023, doi:10.1145/3596512, robust
+ *   to the empirical minimum, which depends on depth. max = m (the best document sits at the floor): φ = 0.
+ *   A score below m means the declaration is wrong: FusionInputError.
+ *
+ * An empty list maps nothing; its absent documents follow the {@link AbsentPolicy}.
+ */
+export type Normalization = (typeof NORMALIZATIONS)[number];
+
+export const ABSENT_POLICIES = ['zero', 'min'] as const;
+/**
+ * What a document absent from an input's top-`depth` contributes from that input, for that query:
+ * - `zero`: 0 (after normalisation). The common convention (ranx, Pyserini, RRF's "absent contributes 0").
+ *   With `z-score` this is the list's mean, above every below-average document the input did return; prefer
+ *   `min` there.
+ * - `min`: the smallest contribution the input gives any document it did read for that query (RRF: w/(rrfK +
+ *   n) for n documents read; scores: w·φ(last read score)), i.e. "at best as good as the last one read".
+ *   An input that returned nothing for the query contributes 0.
+ * CombMNZ's count is the number of inputs whose top-`depth` holds the document, under either policy.
+ */
+export type AbsentPolicy = (typeof ABSENT_POLICIES)[number];
+
+/** One run fed to a fusion, with how much of it is read and how much it weighs. */
+export interface FusionInput {
+  /** All inputs of one fusion share one DocTable and the same `queries` order. */
+  readonly run: PackedRun;
+  /** >= 0. An input of weight 0 is not read at all. */
+  readonly weight: number;
+  /** How many of the input's best documents per query are read: an integer >= 0, or Infinity for all. */
+  readonly depth: number;
+  /** The lowest score the input's kind can produce (bm25 0, cosine -1); required by `tm2c2`. */
+  readonly theoreticalMin?: number;
+}
+
+export interface FusionSpec {
+  readonly method: FusionMethod;
+  /** The RRF constant in w / (rrfK + rank); rrf only. */
+  readonly rrfK: number;
+  /** combsum / combmnz / cc; ignored by rrf. */
+  readonly normalization: Normalization;
+  readonly absent: AbsentPolicy;
+  /** Length of each fused list (an integer >= 1). */
+  readonly topK: number;
+}
+
+/** Validates a fusion's inputs and spec; every message names the input position and the parameter. */
+export function checkFusion(inputs: readonly FusionInput[], spec: FusionSpec): CheckedFusion {
+  if (!(FUSION_METHODS as readonly string[]).includes(spec.method)) {
+    throw new FusionInputError(`unknown fusion method "${spec.method}" (known: ${FUSION_METHODS.join(', ')})`);
+  }
+  if (spec.method !== 'rrf' && !(NORMALIZATIONS as readonly string[]).includes(spec.normalization)) {
+    throw new FusionInputError(`unknown normalization "${spec.normalization}" (known: ${NORMALIZATIONS.join(', ')})`);
+  }
+  if (!(ABSENT_POLICIES as readonly string[]).includes(spec.absent)) {
+    throw new FusionInputError(`unknown absent policy "${spec.absent}" (known: ${ABSENT_POLICIES.join(', ')})`);
+  }
+  if (spec.method === 'rrf' && !(Number.isFinite(spec.rrfK) && spec.rrfK >= 0)) {
+    throw new FusionInputError(`rrfK must be a finite number >= 0, got ${spec.rrfK}`);
+  }
+  if (!(Number.isInteger(spec.topK) && spec.topK >= 1)) throw new FusionInputError(`topK must be an integer >= 1, got ${spec.topK}`);
+  if (inputs.length === 0) throw new FusionInputError('a fusion needs at least one input run');
+  const queries = inputs[0]!.run.queries;
+  let tableSize = 0;
+  const active: { input: FusionInput; at: number }[] = [];
+  let weightSum = 0;
+  inputs.forEach((input, i) => {
+    const { weight, depth, theoreticalMin } = input;
+    if (!(Number.isFinite(weight) && weight >= 0)) throw new FusionInputError(`input ${i}: weight must be a finite number >= 0, got ${weight}`);
+    if (!((Number.isInteger(depth) && depth >= 0) || depth === Infinity)) {
+      throw new FusionInputError(`input ${i}: depth must be an integer >= 0 or Infinity (read everything), got ${depth}`);
+    }
+    if (theoreticalMin !== undefined && !Number.isFinite(theoreticalMin)) {
+      throw new FusionInputError(`input ${i}: theoreticalMin must be finite when declared, got ${theoreticalMin}`);
+    }
+    const q = input.run.queries;
+    if (q !== queries && (q.length !== queries.length || q.some((id, k) => id !== queries[k]))) {
+      throw new FusionInputError(`input ${i}: its query list differs from input 0's`, { hint: 'pack every input with packRun over the same `queries` array' });
+    }
+    tableSize = Math.max(tableSize, checkPacked(input.run, `input ${i}`));
+    if (weight > 0 && depth > 0) {
+      if (spec.method !== 'rrf' && spec.normalization === 'tm2c2' && theoreticalMin === undefined) {
+        throw new FusionInputError(`input ${i}: tm2c2 needs the theoretical minimum score of the input's kind`, {
+          hint: 'declare theoreticalMin (bm25 0, cosine -1), or choose min-max',
+        });
+      }
+      active.push({ input, at: i });
+      weightSum += weight;
+    }
+  });
+  if (active.length === 0) {
+    throw new FusionInputError('no input is read: every input has weight 0 or depth 0', { hint: 'give at least one input a positive weight and depth' });
+  }
+  const index = localIndex(inputs.map((i) => i.run), tableSize);
+  return { queries, tableSize, active, weightSum, index };
+}
+
+/**
+ * Fuses runs into one, per query: every input reads its top-`depth` entries; the fused list is the union,
+ * scored as below, ranked in the trec order (score descending, ties: higher DocTable index first) and cut to
+ * `topK`. Pure: inputs are never modified; the result is a new PackedRun over the same DocTable and queries,
+ * so it can feed another fusion (declare its {@link fusedTheoreticalMin} there for tm2c2).
+ *
+ * With w_i the weights, r_i(d) the rank of d in input i (from 1, in the trec order), φ_i the
+ * {@link Normalization} and a_i the {@link AbsentPolicy} value for documents missing from input i:
+ * - `rrf`: Σ_i w_i / (rrfK + r_i(d)); reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009,
+ *   doi:10.1145/1571941.1572114), weighted when the w_i differ; rrfK 60 in the paper.
+ * - `combsum`: Σ_i w_i φ_i(s_i(d)) (Fox & Shaw, "Combination of multiple searches", TREC-2, NIST SP 500-215,
+ *   1994; normalised and weighted as in Lee 1997, doi:10.1145/258525.258587).
+ * - `combmnz`: |{i : d in the top-depth of i}| × CombSUM (Fox & Shaw 1994).
+ * - `cc`: Σ_i (w_i / Σ_j w_j) φ_i(s_i(d)), the convex combination of Bruch, Gai & Ingber (ACM TOIS 42(1),
+ *   2023, doi:10.1145/3596512); with two inputs and weights α, 1 - α their α·φ(s_sem) + (1 - α)·φ(s_lex),
+ *   and with `tm2c2` their TM2C2. Same ranking as CombSUM; scores stay in [0, 1] after min-max / tm2c2.
+ * Missing documents contribute a_i (0 under `zero`). Inputs of weight 0 or depth 0 are not read.
+ *
+ * Cost per query: one pass over the entries read, plus an expected-linear selection of the topK best of the
+ * union and a sort of those topK: no per-document objects and no sort of the whole union.
+ */
+export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRun {
+  const checked = checkFusion(inputs, spec);
+  const nq = checked.queries.length;
+  const topK = spec.topK;
+  // Upper bound of the output size: per query, min(topK, entries read).
+  let bound = 0;
+  for (let q = 0; q < nq; q++) {
+    let reads = 0;
+    for (const { input } of checked.active) reads += Math.min(input.run.offsets[q + 1]! - input.run.offsets[q]!, input.depth);
+    bound += Math.min(topK, reads);
+  }
+  const offsets = new Int32Array(nq + 1);
+  const outDocs = new Int32Array(bound);
+  const outScores = new Float64Array(bound);
+  const accu = new QueryAccumulator(checked, spec);
+  const { union, unionOffsets } = checked.index;
+  const heapScores = new Float64Array(Math.min(topK, checked.index.maxUnion));
+  const heapLocal = new Int32Array(heapScores.length);
+  const cc = spec.method === 'cc';
+  const mnz = spec.method === 'combmnz';
+  const weightSum = checked.weightSum;
+  let used = 0;
+  for (let q = 0; q < nq; q++) {
+    accu.accumulate(q);
+    const { acc, count, size, base, counted } = accu;
+    let kept = 0;
+    // Local positions rise through the scan, so a candidate that ties the heap's worst entry outranks it.
+    for (let l = 0; l < size; l++) {
+      const c = counted ? count[l]! : 1;
+      if (c === 0) continue;
+      const sum = base + acc[l]!;
+      const s = cc ? sum / weightSum : mnz ? c * sum : sum;
+      if (kept === topK) {
+        if (s < heapScores[0]!) continue;
+        heapReplaceRoot(heapScores, heapLocal, kept, s, l);
+      } else kept = heapOffer(heapScores, heapLocal, kept, topK, s, l);
+    }
+    heapSortBestFirst(heapScores, heapLocal, kept);
+    const u0 = unionOffsets[q]!;
+    for (let j = 0; j < kept; j++) {
+      outDocs[used + j] = union[u0 + heapLocal[j]!]!;
+      outScores[used + j] = heapScores[j]!;
+    }
+    used += kept;
+    offsets[q + 1] = used;
+  }
+  return {
+    queries: checked.queries,
+    offsets,
+    docs: used === bound ? outDocs : outDocs.slice(0, used),
+    scores: used === bound ? outScores : outScores.slice(0, used),
+  };
+}
+
+/**
+ * A lower bound of every score `fuse(inputs, spec)` can produce, for a fusion that feeds a `tm2c2` fusion as
+ * one of its inputs; undefined when no finite bound exists.
+ * - rrf: 0 (every contribution, present or absent, is >= 0).
+ * - combsum / combmnz / cc after `min-max` or `tm2c2`: 0, under either absent policy (φ and a_i lie in [0, 1]).
+ * - after `z-score`: undefined (z-scores of a list of n reach -sqrt(n - 1), unbounded in n).
+ * - after `none`: with every read input (weight > 0) declaring m_i, L = Σ_i w_i·min(0, m_i) for combsum,
+ *   L / Σ_i w_i for cc, N·L for combmnz over N read inputs (its count multiplies a sum >= L, and L <= 0);
+ *   undefined when an input declares nothing. The bound is attained when every m_i <= 0.
+ */
+export function fusedTheoreticalMin(inputs: readonly Pick<FusionInput, 'weight' | 'theoreticalMin'>[], spec: FusionSpec): number | undefined {
+  if (spec.method === 'rrf') return 0;
+  if (spec.normalization === 'min-max' || spec.normalization === 'tm2c2') return 0;
+  if (spec.normalization === 'z-score') return undefined;
+  let low = 0;
+  let weightSum = 0;
+  let read = 0;
+  for (const { weight, theoreticalMin } of inputs) {
+    if (!(weight > 0)) continue;
+    if (theoreticalMin === undefined) return undefined;
+    low += weight * Math.min(0, theoreticalMin);
+    weightSum += weight;
+    read++;
+  }
+  if (read === 0) return undefined;
+  if (spec.method === 'cc') return low / weightSum;
+  if (spec.method === 'combmnz') return read * low;
+  return low;
+}

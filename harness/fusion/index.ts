@@ -1,0 +1,24 @@
+/**
+ * Fusion: pure functions from Runs to a Run (RRF, weighted RRF, CombSUM, CombMNZ, convex combination after
+ * min-max / z-score / TM2C2 normalisation), post-fusion priors, and the diagnostics of a fused system
+ * (contribution of each input, structural and empirical reachability). Every kernel works on PackedRuns
+ * (typed arrays over one DocTable). See docs/adr/0011-fusion.md.
+ */
+export { docTable, type DocTable } from './doc-table.js';
+export { FusionInputError, FusionParamsError } from './errors.js';
+export {
+  ABSENT_POLICIES,
+  FUSION_METHODS,
+  NORMALIZATIONS,
+  fuse,
+  fusedTheoreticalMin,
+  type AbsentPolicy,
+  type FusionInput,
+  type FusionMethod,
+  type FusionSpec,
+  type Normalization,
+} from './fuse.js';
+export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
+export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
+export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
+export { contributions, empiricalReach, structuralReach, type Contribution, type Reach } from './reach.js';
