@@ -54,9 +54,12 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
     err += String(s);
     return true;
   });
+  // Errors and warnings go to the logger; info and progress lines are not diagnostics and stay out of `err`.
+  const log = memoryLogger();
   try {
-    const code = await runCli(args, { out: (t) => void (out += t), log: memoryLogger(), env: {}, cwd: dir });
-    return { code, out, err };
+    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
+    const said = log.lines.filter((l) => l.startsWith('warning:') || l.startsWith('harness:') || l.startsWith('  '));
+    return { code, out, err: err + said.map((l) => `${l}\n`).join('') };
   } finally {
     spy.mockRestore();
   }

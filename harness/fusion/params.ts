@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { didYouMean } from '../config/suggest.js';
+import { didYouMean } from '../util/suggest.js';
 import { FusionParamsError } from './errors.js';
 import { ABSENT_POLICIES, FUSION_METHODS, NORMALIZATIONS, type FusionSpec } from './fuse.js';
 import type { PriorSpec } from './priors.js';

@@ -7,11 +7,11 @@ import {
   empiricalReach,
   fuse,
   fuseParamsSchema,
+  FusionParamsError,
   fusedTheoreticalMin,
   packRun,
   resolveFuseParams,
   structuralReach,
-  unpackRun,
   type DocTable,
   type FusionInput,
   type FusionSpec,
@@ -93,7 +93,8 @@ export const fuseNode: NodeKind = {
     try {
       resolved = resolveFuseParams(r.data, inputs.map((i) => i.id));
     } catch (err) {
-      return { problems: [`params: ${(err as Error).message}`] };
+      if (err instanceof FusionParamsError) return { problems: err.problems.map((m) => `params.${m}`) };
+      throw err;
     }
     const { weights, depth } = resolved;
     const priors: PriorSpec | undefined = resolved.priors;
@@ -114,7 +115,8 @@ export const fuseNode: NodeKind = {
       node: {
         kind: resolved.spec.method,
         params: shownParams,
-        fingerprint: { node: 'fuse', v: 1, spec: resolved.spec as unknown as JsonValue, weights, depth, priors: (priors ?? null) as unknown as JsonValue },
+        // An unlimited depth is `null` (JSON has no Infinity).
+        fingerprint: { node: 'fuse', v: 1, spec: resolved.spec as unknown as JsonValue, weights, depth: Number.isFinite(depth) ? depth : null, priors: (priors ?? null) as unknown as JsonValue },
         theoreticalMinScore: priors ? (min === undefined ? undefined : Math.min(0, min)) : min,
         sendsTextOffMachine: false,
         create() {
