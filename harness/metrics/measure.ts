@@ -119,9 +119,17 @@ const FAMILIES: Readonly<Record<string, Family>> = {
 /** Canonical measure names, for help texts and did-you-mean. */
 export const MEASURE_NAMES: readonly string[] = Object.keys(FAMILIES);
 
-/** One-line descriptions of every measure family. */
-export function describeMeasures(): readonly { name: string; describe: string }[] {
-  return MEASURE_NAMES.map((name) => ({ name, describe: FAMILIES[name]!.describe }));
+/**
+ * Every measure family: its one-line description, its parameters, and how it is written, as examples of the
+ * canonical spelling (`nDCG`, `nDCG@10`: the cutoff optional; `P@10`: required; `IPrec@0.5`: a fraction).
+ */
+export function describeMeasures(): readonly { name: string; describe: string; params: readonly string[]; examples: readonly string[] }[] {
+  return MEASURE_NAMES.map((name) => {
+    const fam = FAMILIES[name]!;
+    const examples =
+      fam.cutoff === 'none' ? [name] : fam.cutoff === 'rank' ? [`${name}@10`] : fam.cutoff === 'fraction' ? [`${name}@0.5`] : [name, `${name}@10`];
+    return { name, describe: fam.describe, params: fam.params, examples };
+  });
 }
 
 /** trec_eval's name of each family that trec_eval computes (with the cutoff as its `.k` parameter). */
