@@ -175,3 +175,51 @@ describe('harness compare', () => {
     expect(r.err).toMatch(/a-folder: is a directory, not a TREC file/);
   });
 });
+
+describe('harness ablate --gate-exit', () => {
+  // Twelve memories with one distinctive word each and one query per word. Arm exact (fake, signal 1) ranks
+  // the matching memory first every time; arm noise (signal 0) ranks at random, so the gate on noise sees a
+  // significant RR loss and says REJECT.
+  const words = ['apple', 'banana', 'cherry', 'damson', 'elder', 'fig', 'grape', 'hazel', 'iris', 'juniper', 'kiwi', 'lime'];
+  function setUp(gate: string): string {
+    const es = join(dir, 'ablate-es');
+    mkdirSync(es, { recursive: true });
+    writeFileSync(join(es, 'corpus.jsonl'), words.map((w, i) => JSON.stringify({ id: `m${i}`, text: `note about ${w}` })).join('\n') + '\n');
+    writeFileSync(
+      join(es, 'queries.jsonl'),
+      words.map((w, i) => JSON.stringify({ id: `q${i}`, text: w, stratum: 'exact', qrels: { [`m${i}`]: 1 } })).join('\n') + '\n',
+    );
+    const cfg = join(dir, 'gate.yaml');
+    writeFileSync(
+      cfg,
+      `name: gate
+evalset: { format: memory, path: ablate-es }
+measures: [RR, nDCG@10]
+topK: 12
+output: ablate-out
+cache: ablate-cache
+arms:
+  - { id: exact, kind: fake, params: { signal: 1 } }
+  - { id: noise, kind: fake, params: { signal: 0, seed: 3 } }
+compare: { permutations: 5000, resamples: 1000 }
+${gate}
+`,
+    );
+    return cfg;
+  }
+  it('exits 3 on a REJECT only when asked, after writing the report', async () => {
+    const cfg = setUp('gate: { candidate: noise, measure: MRR }');
+    const plain = await cli(['ablate', '--config', cfg]);
+    expect(plain.code).toBe(0);
+    const ci = await cli(['ablate', '--config', cfg, '--gate-exit']);
+    expect(ci.code).toBe(3);
+    expect(ci.err).toMatch(/harness: gate REJECT: /);
+    expect(ci.out).toMatch(/report: ablate-out\/gate-[0-9a-f]{8}\/report\.md/);
+  });
+  it('exits 0 under --gate-exit when the verdict is not REJECT, and 2 when the config has no gate', async () => {
+    expect((await cli(['ablate', '--config', setUp('gate: { candidate: exact, measure: RR, baseline: noise }'), '--gate-exit'])).code).toBe(0);
+    const none = await cli(['ablate', '--config', setUp(''), '--gate-exit']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/--gate-exit: .*gate\.yaml has no gate: block/);
+  });
+});
