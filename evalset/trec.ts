@@ -459,8 +459,8 @@ export function scanTrecQrels(buf: Buffer, file: string, sink: QrelsLineSink): v
           : `a qrels line needs 4 fields (queryId iter docId grade), found ${n}`,
         {
           hint: beir
-            ? 'BEIR qrels: the header "query-id\tcorpus-id\tscore", then "q1\tdoc1\t1" per line'
-            : 'TREC qrels format: "301 0 FBIS3-10082 1" (BEIR\'s qrels/*.tsv is read when its first line is the header "query-id\tcorpus-id\tscore")',
+            ? 'BEIR qrels: the header "query-id<TAB>corpus-id<TAB>score", then "q1<TAB>doc1<TAB>1" per line'
+            : 'TREC qrels format: "301 0 FBIS3-10082 1" (BEIR\'s qrels/*.tsv is read when its first line is the header "query-id<TAB>corpus-id<TAB>score")',
         },
       );
     }

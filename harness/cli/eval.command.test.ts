@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../log.js';
-import { parseTrecEvalArgs } from './eval.command.js';
+import { attachNegativeValues, parseTrecEvalArgs } from './eval.command.js';
 import { runCli } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-cmd-'));
@@ -236,5 +236,14 @@ describe('harness eval: input formats', () => {
       expect(r.code).toBe(2);
       expect(r.log.join('\n')).toMatch(/is a directory, not a TREC file/);
     }
+  });
+});
+
+describe('negative flag values reach our getopt whole', () => {
+  it('joins a separate negative value to its flag, and stops at --', () => {
+    expect(attachNegativeValues(['-l', '-1', '-qM', '-5', '--Max_retrieved_per_topic', '-2', 'Q', '--', '-l', '-3'])).toEqual([
+      '-l-1', '-qM-5', '--Max_retrieved_per_topic=-2', 'Q', '--', '-l', '-3',
+    ]);
+    expect(attachNegativeValues(['-c', '-5'])).toEqual(['-c', '-5']); // -c takes no value
   });
 });
