@@ -66,8 +66,8 @@ export async function runCli(rawArgv: readonly string[], io: CliIo = defaultIo()
   let pending: Promise<void> | undefined;
   const argv = preprocess(rawArgv);
   try {
-    // The callback receives what --help and --version print, so it goes to io.out (stdout) and the
-    // command exits 0 rather than falling through to a usage error.
+    // The callback receives what --help and --version print, so it goes through io.out like any result
+    // (and tests can read it) instead of yargs writing to the console itself.
     await buildParser(argv, io, (p) => {
       pending = p;
     }).parseAsync([...argv], {}, (_err, _args, output) => {
