@@ -29,8 +29,8 @@ export type NoteSink = (note: string) => void;
 
 const BOM = [0xef, 0xbb, 0xbf] as const;
 
-function hasBom(buf: Uint8Array, at = 0): boolean {
-  return buf[at] === BOM[0] && buf[at + 1] === BOM[1] && buf[at + 2] === BOM[2];
+function hasBom(buf: Uint8Array): boolean {
+  return buf[0] === BOM[0] && buf[1] === BOM[1] && buf[2] === BOM[2];
 }
 
 function isGzip(buf: Uint8Array): boolean {
@@ -308,6 +308,8 @@ async function streamGzipRun(path: string, sink: RunLineSink, onChunkEnd: (() =>
         carry = Buffer.from(buf);
         continue;
       }
+      // Past the first line, three bytes that look like a byte-order mark are content.
+      first = false;
       lineNo += scanTrecRun(buf, 0, last + 1, lineNo, path, sink);
       onChunkEnd?.();
       carry = Buffer.from(buf.subarray(last + 1));
