@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../log.js';
+import { commands } from './commands.js';
 import { splitMeasureList } from './compare.command.js';
 import { runCli } from './main.js';
 
@@ -68,6 +69,18 @@ describe('harness: global options and exit codes', () => {
     const r = await cli(['eval', '-v']);
     expect(r.code).toBe(0);
     expect(r.out).toContain(pkgVersion);
+  });
+});
+
+describe('help and README agree with the commands', () => {
+  it('lists every command in `harness --help` and in the README command table', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const help = (await cli(['--help'])).out;
+    for (const spec of commands) {
+      const verb = spec.command.split(' ')[0]!;
+      expect(help, verb).toMatch(new RegExp(`harness ${verb}\\b`));
+      expect(readme, verb).toMatch(new RegExp(`^\\| \`harness ${verb}\\b`, 'm'));
+    }
   });
 });
 
