@@ -268,8 +268,14 @@ export function parseMeasure(text: string): Measure {
     for (const part of splitParams(m[2])) {
       const eq = part.indexOf('=');
       if (eq < 0) throw new UsageError(`measure "${text}": parameter "${part}" needs the form name=value`);
-      const key = part.slice(0, eq).trim() as ParamName;
-      const raw = part.slice(eq + 1).trim();
+      let key = part.slice(0, eq).trim() as ParamName;
+      let raw = part.slice(eq + 1).trim();
+      // ir_measures writes the gain as nDCG(dcg=exp-log2); the same measure as our gain=exp.
+      if ((key as string) === 'dcg' && fam.params.includes('gain')) {
+        if (raw !== 'log2' && raw !== 'exp-log2') throw new UsageError(`measure "${text}": dcg=${raw}; ir_measures' dcg is log2 (linear gain) or exp-log2 (2^g-1)`);
+        key = 'gain';
+        raw = raw === 'exp-log2' ? 'exp' : 'linear';
+      }
       if (!fam.params.includes(key)) {
         throw new UsageError(`measure "${text}": ${name} has no parameter "${key}"${fam.params.length ? ` (it takes ${fam.params.join(', ')})` : ' (it takes none)'}`);
       }
