@@ -27,6 +27,8 @@ export const cacheCommand = defineCommand({
   describe: 'Prune the run cache by age and/or to a size budget (only whole entries; never one being written)',
   builder: (y) =>
     y
+      // One value per --ns, so it cannot swallow the action written after it.
+      .parserConfiguration({ 'greedy-arrays': false })
       .positional('action', { choices: ['prune'] as const, demandOption: true, describe: 'what to do' })
       .option('dir', { type: 'string', describe: 'cache folder (default .cache, as ablate uses without cache:)', conflicts: 'config' })
       .option('config', { type: 'string', describe: "use the cache: folder of this ablation config" })
