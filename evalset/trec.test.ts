@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../harness/errors.js';
 import {
@@ -117,5 +118,55 @@ describe('TREC runs', () => {
     const run = new Map([['q', new Map(scores.map((s, i) => [`d${i}`, s]))]]);
     const back = parseTrecRun(formatTrecRun(run, 't'), 'x').run.get('q')!;
     scores.forEach((s, i) => expect(back.get(`d${i}`)).toBe(s));
+  });
+});
+
+describe('TREC files from other tools', () => {
+  it("reads BEIR's qrels TSV: header, 3 tab-separated fields, ids that hold spaces", () => {
+    const q = parseTrecQrels('query-id\tcorpus-id\tscore\r\nq1\tdoc one\t2\r\nq1\td2\t0\nq2\td1\t1\n', 'test.tsv');
+    expect([...q.get('q1')!]).toEqual([['doc one', 2], ['d2', 0]]);
+    expect(q.get('q2')!.get('d1')).toBe(1);
+    expect(() => parseTrecQrels('query-id\tcorpus-id\tscore\nq1\td1\n', 'test.tsv')).toThrow(/test\.tsv:2: a BEIR qrels line needs 3 tab-separated fields/);
+    expect(() => parseTrecQrels('query-id\tcorpus-id\tscore\nq1\td1\tx\n', 'test.tsv')).toThrow(/test\.tsv:2: grade "x" is not an integer/);
+    // Without the header a 3-field line is malformed TREC, and the message says how BEIR's file is recognised.
+    try {
+      parseTrecQrels('q1\td1\t1\n', 'test.tsv');
+      expect.unreachable();
+    } catch (e) {
+      expect((e as InputError).message).toMatch(/test\.tsv:1: a qrels line needs 4 fields .* found 3/);
+      expect((e as InputError).hint).toMatch(/query-id<TAB>corpus-id<TAB>score/);
+    }
+  });
+  it('drops a UTF-8 byte-order mark at the start, and only there', async () => {
+    expect([...parseTrecQrels('\uFEFFq1 0 d1 1\n', 'q').keys()]).toEqual(['q1']);
+    expect([...parseTrecRun('\uFEFFq1 Q0 d1 1 1 r\n', 'r').run.keys()]).toEqual(['q1']);
+    const path = join(dir, 'bom.run');
+    writeFileSync(path, '\uFEFFq1 Q0 d1 1 1 r\nq2 Q0 d1 1 1 r\n');
+    const notes: string[] = [];
+    expect([...(await readTrecRun(path, (n) => notes.push(n))).run.keys()]).toEqual(['q1', 'q2']);
+    expect(notes).toEqual([`${path}: a UTF-8 byte-order mark at the start of the file was ignored`]);
+    const streamed: string[] = [];
+    await streamTrecRun(path, { line: (b, _l, qs, qe) => void streamed.push(b.toString('utf8', qs, qe)) }, 8);
+    expect(streamed).toEqual(['q1', 'q2']);
+  });
+  it('reads gzip files, streamed or whole, with the same lines and line numbers', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `q${i >> 6} Q0 d${i} ${i} ${3000 - i} tag`);
+    const path = join(dir, 'big.run.gz');
+    writeFileSync(path, gzipSync(`\uFEFF${lines.join('\n')}\n`));
+    const seen: string[] = [];
+    const notes: string[] = [];
+    await streamTrecRun(path, { line: (b, lineNo, qs, qe, ds, de) => void seen.push(`${lineNo} ${b.toString('utf8', qs, qe)} ${b.toString('utf8', ds, de)}`) }, 64, undefined, undefined, (n) => notes.push(n));
+    expect(seen).toEqual(lines.map((l, i) => `${i + 1} ${l.split(' ')[0]} ${l.split(' ')[2]}`));
+    expect(notes).toHaveLength(1);
+    expect((await readTrecRun(path)).run.size).toBe(Math.ceil(3000 / 64));
+    writeFileSync(path, gzipSync(`${lines.join('\n')}\nq Q0 x 1 bad tag\n`));
+    await expect(streamTrecRun(path, { line() {} })).rejects.toThrow(/big\.run\.gz:3001: score "bad"/);
+    await expect(streamTrecRun(path, { line() {} }, 64, undefined, { start: 10, end: 100 })).rejects.toThrow(/cannot be read from byte 10/);
+  });
+  it('names a directory given as a file, with exit code 2', async () => {
+    for (const read of [() => readTrecRun(dir), () => readTrecQrels(dir), () => streamTrecRun(dir, { line() {} })]) {
+      await expect(read()).rejects.toThrow(/is a directory, not a TREC file/);
+      await expect(read()).rejects.toBeInstanceOf(InputError);
+    }
   });
 });

@@ -29,8 +29,8 @@ export type NoteSink = (note: string) => void;
 
 const BOM = [0xef, 0xbb, 0xbf] as const;
 
-function hasBom(buf: Uint8Array, at = 0): boolean {
-  return buf[at] === BOM[0] && buf[at + 1] === BOM[1] && buf[at + 2] === BOM[2];
+function hasBom(buf: Uint8Array): boolean {
+  return buf[0] === BOM[0] && buf[1] === BOM[1] && buf[2] === BOM[2];
 }
 
 function isGzip(buf: Uint8Array): boolean {
@@ -308,6 +308,8 @@ async function streamGzipRun(path: string, sink: RunLineSink, onChunkEnd: (() =>
         carry = Buffer.from(buf);
         continue;
       }
+      // Past the first line, three bytes that look like a byte-order mark are content.
+      first = false;
       lineNo += scanTrecRun(buf, 0, last + 1, lineNo, path, sink);
       onChunkEnd?.();
       carry = Buffer.from(buf.subarray(last + 1));
@@ -459,8 +461,8 @@ export function scanTrecQrels(buf: Buffer, file: string, sink: QrelsLineSink): v
           : `a qrels line needs 4 fields (queryId iter docId grade), found ${n}`,
         {
           hint: beir
-            ? 'BEIR qrels: the header "query-id\tcorpus-id\tscore", then "q1\tdoc1\t1" per line'
-            : 'TREC qrels format: "301 0 FBIS3-10082 1" (BEIR\'s qrels/*.tsv is read when its first line is the header "query-id\tcorpus-id\tscore")',
+            ? 'BEIR qrels: the header "query-id<TAB>corpus-id<TAB>score", then "q1<TAB>doc1<TAB>1" per line'
+            : 'TREC qrels format: "301 0 FBIS3-10082 1" (BEIR\'s qrels/*.tsv is read when its first line is the header "query-id<TAB>corpus-id<TAB>score")',
         },
       );
     }

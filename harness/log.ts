@@ -5,11 +5,6 @@
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
-  /**
-   * A failure message, written as is (the CLI's top-level catch prints `harness: ...` through it). Optional so
-   * that a logger written elsewhere keeps compiling; the CLI falls back to stderr without it.
-   */
-  error?(message: string): void;
   /** A progress reporter for `total` steps of `label`; call `tick(n)` as work finishes and `done()` at the end. */
   progress(label: string, total: number): Progress;
 }
@@ -28,9 +23,6 @@ export function stderrLogger(opts: { quiet?: boolean } = {}): Logger {
     },
     warn(message) {
       err.write(`warning: ${message}\n`);
-    },
-    error(message) {
-      err.write(`${message}\n`);
     },
     progress(label, total) {
       if (quiet) return { tick() {}, done() {} };
@@ -72,7 +64,6 @@ export function memoryLogger(): Logger & { lines: string[] } {
     lines,
     info: (m) => void lines.push(m),
     warn: (m) => void lines.push(`warning: ${m}`),
-    error: (m) => void lines.push(m),
     progress: (label, total) => ({
       tick() {},
       done: () => void lines.push(`${label} ${total}/${total}`),

@@ -11,18 +11,23 @@ export const ablateCommand = defineCommand({
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
+      .option('gate-exit', { type: 'boolean', default: false, describe: "Exit 3 when the config's gate: says REJECT (for CI); the report is written first", group: 'Ablation:' })
       .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
-      .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures'),
+      .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures')
+      .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate'),
   async run(args, io) {
     const { loadConfig } = await import('../config/load.js');
     const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
-    const { VerificationError } = await import('../errors.js');
+    const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
     const cfg = loadConfig(args.config, {
       env: io.env,
       cwd: io.cwd,
       ...(args.output === undefined ? {} : { output: args.output }),
       ...(args.cache === undefined ? {} : { cache: args.cache }),
     });
+    if (args.gateExit && cfg.gate === undefined) {
+      throw new UsageError(`--gate-exit: ${relative(io.cwd, cfg.file) || cfg.file} has no gate: block to decide on`, { hint: 'add gate: { candidate, measure } to the config' });
+    }
     if (args.dryRun) {
       io.out(await plan(cfg, io.log));
       return;
@@ -53,6 +58,15 @@ export const ablateCommand = defineCommand({
       io.out(`verify:\n${formatVerify(checks)}\n`);
       const failed = checks.filter((c) => c.status === 'FAIL');
       if (failed.length > 0) throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
+    }
+    if (args.gateExit) {
+      // The verdict as written in report.json: recomputing it would redo every permutation test.
+      const { readFile } = await import('node:fs/promises');
+      const { join } = await import('node:path');
+      const report = JSON.parse(await readFile(join(result.reportDir, 'report.json'), 'utf8')) as { gateResult?: { verdict: string; reason: string } };
+      if (report.gateResult?.verdict === 'REJECT') {
+        throw new GateRejectError(report.gateResult.reason, `${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
+      }
     }
   },
 });

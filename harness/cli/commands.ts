@@ -7,15 +7,19 @@ import { datasetsCommand } from './datasets.command.js';
 import { adrCommand } from './adr.command.js';
 import { compareCommand } from './compare.command.js';
 import { reportCommand } from './report.command.js';
+import { measuresCommand } from './measures.command.js';
+import { cacheCommand } from './cache.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
 export const commands: readonly CommandSpec<any>[] = [
   ablateCommand,
   adrCommand,
   armsCommand,
+  cacheCommand,
   compareCommand,
   datasetsCommand,
   evalCommand,
   evalsetCommand,
+  measuresCommand,
   reportCommand,
 ];

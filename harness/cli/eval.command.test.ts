@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../log.js';
-import { parseTrecEvalArgs } from './eval.command.js';
+import { attachNegativeValues, parseTrecEvalArgs } from './eval.command.js';
 import { runCli } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-cmd-'));
@@ -16,11 +16,21 @@ function file(name: string, text: string): string {
   return p;
 }
 
+/** Runs the CLI; `log` holds what it said on stderr, through the logger and the top-level error report. */
 async function cli(args: string[]): Promise<{ code: number; out: string; log: string[] }> {
   let out = '';
+  let err = '';
   const log = memoryLogger();
-  const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
-  return { code, out, log: log.lines };
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
+    return { code, out, log: [...log.lines, ...err.split('\n').filter((l) => l !== '')] };
+  } finally {
+    spy.mockRestore();
+  }
 }
 
 // q1: a relevant at rank 2 (b non-relevant ranks first); q2: x relevant (grade 2) at rank 1; q3 judged only.
@@ -226,5 +236,14 @@ describe('harness eval: input formats', () => {
       expect(r.code).toBe(2);
       expect(r.log.join('\n')).toMatch(/is a directory, not a TREC file/);
     }
+  });
+});
+
+describe('negative flag values reach our getopt whole', () => {
+  it('joins a separate negative value to its flag, and stops at --', () => {
+    expect(attachNegativeValues(['-l', '-1', '-qM', '-5', '--Max_retrieved_per_topic', '-2', 'Q', '--', '-l', '-3'])).toEqual([
+      '-l-1', '-qM-5', '--Max_retrieved_per_topic=-2', 'Q', '--', '-l', '-3',
+    ]);
+    expect(attachNegativeValues(['-c', '-5'])).toEqual(['-c', '-5']); // -c takes no value
   });
 });

@@ -1,6 +1,6 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { describeMeasures, formatMeasure, measureAliases, parseMeasure, trecEvalSpelling } from '../metrics/measure.js';
+import { describeMeasures, formatMeasure, parseMeasure, trecEvalSpelling } from '../metrics/measure.js';
 import { TREC_MEASURE_NAMES, TREC_NICKNAMES, type TrecEvalSettings } from '../metrics/trec-eval.js';
 import { defineCommand } from './io.js';
 
@@ -87,10 +87,10 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
       case 'J': judgedOnly = true; break;
       case 'o': break;
       case 'm': measures.push(o.value!); break;
-      case 'l': relevanceLevel = integerFlag('l', o.value!, 0, 'the relevance level must be 0 or more: negative grades mark documents in the pool but unjudged, never relevant'); break;
-      case 'M': maxDocs = integerFlag('M', o.value!, 1, 'give how many documents of each query to evaluate, 1 or more'); break;
-      case 'N': numDocsInColl = integerFlag('N', o.value!, 0, 'the collection size must be 0 or more'); break;
-      case 'D': if (integerFlag('D', o.value!, 0, 'the debug level must be 0') !== 0) throw new UsageError('-D (debug output) is not supported'); break;
+      case 'l': relevanceLevel = integerFlag('l', o.value!, { min: 0, example: 2, below: 'the relevance level must be 0 or more: negative grades mark documents in the pool but unjudged, never relevant' }); break;
+      case 'M': maxDocs = integerFlag('M', o.value!, { min: 1, example: 100, below: 'give how many documents of each query to evaluate, 1 or more' }); break;
+      case 'N': numDocsInColl = integerFlag('N', o.value!, { min: 0, example: 1000000, below: 'the collection size must be 0 or more' }); break;
+      case 'D': if (integerFlag('D', o.value!, { min: 0, example: 0, below: 'the debug level must be 0' }) !== 0) throw new UsageError('-D (debug output) is not supported'); break;
       case 'R': if (o.value !== 'qrels') throw new UsageError(`-R ${o.value}: only the 'qrels' relevance format is supported (not prefs, qrels_prefs, qrels_jg)`); break;
       case 'T': if (o.value !== 'trec_results') throw new UsageError(`-T ${o.value}: only the 'trec_results' run format is supported`); break;
       case 'Z': throw new UsageError('-Z (z-scores against a reference file) is not supported');
@@ -116,16 +116,16 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
  * `-l abc` as 0 and carries on, a plausible-looking number from a typo. Here anything but a whole number
  * of at least `min` is a usage error naming the flag.
  */
-function integerFlag(flag: string, text: string, min: number, why: string): number {
+function integerFlag(flag: string, text: string, rule: { readonly min: number; readonly example: number; readonly below: string }): number {
   const t = text.trim();
   if (!/^[+-]?\d+$/.test(t)) {
     const n = t === '' ? NaN : Number(t);
     const instead = Number.isSafeInteger(n) ? `; write -${flag} ${n}` : '';
-    throw new UsageError(`-${flag} ${JSON.stringify(text)}: not a whole number${instead}`, { hint: `-${flag} takes an integer, e.g. -${flag} ${Math.max(min, flag === 'M' ? 100 : flag === 'l' ? 2 : 0)}` });
+    throw new UsageError(`-${flag} ${JSON.stringify(text)}: not a whole number${instead}`, { hint: `-${flag} takes a whole number, e.g. -${flag} ${rule.example}` });
   }
   const n = Number(t);
   if (!Number.isSafeInteger(n)) throw new UsageError(`-${flag} ${text}: too large`);
-  if (n < min) throw new UsageError(`-${flag} ${text}: ${why}`);
+  if (n < rule.min) throw new UsageError(`-${flag} ${text}: ${rule.below}`);
   return n;
 }
 
@@ -177,7 +177,11 @@ export function attachNegativeValues(argv: readonly string[]): string[] {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = argv[i + 1];
-    if (next !== undefined && /^-\d/.test(next) && /^-[A-Za-z]*[mlDNMRTZ]$/.test(a) && !a.startsWith('--')) {
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (next !== undefined && /^-\d/.test(next) && /^-[A-Za-z]*[mlDNMRTZ]$/.test(a)) {
       out.push(`${a}${next}`);
       i++;
     } else if (next !== undefined && /^-\d/.test(next) && /^--[A-Za-z_]+$/.test(a)) {
@@ -191,15 +195,13 @@ export function attachNegativeValues(argv: readonly string[]): string[] {
 /** The `harness eval --help` epilogue: both spellings of every measure. */
 function measuresEpilogue(): string {
   const canonical = describeMeasures()
-    .map((d) => {
-      const aliases = measureAliases(d.name);
-      return `  ${d.name.padEnd(19)} ${d.describe}${aliases.length ? ` [also: ${aliases.join(', ')}]` : ''}`;
-    })
+    .map((d) => `  ${d.name.padEnd(19)} ${d.describe}`)
     .join('\n');
   return [
     `trec_eval measures (-m): ${[...TREC_MEASURE_NAMES.filter((n) => n !== 'runid'), ...TREC_NICKNAMES].join(', ')}.`,
     '',
-    'Canonical names (printed by --format table|csv|json; `harness measures` has the trec_eval spelling of each):',
+    'Canonical names (printed by --format table|csv|json; `harness measures` gives the trec_eval spelling and the',
+    'other names accepted for each):',
     canonical,
   ].join('\n');
 }

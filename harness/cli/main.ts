@@ -66,8 +66,8 @@ export async function runCli(rawArgv: readonly string[], io: CliIo = defaultIo()
   let pending: Promise<void> | undefined;
   const argv = preprocess(rawArgv);
   try {
-    // The callback receives what --help and --version print, so it goes to io.out (stdout) and the
-    // command exits 0 rather than falling through to a usage error.
+    // The callback receives what --help and --version print, so it goes through io.out like any result
+    // (and tests can read it) instead of yargs writing to the console itself.
     await buildParser(argv, io, (p) => {
       pending = p;
     }).parseAsync([...argv], {}, (_err, _args, output) => {
@@ -76,7 +76,7 @@ export async function runCli(rawArgv: readonly string[], io: CliIo = defaultIo()
     if (pending) await pending;
     return 0;
   } catch (err) {
-    return reportError(err, io, argv.includes('--verbose'));
+    return reportError(err, argv.includes('--verbose'));
   }
 }
 
@@ -87,8 +87,9 @@ function preprocess(argv: readonly string[]): readonly string[] {
   return spec?.preprocess ? [...argv.slice(0, at + 1), ...spec.preprocess(argv.slice(at + 1))] : argv;
 }
 
-function reportError(err: unknown, io: CliIo, verbose: boolean): Exclude<ExitCode, 0> {
-  const write = (text: string) => (io.log.error ? io.log.error(text) : void process.stderr.write(`${text}\n`));
+/** Errors go to stderr: the message, the hint, and under --verbose the stack. */
+function reportError(err: unknown, verbose: boolean): Exclude<ExitCode, 0> {
+  const write = (text: string) => void process.stderr.write(`${text}\n`);
   if (err instanceof HarnessError) {
     write(`harness: ${err.message}`);
     if (err.hint) write(`  hint: ${err.hint}`);

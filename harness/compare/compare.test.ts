@@ -42,11 +42,11 @@ describe('harness compare', () => {
 
   it('evaluates TREC runs per stratum and writes a full report', async () => {
     const io = testIo(root);
-    const argv = ['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--strata', 'strata.tsv', '--measures', 'RR', 'P@1', '--out', 'out'];
+    const argv = ['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--strata', 'strata.tsv', '--measures', 'RR,P@1', '--out', 'out'];
     expect(await runCli(argv, io)).toBe(0);
     expect(io.stdout.join('')).toMatch(/^report: out\/report\.md \(6 comparisons, \d+ warning\(s\)\)\n$/);
     const data = JSON.parse(await readFile(join(root, 'out', 'report.json'), 'utf8')) as ReportData;
-    expect(data.command).toBe('harness compare a.trec b.trec --qrels qrels.txt --measures RR P@1 --strata strata.tsv --out out');
+    expect(data.command).toBe('harness compare a.trec b.trec --qrels qrels.txt --measures RR,P@1 --strata strata.tsv --out out');
     expect(data.runs.map((r) => [r.id, r.kind, r.label])).toEqual([
       ['A', 'trec-file', 'a.trec'],
       ['B', 'trec-file', 'b.trec'],

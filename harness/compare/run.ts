@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { readStrataFile } from '../../evalset/strata.js';
-import { readTrecQrels, readTrecRun } from '../../evalset/trec.js';
+import { bomNote, readTrecQrels, readTrecRun } from '../../evalset/trec.js';
 import type { Run } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { InputError, UsageError } from '../errors.js';
-import { compareIds, formatMeasure, parseMeasure } from '../metrics/index.js';
+import { compareIds, formatMeasure, parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
 import { scoreRuns } from './score.js';
 import { compareSchema, type CompareConfigInput } from '../report/config.js';
 import type { ReportInput, ReportRun } from '../report/types.js';
@@ -53,11 +53,14 @@ function runIds(files: readonly string[], tags: readonly string[]): string[] {
 export async function compareInput(files: CompareFiles): Promise<ReportInput> {
   if (files.runs.length < 2) throw new UsageError(`compare needs at least two runs, got ${files.runs.length}`);
   const qrelsPath = files.resolvePath(files.qrels);
-  const qrels = await readTrecQrels(qrelsPath);
+  const notes: string[] = [];
+  const qrels = await readTrecQrels(qrelsPath, () => notes.push(bomNote(files.qrels)));
   const measures = (files.measures ?? DEFAULT_COMPARE_MEASURES).map((m) => parseMeasure(m));
   const measureNames = measures.map(formatMeasure);
   const dup = measureNames.find((m, i) => measureNames.indexOf(m) !== i);
   if (dup) throw new UsageError(`--measures lists ${dup} twice`);
+  const levelProblem = relevanceLevelProblem(qrels, 1, measureNames);
+  if (levelProblem) throw new InputError(qrelsPath, undefined, levelProblem);
   const queryIds = [...qrels.keys()].sort(compareIds);
   if (queryIds.length === 0) throw new InputError(qrelsPath, undefined, 'the qrels judge no query');
   let strataOf: ReadonlyMap<string, string> | undefined;
@@ -75,7 +78,9 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
   const loaded = [];
   for (const f of files.runs) {
     const path = files.resolvePath(f);
-    const [{ run, runTag }, bytes] = await Promise.all([readTrecRun(path), readFile(path)]);
+    const [{ run, runTag }, bytes] = await Promise.all([readTrecRun(path, () => notes.push(bomNote(f))), readFile(path)]);
+    // As harness eval: a run with no result would score 0 everywhere and enlarge the correction family.
+    if (run.size === 0) throw new InputError(path, undefined, 'the run has no result lines', { hint: 'check that the file is the run you meant' });
     loaded.push({ file: f, run, runTag, fingerprint: shortHash(bytes) });
   }
   const ids = runIds(
@@ -89,7 +94,9 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
     runMap.set(id, l.run);
     runs.push({ id, kind: 'trec-file', fingerprint: l.fingerprint, label: l.file });
   });
-  const { perQuery, notes } = scoreRuns(qrels, runMap, measures, queryIds);
+  const scored = scoreRuns(qrels, runMap, measures, queryIds);
+  const perQuery = scored.perQuery;
+  notes.push(...scored.notes);
   const strataCounts: Record<string, number> = {};
   for (const q of queries) strataCounts[q.stratum] = (strataCounts[q.stratum] ?? 0) + 1;
   const judgedDocs = new Set<string>();

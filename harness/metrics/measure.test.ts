@@ -33,7 +33,7 @@ describe('Measure: one canonical spelling', () => {
       'P.5': 'P@5', ndcg_cut_10: 'nDCG@10', 'ndcg_cut.10': 'nDCG@10', map_cut_100: 'AP@100', recall_1000: 'R@1000', ndcg_at_10: 'nDCG@10',
       recall_at_100: 'R@100', precision_at_5: 'P@5', mrr_at_10: 'RR@10', success_1: 'Success@1', 'top_k_acc@5': 'Success@5',
       'recall_any@5': 'Success@5', 'recall_all@5': 'R-all@5', 'ndcg_any@5': 'nDCG-LME@5', 'NDCG(gain=exp)@10': 'nDCG(gain=exp)@10',
-      'NumRel(rel=2)': 'NumRel(rel=2)', 'p(rel=2)@5': 'P(rel=2)@5', iprec_at_recall_0: 'IPrec@0', bpref: 'Bpref', 'judged@10': 'Judged@10',
+      'NumRel(rel=2)': 'NumRel(rel=2)', 'nDCG(dcg=exp-log2)@10': 'nDCG(gain=exp)@10', 'NDCG(dcg=log2)@10': 'nDCG@10', 'p(rel=2)@5': 'P(rel=2)@5', iprec_at_recall_0: 'IPrec@0', bpref: 'Bpref', 'judged@10': 'Judged@10',
     };
     for (const [alias, canonical] of Object.entries(aliases)) expect([alias, formatMeasure(parseMeasure(alias))]).toEqual([alias, canonical]);
     expect(measureAliases('AP')).toEqual(expect.arrayContaining(['map', 'map_cut']));

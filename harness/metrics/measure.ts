@@ -119,9 +119,17 @@ const FAMILIES: Readonly<Record<string, Family>> = {
 /** Canonical measure names, for help texts and did-you-mean. */
 export const MEASURE_NAMES: readonly string[] = Object.keys(FAMILIES);
 
-/** One-line descriptions of every measure family. */
-export function describeMeasures(): readonly { name: string; describe: string }[] {
-  return MEASURE_NAMES.map((name) => ({ name, describe: FAMILIES[name]!.describe }));
+/**
+ * Every measure family: its one-line description, its parameters, and how it is written, as examples of the
+ * canonical spelling (`nDCG`, `nDCG@10`: the cutoff optional; `P@10`: required; `IPrec@0.5`: a fraction).
+ */
+export function describeMeasures(): readonly { name: string; describe: string; params: readonly string[]; examples: readonly string[] }[] {
+  return MEASURE_NAMES.map((name) => {
+    const fam = FAMILIES[name]!;
+    const examples =
+      fam.cutoff === 'none' ? [name] : fam.cutoff === 'rank' ? [`${name}@10`] : fam.cutoff === 'fraction' ? [`${name}@0.5`] : [name, `${name}@10`];
+    return { name, describe: fam.describe, params: fam.params, examples };
+  });
 }
 
 /** trec_eval's name of each family that trec_eval computes (with the cutoff as its `.k` parameter). */
@@ -260,8 +268,14 @@ export function parseMeasure(text: string): Measure {
     for (const part of splitParams(m[2])) {
       const eq = part.indexOf('=');
       if (eq < 0) throw new UsageError(`measure "${text}": parameter "${part}" needs the form name=value`);
-      const key = part.slice(0, eq).trim() as ParamName;
-      const raw = part.slice(eq + 1).trim();
+      let key = part.slice(0, eq).trim() as ParamName;
+      let raw = part.slice(eq + 1).trim();
+      // ir_measures writes the gain as nDCG(dcg=exp-log2); the same measure as our gain=exp.
+      if ((key as string) === 'dcg' && fam.params.includes('gain')) {
+        if (raw !== 'log2' && raw !== 'exp-log2') throw new UsageError(`measure "${text}": dcg=${raw}; ir_measures' dcg is log2 (linear gain) or exp-log2 (2^g-1)`);
+        key = 'gain';
+        raw = raw === 'exp-log2' ? 'exp' : 'linear';
+      }
       if (!fam.params.includes(key)) {
         throw new UsageError(`measure "${text}": ${name} has no parameter "${key}"${fam.params.length ? ` (it takes ${fam.params.join(', ')})` : ' (it takes none)'}`);
       }

@@ -144,7 +144,7 @@ export const fuseNode: NodeKind = {
           const fused = packRun(toRun(output), qids, table);
           const spec = specOf(Math.max(DIAGNOSTIC_CUTOFF, 1));
           const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
-          const reach = structuralReach(packedInputs, spec, DIAGNOSTIC_CUTOFF);
+          const reach = structuralReach(packedInputs, spec, DIAGNOSTIC_CUTOFF, inputs.map((i) => i.id));
           const empirical = empiricalReach(packedInputs, spec, DIAGNOSTIC_CUTOFF);
           const diag: InputDiagnostics[] = inputs.map((input, k) => ({
             input: input.id,
