@@ -56,8 +56,8 @@ describe('harness compare', () => {
     expect(data.perQuery['B']?.['P@1']).toEqual([1, 1, 1, 0, 0, 0]);
     expect(data.evalset.strata).toEqual({ exact: 3, para: 3 });
     expect(data.evalset.notes).toEqual([
-      'run A: 1 judged queries have no results and score 0',
-      'run B: 1 queries absent from the qrels were dropped',
+      'run A: 1 judged query has no results and scores 0',
+      'run B: 1 query absent from the qrels was dropped',
       'documents counts the 6 distinct judged documents (no corpus is read by compare)',
     ]);
     const rr = (s: string) => data.comparisons.find((c) => c.stratum === s && c.measure === 'RR');

@@ -24,7 +24,8 @@ export function scoreRuns(
 ): Scores {
   const names = measures.map(formatMeasure);
   const perQuery: Record<string, Record<string, number[]>> = {};
-  const notes: string[] = [];
+  const zeroFilled = new Map<string, number>();
+  const dropped = new Map<string, number>();
   for (const [id, run] of runs) {
     const ev = evaluate(qrels, run, measures, {
       queries,
@@ -37,8 +38,25 @@ export function scoreRuns(
         return [m, queries.map((q) => values.get(q) ?? 0)];
       }),
     );
-    if (ev.zeroFilledQueries.length > 0) notes.push(`run ${id}: ${ev.zeroFilledQueries.length} judged queries have no results and score 0`);
-    if (ev.droppedRunQueries.length > 0) notes.push(`run ${id}: ${ev.droppedRunQueries.length} queries absent from the qrels were dropped`);
+    if (ev.zeroFilledQueries.length > 0) zeroFilled.set(id, ev.zeroFilledQueries.length);
+    if (ev.droppedRunQueries.length > 0) dropped.set(id, ev.droppedRunQueries.length);
   }
-  return { perQuery, notes };
+  return { perQuery, notes: [...countNotes(zeroFilled, 'judged quer{y has|ies have} no results and score{s|} 0'), ...countNotes(dropped, 'quer{y|ies} absent from the qrels {was|were} dropped')] };
+}
+
+/** Most runs listed in one note before "and N more". */
+const LISTED_RUNS = 6;
+
+/**
+ * One note per distinct count, naming the runs that share it, so fifty fused systems that all miss the same
+ * query make one line, not fifty. `{a|b}` in `what` picks the singular or plural form.
+ */
+function countNotes(counts: ReadonlyMap<string, number>, what: string): string[] {
+  const byCount = new Map<number, string[]>();
+  for (const [id, n] of counts) byCount.set(n, [...(byCount.get(n) ?? []), id]);
+  return [...byCount].map(([n, ids]) => {
+    const text = what.replace(/\{([^|}]*)\|([^}]*)\}/g, (_, one: string, many: string) => (n === 1 ? one : many));
+    const listed = ids.slice(0, LISTED_RUNS).join(', ') + (ids.length > LISTED_RUNS ? ` and ${ids.length - LISTED_RUNS} more` : '');
+    return `${ids.length === 1 ? 'run' : `${ids.length} runs`} ${listed}: ${n} ${text}`;
+  });
 }
