@@ -191,8 +191,10 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const measures = cfg.measures.map((m) => parseMeasure(m));
   const queryIds = es.queries.map((q) => q.id);
   const { qrels, units } = scoringUnit(cfg, es);
+  // With a dev split the systems also answered the dev queries; the report's runs hold the test queries only.
+  const only = (run: Run, ids: readonly string[]): Run => new Map(ids.map((q) => [q, run.get(q) ?? new Map<string, number>()] as const));
   const runs = new Map<string, Run>();
-  for (const [id, o] of outcomes) runs.set(id, o.run);
+  for (const [id, o] of outcomes) runs.set(id, dev ? only(o.run, queryIds) : o.run);
   const scored = scoreRuns(qrels, runs, measures, queryIds, { relevanceLevel: cfg.relevanceLevel, ...(units ? { units } : {}) });
   const perQuery = scored.perQuery;
 
@@ -203,7 +205,8 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     if (dev) {
       const devUnit = scoringUnit(cfg, dev);
       const grouped = new Set([...cfg.plan.groups.values()].flat());
-      const devRuns = new Map([...runs].filter(([id]) => grouped.has(id)));
+      const devIds = dev.queries.map((q) => q.id);
+      const devRuns = new Map([...outcomes].filter(([id]) => grouped.has(id)).map(([id, o]) => [id, only(o.run, devIds)] as const));
       devScores = scoreRuns(devUnit.qrels, devRuns, measures.filter((_, i) => cfg.measures[i] === t.measure), dev.queries.map((q) => q.id), {
         relevanceLevel: cfg.relevanceLevel,
         ...(devUnit.units ? { units: devUnit.units } : {}),
@@ -216,7 +219,11 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
           : tuneByFolds(group, members, perQuery, es.queries, { measure: t.measure, folds: t.folds as number, seed: t.seed }),
       );
     }
-    for (const x of tuned) perQuery[x.id] = x.perQuery;
+    for (const x of tuned) {
+      perQuery[x.id] = x.perQuery;
+      // A tuned system's run: each test query answered by the point picked for it.
+      runs.set(x.id, new Map(es.queries.map((q, i) => [q.id, runs.get(x.picks[i] as string)?.get(q.id) ?? new Map<string, number>()] as const)));
+    }
   }
   const means = new Map<string, Map<string, number>>();
   for (const [id, byMeasure] of Object.entries(perQuery)) {

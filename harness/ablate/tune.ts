@@ -26,6 +26,8 @@ export interface TunedSystem {
   readonly oracle: { readonly member: string; readonly mean: number };
   /** measure -> value of test query i, each taken from the member picked for that query's fold. */
   readonly perQuery: Record<string, number[]>;
+  /** The member whose run answers test query i. */
+  readonly picks: readonly string[];
 }
 
 function mean(values: readonly number[], indices: readonly number[]): number {
@@ -94,7 +96,7 @@ export function tuneByFolds(
     choices.push({ fold: String(f + 1), member: pick.member, trainMean: pick.mean, queries: test.length });
   }
   const all = queries.map((_, i) => i);
-  return { id: `${group}.tuned`, group, measure: opts.measure, method: 'folds', choices, oracle: best(members, values, all), perQuery: composite(members, perQuery, pickOf) };
+  return { id: `${group}.tuned`, group, measure: opts.measure, method: 'folds', choices, oracle: best(members, values, all), perQuery: composite(members, perQuery, pickOf), picks: pickOf };
 }
 
 /** Dev split: one member, best on the dev queries, scored on the test queries. */
@@ -116,5 +118,6 @@ export function tuneBySplit(
     choices: [{ fold: opts.split, member: pick.member, trainMean: pick.mean, queries: opts.testQueries }],
     oracle: best(members, (m) => testPerQuery[m]?.[opts.measure] as readonly number[], all),
     perQuery: composite(members, testPerQuery, new Array<string>(opts.testQueries).fill(pick.member)),
+    picks: new Array<string>(opts.testQueries).fill(pick.member),
   };
 }
