@@ -50,6 +50,10 @@ export const compareCommand = defineCommand({
       .option('test', { choices: ['randomization', 't', 'wilcoxon'] as const, describe: 'paired test (default randomization)' })
       .option('correction', { choices: ['holm', 'bonferroni', 'bh', 'by', 'hommel', 'none'] as const, describe: 'multiple-comparison correction (default holm)' })
       .option('all-pairs', { type: 'boolean', describe: 'compare every pair of runs, not only against the baseline' })
+      .option('permutations', { type: 'number', describe: 'sign flips of the randomization test (default 10000)' })
+      .option('resamples', { type: 'number', describe: 'bootstrap resamples of each CI (default 10000)' })
+      .option('seed', { type: 'number', describe: 'seed of every random draw (default 42); an ablation report states its own' })
+      .option('alpha', { type: 'number', describe: 'significance level applied to corrected p (default 0.05)' })
       .option('gate', { type: 'string', group: 'Gate:', describe: 'run id of the candidate a gate decides on (ADOPT / REJECT / INCONCLUSIVE) against --baseline' })
       .option('gate-measure', { type: 'string', group: 'Gate:', describe: 'primary measure of the gate, one of --measures (default: the first measure)' })
       .option('gate-rule', {
@@ -101,6 +105,7 @@ export const compareCommand = defineCommand({
     if (args.test !== undefined) words.push('--test', args.test);
     if (args.correction !== undefined) words.push('--correction', args.correction);
     if (args.allPairs) words.push('--all-pairs');
+    for (const k of ['permutations', 'resamples', 'seed', 'alpha'] as const) if (args[k] !== undefined) words.push(`--${k}`, String(args[k]));
     if (args.gate !== undefined) words.push('--gate', args.gate);
     if (args.gateMeasure !== undefined) words.push('--gate-measure', args.gateMeasure);
     if (args.gateRule !== undefined) words.push('--gate-rule', args.gateRule);
@@ -117,6 +122,10 @@ export const compareCommand = defineCommand({
         ...(args.test === undefined ? {} : { test: args.test }),
         ...(args.correction === undefined ? {} : { correction: args.correction }),
         ...(args.allPairs === undefined ? {} : { allPairs: args.allPairs }),
+        ...(args.permutations === undefined ? {} : { permutations: args.permutations }),
+        ...(args.resamples === undefined ? {} : { resamples: args.resamples }),
+        ...(args.seed === undefined ? {} : { seed: args.seed }),
+        ...(args.alpha === undefined ? {} : { alpha: args.alpha }),
       },
       resolvePath: (p) => resolve(io.cwd, p),
       command: words.map(shellWord).join(' '),

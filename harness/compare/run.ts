@@ -103,7 +103,11 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
   for (const docs of qrels.values()) for (const d of docs.keys()) judgedDocs.add(d);
   notes.push(`documents counts the ${judgedDocs.size} distinct judged documents (no corpus is read by compare)`);
   const qrelsFingerprint = shortHash(await readFile(qrelsPath));
-  const compare = compareSchema.parse(files.compare ?? {});
+  const parsed = compareSchema.safeParse(files.compare ?? {});
+  if (!parsed.success) {
+    throw new UsageError(parsed.error.issues.map((i) => `--${String(i.path[0] ?? 'compare')}: ${i.message}`).join('; '));
+  }
+  const compare = parsed.data;
   if (compare.baseline !== undefined && !ids.includes(compare.baseline)) {
     throw new UsageError(`--baseline ${compare.baseline} is not one of the runs (${ids.join(', ')})`);
   }
