@@ -183,3 +183,51 @@ describe('systems that consume runs', () => {
     expect(md).toContain('oracle (best on test)');
   });
 });
+
+describe('tuning on a dev split', () => {
+  it('picks each grid point on the dev queries, scores it on the test queries, and keeps dev queries out of the runs', async () => {
+    mkdirSync(join(dir, 'beir', 'qrels'), { recursive: true });
+    const docs = corpus.map((d) => ({ _id: d.id, title: '', text: d.text }));
+    writeFileSync(join(dir, 'beir', 'corpus.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n') + '\n');
+    const qs = [
+      { _id: 't1', text: 'dog Biscuit' },
+      { _id: 't2', text: 'cat food' },
+      { _id: 'd1', text: 'food brand' },
+      { _id: 'd2', text: 'Tom cat' },
+    ];
+    writeFileSync(join(dir, 'beir', 'queries.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    writeFileSync(join(dir, 'beir', 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nt1\tm1\t2\nt2\tm6\t1\n');
+    writeFileSync(join(dir, 'beir', 'qrels', 'dev.tsv'), 'query-id\tcorpus-id\tscore\nd1\tm6\t2\nd2\tm5\t1\n');
+    const file = join(dir, 'beir.yaml');
+    writeFileSync(
+      file,
+      `name: dev
+evalset: { format: beir, path: beir, split: test }
+measures: [nDCG@10, RR]
+topK: 10
+output: out
+cache: cache
+arms:
+  - { id: a, kind: fake, params: { signal: 1 } }
+  - { id: b, kind: fake, params: { seed: 1, signal: 0.3 } }
+systems:
+  - { id: cc, kind: fuse, inputs: [a, b], params: { method: cc, normalization: min-max }, grid: { alpha: [0, 0.5, 1] } }
+tune: { measure: RR, split: dev }
+compare: { permutations: 1000, resamples: 1000 }
+`,
+    );
+    const r = await cli(['ablate', '--config', file]);
+    expect(r.log.filter((l) => l.startsWith('harness:'))).toEqual([]);
+    expect(r.code).toBe(0);
+    const data = report();
+    const tuned = data.runs.find((x) => x.id === 'cc.tuned')!.tuning!;
+    expect(tuned.method).toBe('split');
+    expect(tuned.choices.map((c) => [c.fold, c.queries])).toEqual([['dev', 2]]);
+    // The pick is the member with the best mean RR on the dev queries, read from a dev-only evaluation.
+    expect(['cc.alpha=0', 'cc.alpha=0.5', 'cc.alpha=1']).toContain(tuned.choices[0]!.member);
+    expect(data.queries.map((q) => q.id)).toEqual(['t1', 't2']);
+    for (const run of ['a', 'cc.alpha=0.5', 'cc.tuned']) expect([...ranking(run).keys()].sort()).toEqual(['t1', 't2']);
+    // The tuned run answers each test query with the picked point's ranking.
+    expect(ranking('cc.tuned')).toEqual(ranking(tuned.choices[0]!.member));
+  });
+});
