@@ -4,6 +4,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { mkdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { failWrite } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 
@@ -284,15 +285,6 @@ async function fetchInto(url: string, part: string, timeouts: NetTimeouts, opts:
   progress.done();
 }
 
-/** A local write failure (a full disk, no permission) names the file; retrying the network would not help. */
-function failWrite(file: string, e: unknown): never {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
-  throw new HarnessError(`cannot write ${file}: ${why}${code === undefined ? '' : ` (${code})`}`, {
-    hint: code === 'ENOSPC' ? `free space there or pass --dir on another disk; the run resumes from ${file}` : 'check the folder is writable, or pass --dir',
-    cause: e,
-  });
-}
 
 /**
  * Downloads (or resumes) `url` to `dest`, verifies the checksums and renames atomically. On a mismatch the

@@ -211,6 +211,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const loadMs = performance.now() - t0;
   const groups = groupByScope(es);
   const store = new ContentStore(cfg.cache, { log });
+  await store.sweepOrphans();
   const dir = reportDirOf(cfg);
   const runs = new Map<string, Run>();
   // The whole report folder is written at once at the end (finished arm runs are safe in the cache meanwhile).
