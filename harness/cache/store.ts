@@ -162,7 +162,7 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
   const parent = dirname(dir);
   await mkdir(parent, { recursive: true });
   const state = await recoverFolder(dir);
-  if (state.busy) throw new Error(`${dir} is being replaced by process ${state.pid}; wait for it to finish`);
+  if (state.busy) throw new HarnessError(`${dir} is being replaced by process ${state.pid}`, { hint: 'wait for that run to finish; one writer per folder' });
   const stem = join(parent, `.${basename(dir)}`);
   const tmp = tempNameFor(stem);
   try {
@@ -185,7 +185,14 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
   const old = tempNameFor(stem, 'old');
   const hadOld = (await stat(dir).catch(() => undefined)) !== undefined;
   if (hadOld) await rename(dir, old);
-  await rename(tmp, dir);
+  try {
+    await rename(tmp, dir);
+  } catch (err) {
+    // Another writer put a folder in place between our renames: keep theirs, or put ours back, never neither.
+    if (hadOld && (await stat(dir).catch(() => undefined)) === undefined) await rename(old, dir);
+    await rm(tmp, { recursive: true, force: true });
+    throw new HarnessError(`${dir}: could not swap the new folder in (${(err as Error).message})`, { hint: 'another run may be writing the same folder; one writer per folder', cause: err });
+  }
   await syncFolder(parent);
   if (hadOld) await rm(old, { recursive: true, force: true });
 }
