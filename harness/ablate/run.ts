@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Arm, IndexStats, ScoredDoc } from '../../arms/types.js';
 import { corpusFingerprint, evalSetFingerprint } from '../../evalset/fingerprint.js';
@@ -347,7 +346,7 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
     `  arms:`,
   ];
   for (const arm of cfg.arms) {
-    const cached = groups.filter((g) => existsSync(store.pathOf('run', g.key(arm, cfg.topK)))).length;
+    const cached = (await Promise.all(groups.map((g) => store.has('run', g.key(arm, cfg.topK))))).filter(Boolean).length;
     lines.push(`    ${arm.id} [${arm.kind}] fingerprint ${sha256Hex(canonicalJson(arm.fingerprint)).slice(0, 12)}: ${cached}/${groups.length} scope run(s) cached${cached === groups.length ? ' (no work)' : ''}`);
   }
   lines.push(`  compare: ${cfg.compare.test}, baseline ${cfg.compare.baseline ?? cfg.arms[0]!.id}, correction ${cfg.compare.correction}`);

@@ -66,6 +66,18 @@ describe('ContentStore entry envelope', () => {
     expect(readdirSync(shard).sort()).toEqual([key, `${key}.${process.pid}.0a0b0c0d.tmp`].sort());
   });
 
+  it('has() tells a sound entry from a damaged one without evicting or counting', async () => {
+    const { s, log } = store();
+    expect(await s.has('run', key)).toBe(false);
+    await s.put('run', key, 'x');
+    expect(await s.has('run', key)).toBe(true);
+    writeFileSync(s.pathOf('run', key), 'x');
+    expect(await s.has('run', key)).toBe(false);
+    expect(existsSync(s.pathOf('run', key))).toBe(true);
+    expect(log.lines).toEqual([]);
+    expect(s.stats.run).toEqual({ hits: 0, misses: 0, evicted: 0 });
+  });
+
   it('json(): an entry replaced by {} or null is evicted and recomputed, never fatal', async () => {
     for (const junk of ['{}', 'null']) {
       const { s, log } = store();

@@ -314,6 +314,15 @@ export class ContentStore {
     return opened.payload;
   }
 
+  /**
+   * Whether `key` holds an entry that passes its envelope check (its shape is the caller's to check). Read-only:
+   * counts nothing and evicts nothing, for plans and dry runs.
+   */
+  async has(ns: CacheNamespace, key: CacheKey): Promise<boolean> {
+    const data = await readFile(this.pathOf(ns, key)).catch(() => undefined);
+    return data !== undefined && 'payload' in openEntry(ns, key, data);
+  }
+
   /** Callers must never store an error payload: a cached failure would be served as a result forever. */
   async put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
     await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value));
