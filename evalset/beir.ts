@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../harness/errors.js';
-import { checkId, idField, parseGrade, readJsonl, readLines, stringField } from './lines.js';
+import { checkId, idField, parseGrade, Problems, readJsonl, readLines, stringField } from './lines.js';
 import type { Document, EvalSet, Query } from './types.js';
 
 export interface BeirOptions {
@@ -28,6 +28,7 @@ export const BEIR_STRATUM = 'all';
  * - Every query's stratum is {@link BEIR_STRATUM}.
  * - Errors, never silent skips: bad JSON, missing `_id`/`text`, duplicate ids, a qrels line naming an unknown
  *   query or document, a duplicate (query, doc) pair, a non-integer grade, a line without 3 tab-separated fields.
+ *   Every bad line of the three files is reported at once (up to the cap of {@link Problems}).
  */
 export async function loadBeir(dir: string, opts: BeirOptions): Promise<EvalSet> {
   const root = resolve(dir);
@@ -36,24 +37,29 @@ export async function loadBeir(dir: string, opts: BeirOptions): Promise<EvalSet>
   const qrelsPath = join(root, 'qrels', `${opts.split}.tsv`);
   await statOrThrow(qrelsPath, `no qrels for split "${opts.split}"`, await listSplits(root));
 
+  const problems = new Problems();
   const documents: Document[] = [];
   const docIds = new Set<string>();
-  for await (const { obj, line } of readJsonl(corpusPath)) {
-    const id = idField(corpusPath, line, obj, '_id');
-    if (docIds.has(id)) throw new InputError(corpusPath, line, `duplicate document id "${id}"`);
-    docIds.add(id);
-    const text = stringField(corpusPath, line, obj, 'text', true);
-    const title = stringField(corpusPath, line, obj, 'title', false);
-    documents.push(title === undefined || title === '' ? { id, text } : { id, text, title });
+  for await (const { obj, line } of readJsonl(corpusPath, problems)) {
+    problems.attempt(() => {
+      const id = idField(corpusPath, line, obj, '_id');
+      if (docIds.has(id)) throw new InputError(corpusPath, line, `duplicate document id "${id}"`);
+      docIds.add(id);
+      const text = stringField(corpusPath, line, obj, 'text', true);
+      const title = stringField(corpusPath, line, obj, 'title', false);
+      documents.push(title === undefined || title === '' ? { id, text } : { id, text, title });
+    });
   }
 
   const allQueries = new Map<string, string>();
   const queryOrder: string[] = [];
-  for await (const { obj, line } of readJsonl(queriesPath)) {
-    const id = idField(queriesPath, line, obj, '_id');
-    if (allQueries.has(id)) throw new InputError(queriesPath, line, `duplicate query id "${id}"`);
-    allQueries.set(id, stringField(queriesPath, line, obj, 'text', true));
-    queryOrder.push(id);
+  for await (const { obj, line } of readJsonl(queriesPath, problems)) {
+    problems.attempt(() => {
+      const id = idField(queriesPath, line, obj, '_id');
+      if (allQueries.has(id)) throw new InputError(queriesPath, line, `duplicate query id "${id}"`);
+      allQueries.set(id, stringField(queriesPath, line, obj, 'text', true));
+      queryOrder.push(id);
+    });
   }
 
   const qrels = new Map<string, Map<string, number>>();
@@ -65,29 +71,40 @@ export async function loadBeir(dir: string, opts: BeirOptions): Promise<EvalSet>
       first = false;
       if (cols.length === 3 && cols[0] === 'query-id' && cols[1] === 'corpus-id' && cols[2] === 'score') continue;
     }
-    if (cols.length !== 3) {
-      throw new InputError(qrelsPath, line, `expected 3 tab-separated fields (query-id, corpus-id, score), got ${cols.length}`);
-    }
-    const [qid, did, score] = cols as [string, string, string];
-    checkId(qrelsPath, line, 'query-id', qid);
-    checkId(qrelsPath, line, 'corpus-id', did);
-    const grade = parseGrade(qrelsPath, line, score.trim());
-    if (!allQueries.has(qid)) throw new InputError(qrelsPath, line, `query "${qid}" is not in ${queriesPath}`);
-    if (!docIds.has(did)) throw new InputError(qrelsPath, line, `document "${did}" is not in ${corpusPath}`);
-    let judged = qrels.get(qid);
-    if (judged === undefined) {
-      judged = new Map();
-      qrels.set(qid, judged);
-    }
-    if (judged.has(did)) throw new InputError(qrelsPath, line, `duplicate judgment for query "${qid}", document "${did}"`);
-    judged.set(did, grade);
+    problems.attempt(() => qrelsLine(qrelsPath, line, cols, { queries: allQueries, queriesPath, docIds, corpusPath, qrels }));
   }
+  problems.throwIfAny();
 
   const queries: Query[] = [];
   for (const id of queryOrder) {
     if (qrels.has(id)) queries.push({ id, text: allQueries.get(id)!, stratum: BEIR_STRATUM });
   }
   return { name: `${basename(root)}/${opts.split}`, documents, queries, qrels };
+}
+
+function qrelsLine(
+  qrelsPath: string,
+  line: number,
+  cols: readonly string[],
+  known: { queries: ReadonlyMap<string, string>; queriesPath: string; docIds: ReadonlySet<string>; corpusPath: string; qrels: Map<string, Map<string, number>> },
+): void {
+  const { queries: allQueries, queriesPath, docIds, corpusPath, qrels } = known;
+  if (cols.length !== 3) {
+    throw new InputError(qrelsPath, line, `expected 3 tab-separated fields (query-id, corpus-id, score), got ${cols.length}`);
+  }
+  const [qid, did, score] = cols as [string, string, string];
+  checkId(qrelsPath, line, 'query-id', qid);
+  checkId(qrelsPath, line, 'corpus-id', did);
+  const grade = parseGrade(qrelsPath, line, score.trim());
+  if (!allQueries.has(qid)) throw new InputError(qrelsPath, line, `query "${qid}" is not in ${queriesPath}`);
+  if (!docIds.has(did)) throw new InputError(qrelsPath, line, `document "${did}" is not in ${corpusPath}`);
+  let judged = qrels.get(qid);
+  if (judged === undefined) {
+    judged = new Map();
+    qrels.set(qid, judged);
+  }
+  if (judged.has(did)) throw new InputError(qrelsPath, line, `duplicate judgment for query "${qid}", document "${did}"`);
+  judged.set(did, grade);
 }
 
 async function findCorpusFile(root: string, explicit: string | undefined): Promise<string> {

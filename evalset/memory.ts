@@ -60,7 +60,8 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
     }
   };
   if (hasJsonl) {
-    // A line that is not JSON still names its memory, most often: known, queries judging it are not also wrong.
+    // A line that is not JSON usually still shows its id; registering it keeps the queries that judge that
+    // memory from being blamed as well.
     const salvageId = (text: string) => {
       const m = /"id"\s*:\s*"([^"\s]+)"/.exec(text);
       if (m !== null) docIds.add(m[1]!);

@@ -57,6 +57,28 @@ describe('loaders report every problem at once', () => {
     expect((err as InputProblems).message.split('\n')[0]).toBe('50+ problems in the input (stopped after the first 50):');
     expect((err as InputProblems).problems[49]!.line).toBe(50);
   });
+  it('BEIR and strata files too', async () => {
+    const dir = await tempFolder('robust', {
+      'corpus.jsonl': '{"_id": "d1", "text": "tea"}\n{"_id": "d1", "text": "again"}\n{"text": "no id"}\n',
+      'queries.jsonl': '{"_id": "q1", "text": "tea"}\n',
+      'qrels/test.tsv': 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td9\t1\nq2\td1\tx\n',
+    });
+    const err = (await caught(loadBeir(dir, { split: 'test' }))) as InputProblems;
+    expect(err).toBeInstanceOf(InputProblems);
+    expect(err.problems.map((e) => e.message.replace(`${dir}/`, ''))).toEqual([
+      'corpus.jsonl:2: duplicate document id "d1"',
+      'corpus.jsonl:3: missing field "_id"',
+      `qrels/test.tsv:3: document "d9" is not in ${dir}/corpus.jsonl`,
+      'qrels/test.tsv:4: relevance grade "x" is not an integer',
+    ]);
+    const strata = await tempFolder('robust', { 'corpus.jsonl': corpus, 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n', 's.tsv': 'q9\tx\nq1\t\nq1\ta\tb\n' });
+    const e2 = (await caught(loadEvalSetChecked({ format: 'memory', path: strata, strata: `${strata}/s.tsv` }, memoryLogger()))) as InputProblems;
+    expect(e2.problems.map((e) => e.message.replace(`${strata}/`, ''))).toEqual([
+      's.tsv:1: query "q9" is not in the eval set',
+      's.tsv:2: empty stratum for query "q1"',
+      's.tsv:3: expected "queryId<TAB>stratum", got 3 tab-separated fields',
+    ]);
+  });
 });
 
 describe('a UTF-8 byte-order mark is not part of the first id', () => {

@@ -1,25 +1,32 @@
 import { InputError } from '../harness/errors.js';
-import { checkId, readLines } from './lines.js';
+import { checkId, Problems, readLines } from './lines.js';
 import type { EvalSet, Query } from './types.js';
 
 /**
  * Reads a strata file: one `queryId<TAB>stratum` per line; blank lines and lines starting with `#` are skipped.
- * A query id the eval set does not have, a duplicate id or an empty stratum is an error naming the line.
+ * A query id the eval set does not have, a duplicate id or an empty stratum is an error naming the line; every
+ * such line is reported at once (up to the cap of {@link Problems}).
  */
 export async function readStrataFile(file: string, knownQueryIds: ReadonlySet<string>): Promise<Map<string, string>> {
   const strata = new Map<string, string>();
+  const problems = new Problems();
   for await (const { text, line } of readLines(file)) {
     if (text.trim() === '' || text.startsWith('#')) continue;
-    const cols = text.split('\t');
-    if (cols.length !== 2) throw new InputError(file, line, `expected "queryId<TAB>stratum", got ${cols.length} tab-separated fields`);
-    const [id, stratum] = cols as [string, string];
-    checkId(file, line, 'query id', id);
-    if (stratum.trim() === '') throw new InputError(file, line, `empty stratum for query "${id}"`);
-    if (!knownQueryIds.has(id)) throw new InputError(file, line, `query "${id}" is not in the eval set`);
-    if (strata.has(id)) throw new InputError(file, line, `query "${id}" is listed twice`);
-    strata.set(id, stratum.trim());
+    problems.attempt(() => strataLine(file, line, text, knownQueryIds, strata));
   }
+  problems.throwIfAny();
   return strata;
+}
+
+function strataLine(file: string, line: number, text: string, knownQueryIds: ReadonlySet<string>, strata: Map<string, string>): void {
+  const cols = text.split('\t');
+  if (cols.length !== 2) throw new InputError(file, line, `expected "queryId<TAB>stratum", got ${cols.length} tab-separated fields`);
+  const [id, stratum] = cols as [string, string];
+  checkId(file, line, 'query id', id);
+  if (stratum.trim() === '') throw new InputError(file, line, `empty stratum for query "${id}"`);
+  if (!knownQueryIds.has(id)) throw new InputError(file, line, `query "${id}" is not in the eval set`);
+  if (strata.has(id)) throw new InputError(file, line, `query "${id}" is listed twice`);
+  strata.set(id, stratum.trim());
 }
 
 /** A copy of `es` whose listed queries take the strata file's stratum; unlisted queries keep theirs. */

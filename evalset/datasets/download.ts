@@ -1,7 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { mkdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { failWrite } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 
@@ -34,8 +37,9 @@ export function verify(what: string, got: Checksums, expected: Expected): Verifi
   return { status: 'unverified' };
 }
 
+/** Says what did not match; what happens to the file is the caller's to say (and do). */
 function mismatch(what: string, algo: string, expected: string, got: string): HarnessError {
-  return new HarnessError(`${what}: ${algo} mismatch: expected ${expected}, got ${got}; the file was deleted`, {
+  return new HarnessError(`${what}: ${algo} mismatch: expected ${expected}, got ${got}`, {
     hint: 'the download was corrupted or the upstream file changed; retry, or pass --from with a copy you trust',
   });
 }
@@ -52,80 +56,235 @@ async function feed(path: string, hashes: readonly Hash[]): Promise<void> {
   for await (const chunk of createReadStream(path)) for (const h of hashes) h.update(chunk as Buffer);
 }
 
+/** How long a download may wait: for a connection, and in silence once connected. */
+export interface NetTimeouts {
+  /** Milliseconds to open the TCP (and TLS) connection. */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds of silence allowed once connected: waiting for the response, or between body chunks. */
+  readonly idleTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: NetTimeouts = { connectTimeoutMs: 10_000, idleTimeoutMs: 20_000 };
+
 export interface DownloadOptions {
   readonly log: Logger;
   /** Attempts in total; each retry resumes from the bytes already on disk. */
   readonly attempts?: number;
   readonly label?: string;
+  readonly timeouts?: Partial<NetTimeouts>;
+  /** Pause before retry n (1-based), in ms; default 500 n. Tests set it to 0. */
+  readonly backoffMs?: (retry: number) => number;
+}
+
+/** Query parameters whose values are credentials (signed URLs, API tokens), matched on the whole name. */
+const SECRET_PARAM = /^(.*[-_.])?(token|key|apikey|api_key|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|session)$|^x-amz-/i;
+
+/**
+ * `url` as it may be printed: a `user:password@` becomes `***@`, and the value of every query parameter named
+ * like a credential (`token`, `access_token`, `api_key`, `sig`, `X-Amz-Signature`, ...) becomes `***`. Text
+ * that is not a URL is returned with any `//user:pass@` removed.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/g, '//***@');
+  }
+  const hadUser = u.username !== '' || u.password !== '';
+  u.username = '';
+  u.password = '';
+  let out = u.origin === 'null' ? `${u.protocol}//${u.host}` : u.origin;
+  if (hadUser) out = out.replace('//', '//***@');
+  const params = [...u.searchParams].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? '***' : encodeURIComponent(v)}`);
+  return `${out}${u.pathname}${params.length > 0 ? `?${params.join('&')}` : ''}${u.hash}`;
+}
+
+/** Every credential in `url` (user, password, secret parameter values), to scrub from messages that quote them. */
+function secretsOf(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out = [u.username, u.password, decodeURIComponent(u.username), decodeURIComponent(u.password)];
+  for (const [k, v] of u.searchParams) if (SECRET_PARAM.test(k)) out.push(v, encodeURIComponent(v));
+  return out.filter((s) => s.length >= 3);
+}
+
+/** `text` with every credential of `url` replaced by `***` (error messages of lower layers may quote the URL). */
+function scrub(text: string, url: string): string {
+  let out = text.split(url).join(redactUrl(url));
+  for (const s of secretsOf(url)) out = out.split(s).join('***');
+  return out;
 }
 
 /**
+ * A failed attempt. `retryable`: the next attempt may succeed (connection refused or reset, connect timeout,
+ * a body cut short or stalled, HTTP 5xx or 429); anything else (4xx, a silent server, a local file error, a bad
+ * URL) fails at once.
+ */
+class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/**
  * Downloads `url` to `dest` through `dest.part`: an existing `.part` is resumed with an HTTP Range request
- * (a server that answers 200 instead of 206 restarts it from zero); a connection lost mid-body is retried,
- * resuming, up to `attempts` times. The finished `.part` is hashed and renamed to `dest` only after the caller
- * has verified it (see {@link downloadVerified}), so `dest` never holds a partial or unverified file.
+ * (a server that answers 200 instead of 206 restarts it from zero). Every attempt has a connect timeout and an
+ * idle timeout ({@link NetTimeouts}); only retryable failures are retried, resuming, up to `attempts` times.
+ * Every URL printed is redacted ({@link redactUrl}). The finished `.part` is hashed and renamed to `dest` only
+ * after the caller has verified it (see {@link downloadVerified}), so `dest` never holds a partial or
+ * unverified file.
  */
 export async function downloadToPart(url: string, dest: string, opts: DownloadOptions): Promise<string> {
   const part = `${dest}.part`;
   await mkdir(dirname(dest), { recursive: true });
   const attempts = opts.attempts ?? 3;
-  let lastError: unknown;
+  const timeouts: NetTimeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const shown = redactUrl(url);
+  const label = opts.label ?? shown;
+  let last: AttemptError | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
-      await fetchInto(url, part, opts);
+      await fetchInto(url, part, timeouts, opts, label);
       return part;
     } catch (e) {
-      lastError = e;
       if (e instanceof HarnessError) throw e;
-      opts.log.warn(`${opts.label ?? url}: attempt ${attempt} of ${attempts} failed (${(e as Error).message})${attempt < attempts ? '; resuming' : ''}`);
+      last = e instanceof AttemptError ? e : new AttemptError((e as Error).message, false);
+      const why = scrub(last.message, url);
+      if (!last.retryable) {
+        throw new HarnessError(`${shown}: ${why}`, { hint: 'check the URL, your network, or HARNESS_DATASETS_BASE_URL; a rerun resumes' });
+      }
+      opts.log.warn(`${label}: attempt ${attempt} of ${attempts} failed (${why})${attempt < attempts ? '; resuming' : ''}`);
+      if (attempt < attempts) await new Promise((r) => setTimeout(r, last!.retryAfterMs ?? opts.backoffMs?.(attempt) ?? 500 * attempt));
     }
   }
-  throw new HarnessError(`${url}: download failed after ${attempts} attempts: ${(lastError as Error).message}`, {
-    cause: lastError,
+  throw new HarnessError(`${shown}: download failed after ${attempts} attempts: ${scrub(last!.message, url)}`, {
     hint: `run the same command again to resume from ${part}`,
   });
 }
 
-async function fetchInto(url: string, part: string, opts: DownloadOptions): Promise<void> {
-  const have = (await stat(part).catch(() => undefined))?.size ?? 0;
-  const res = await fetch(url, have > 0 ? { headers: { Range: `bytes=${have}-` } } : {});
-  let offset = 0;
-  if (res.status === 206) {
-    offset = have;
-  } else if (res.status === 416 && have > 0) {
-    // The part already holds the whole file (the range starts at its end).
-    await res.body?.cancel();
-    return;
-  } else if (res.status !== 200) {
-    await res.body?.cancel();
-    throw new HarnessError(`${url}: HTTP ${res.status} ${res.statusText}`, { hint: 'check the URL or HARNESS_DATASETS_BASE_URL' });
-  }
-  if (offset === 0 && have > 0) await truncate(part, 0);
-  const length = Number(res.headers.get('content-length') ?? Number.NaN);
-  const total = Number.isFinite(length) ? offset + length : 0;
-  const progress = opts.log.progress(`${opts.label ?? url} (bytes)`, total);
-  progress.tick(offset);
-  const out = createWriteStream(part, { flags: offset > 0 ? 'a' : 'w' });
-  const finished = new Promise<void>((resolve, reject) => {
-    out.on('finish', resolve);
-    out.on('error', reject);
+/** The response to a GET, following up to 5 redirects, with both timeouts armed. */
+function open(url: URL, headers: Record<string, string>, timeouts: NetTimeouts, redirects = 5): Promise<{ res: IncomingMessage; req: ClientRequest; stalled: () => AttemptError | undefined }> {
+  return new Promise((resolve, reject) => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      reject(new AttemptError(`unsupported protocol ${url.protocol} (http or https)`, false));
+      return;
+    }
+    const auth = url.username !== '' || url.password !== '' ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+    const bare = new URL(url);
+    bare.username = '';
+    bare.password = '';
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(bare, { headers, agent: false, ...(auth === undefined ? {} : { auth }) });
+    let phase: 'connect' | 'idle' = 'connect';
+    let stalled: AttemptError | undefined;
+    const connectTimer = setTimeout(() => req.destroy(new AttemptError(`no connection within ${timeouts.connectTimeoutMs / 1000} s (connect timeout)`, true)), timeouts.connectTimeoutMs);
+    const connected = () => {
+      clearTimeout(connectTimer);
+      phase = 'idle';
+      // Socket inactivity from here on: waiting for the response and between body chunks.
+      req.setTimeout(timeouts.idleTimeoutMs, () => {
+        // Silent before the response: the server is up but not answering, and retrying would only triple the
+        // wait. Silent mid-body: retryable, the next attempt resumes (see fetchInto).
+        stalled = new AttemptError(`no data for ${timeouts.idleTimeoutMs / 1000} s (idle timeout)`, false);
+        req.destroy(stalled);
+      });
+    };
+    req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected));
+    req.on('error', (e) => {
+      clearTimeout(connectTimer);
+      if (e instanceof AttemptError) reject(e);
+      else {
+        const code = (e as NodeJS.ErrnoException).code ?? '';
+        reject(new AttemptError(`${phase === 'connect' ? 'cannot connect' : 'connection failed'}: ${e.message}`, RETRYABLE_CODES.has(code)));
+      }
+    });
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (status >= 300 && status < 400 && location !== undefined) {
+        res.resume();
+        req.destroy();
+        if (redirects === 0) reject(new AttemptError('too many redirects', false));
+        else open(new URL(location, url), headers, timeouts, redirects - 1).then(resolve, reject);
+        return;
+      }
+      resolve({ res, req, stalled: () => stalled });
+    });
+    req.end();
   });
-  let received = 0;
+}
+
+async function fetchInto(url: string, part: string, timeouts: NetTimeouts, opts: DownloadOptions, label: string): Promise<void> {
+  const have = (await stat(part).catch(() => undefined))?.size ?? 0;
+  let target: URL;
   try {
-    if (res.body === null) throw new Error('empty response body');
-    for await (const chunk of res.body) {
-      const buf = chunk as Uint8Array;
-      received += buf.byteLength;
-      if (!out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
-      progress.tick(buf.byteLength);
+    target = new URL(url);
+  } catch {
+    throw new AttemptError('not a valid URL', false);
+  }
+  const { res, req, stalled } = await open(target, have > 0 ? { Range: `bytes=${have}-` } : {}, timeouts);
+  const status = res.statusCode ?? 0;
+  let offset = 0;
+  if (status === 206) {
+    offset = have;
+  } else if (status === 416 && have > 0) {
+    // The part already holds the whole file (the range starts at its end).
+    req.destroy();
+    return;
+  } else if (status !== 200) {
+    req.destroy();
+    const retryAfter = Number(res.headers['retry-after']);
+    const retryable = status >= 500 || status === 429;
+    throw new AttemptError(`HTTP ${status} ${res.statusMessage ?? ''}`.trimEnd(), retryable, Number.isFinite(retryAfter) ? Math.min(retryAfter, 30) * 1000 : undefined);
+  }
+  if (offset === 0 && have > 0) await truncate(part, 0).catch((e: unknown) => failWrite(part, e));
+  const length = Number(res.headers['content-length'] ?? Number.NaN);
+  const total = Number.isFinite(length) ? offset + length : 0;
+  const progress = opts.log.progress(`${label} (bytes)`, total);
+  progress.tick(offset);
+  let received = 0;
+  const out = createWriteStream(part, { flags: offset > 0 ? 'a' : 'w' });
+  // 'close' comes after 'finish' and after an error alike: the one event that always ends the stream.
+  const closed = new Promise<void>((r) => out.once('close', () => r()));
+  let writeError: unknown;
+  out.on('error', (e) => {
+    writeError = e;
+    req.destroy();
+  });
+  try {
+    try {
+      for await (const chunk of res) {
+        const buf = chunk as Buffer;
+        received += buf.byteLength;
+        if (!out.write(buf)) await new Promise<void>((r, j) => (out.once('drain', () => r()), out.once('error', j)));
+        progress.tick(buf.byteLength);
+      }
+    } catch (e) {
+      if (writeError !== undefined) failWrite(part, writeError);
+      const idle = stalled();
+      if (idle !== undefined) throw new AttemptError(`${idle.message} after ${received} bytes`, true);
+      // A body cut short: the next attempt resumes from what is on disk.
+      throw new AttemptError(`connection lost after ${received} bytes (${(e as Error).message})`, true);
     }
   } finally {
     out.end();
-    await finished;
+    await closed;
   }
-  if (Number.isFinite(length) && received !== length) throw new Error(`connection closed after ${received} of ${length} bytes`);
+  if (writeError !== undefined) failWrite(part, writeError);
+  if (Number.isFinite(length) && received !== length) throw new AttemptError(`connection closed after ${received} of ${length} bytes`, true);
   progress.done();
 }
+
 
 /**
  * Downloads (or resumes) `url` to `dest`, verifies the checksums and renames atomically. On a mismatch the
@@ -158,7 +317,8 @@ async function finalize(part: string, dest: string, expected: Expected, label: s
     verification = verify(label, checksums, expected);
   } catch (e) {
     await rm(part, { force: true });
-    throw e;
+    if (!(e instanceof HarnessError)) throw e;
+    throw new HarnessError(`${e.message}; the downloaded file was deleted`, { ...(e.hint === undefined ? {} : { hint: e.hint }) });
   }
   await rename(part, dest);
   return { checksums, verification };

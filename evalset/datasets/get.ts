@@ -1,9 +1,9 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../harness/errors.js';
+import { HarnessError, UsageError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 import { datasetCatalog, findDataset, type DatasetEntry } from './catalog.js';
-import { downloadVerified, hashFile, importVerified, verify, type Checksums, type Verification } from './download.js';
+import { downloadVerified, hashFile, importVerified, verify, type Checksums, type NetTimeouts, type Verification } from './download.js';
 import { extractZip } from './extract.js';
 
 export const DEFAULT_DATASETS_DIR = join('data', 'datasets');
@@ -17,6 +17,8 @@ export interface GetOptions {
   /** Fetch `<baseUrl>/<file>` instead of the catalog URL (mirrors, tests). */
   readonly baseUrl?: string;
   readonly log: Logger;
+  /** Connect and idle timeouts of the download; defaults in DEFAULT_TIMEOUTS (10 s, 20 s). */
+  readonly timeouts?: Partial<NetTimeouts>;
 }
 
 export interface GetResult {
@@ -38,6 +40,22 @@ export function lookupDataset(name: string): DatasetEntry {
   return entry;
 }
 
+/**
+ * Re-verifies a file already in place. A mismatch is not trusted and not kept: the file is deleted (said so on
+ * the logger) and undefined returned, so the caller downloads it again.
+ */
+async function checkPresent(file: string, entry: DatasetEntry, log: Logger): Promise<{ checksums: Checksums; verification: Verification } | undefined> {
+  const checksums = await hashFile(file);
+  try {
+    return { checksums, verification: verify(`${file} (already present)`, checksums, entry) };
+  } catch (e) {
+    if (!(e instanceof HarnessError)) throw e;
+    await rm(file, { force: true });
+    log.warn(`${e.message}; deleted it, downloading it again`);
+    return undefined;
+  }
+}
+
 export function datasetUrl(entry: DatasetEntry, baseUrl: string | undefined): string {
   return baseUrl === undefined || baseUrl === '' ? entry.url : `${baseUrl.replace(/\/+$/, '')}/${entry.file}`;
 }
@@ -56,13 +74,17 @@ export async function getDataset(name: string, opts: GetOptions): Promise<GetRes
   if (opts.from !== undefined) {
     result = await importVerified(resolve(opts.from), file, entry, entry.name);
     source = 'import';
-  } else if ((await stat(file).catch(() => undefined))?.isFile() === true) {
-    const checksums = await hashFile(file);
-    result = { checksums, verification: verify(`${file} (already present)`, checksums, entry) };
-    source = 'present';
   } else {
-    result = await downloadVerified(datasetUrl(entry, opts.baseUrl), file, entry, { log: opts.log, label: entry.name });
-    source = 'download';
+    const download = () => downloadVerified(datasetUrl(entry, opts.baseUrl), file, entry, { log: opts.log, label: entry.name, ...(opts.timeouts === undefined ? {} : { timeouts: opts.timeouts }) });
+    const present = (await stat(file).catch(() => undefined))?.isFile() === true;
+    const checked = present ? await checkPresent(file, entry, opts.log) : undefined;
+    if (checked !== undefined) {
+      result = checked;
+      source = 'present';
+    } else {
+      result = await download();
+      source = 'download';
+    }
   }
   const evalsetPath = join(dir, entry.evalsetPath);
   if (entry.archive === 'zip') {

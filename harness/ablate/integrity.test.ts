@@ -114,11 +114,15 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
     for (const delayMs of [0, 0, 2, 5, 10, 30]) {
       const next = 1 - current;
       writeFileSync(join(w, 'es', 'queries.jsonl'), variants[next]!);
+      const before = statSync(dir).ino;
       const child = spawn(process.execPath, [BIN, 'ablate', '--config', 'c.yaml'], { cwd: w, stdio: 'ignore' });
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-      // Wait (synchronously, to react within microseconds) for the writer's temp folder, then kill it.
-      const deadline = Date.now() + 60_000;
-      while (tempsOf().length === 0 && child.exitCode === null && Date.now() < deadline) {
+      // Wait (synchronously, to react within microseconds) for the writer's temp folder, then kill it. The spin
+      // also ends if the swap already happened (a new folder inode): the event loop, and so child.exitCode, is
+      // frozen meanwhile.
+      const swapped = () => statSync(dir, { throwIfNoEntry: false })?.ino !== before;
+      const deadline = Date.now() + 30_000;
+      while (tempsOf().length === 0 && !swapped() && Date.now() < deadline) {
         /* spin */
       }
       const until = performance.now() + delayMs;

@@ -1,4 +1,4 @@
-import { constants, existsSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
@@ -182,6 +182,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const { es, dev, scopes } = await load(cfg, log);
   const loadMs = performance.now() - t0;
   const store = new ContentStore(cfg.cache, { log });
+  await store.sweepOrphans();
   const dir = reportDirOf(cfg);
   const t1 = performance.now();
   const outcomes = await executePlan(cfg.plan, scopes, { topK: cfg.topK, store, log, env: ctx.env, workDir: cfg.cache });
@@ -333,7 +334,7 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
   ];
   let cachedAll = 0;
   for (const s of cfg.plan.systems) {
-    const cached = scopes.filter((g) => existsSync(store.pathOf('run', runKey(s, g, cfg.topK)))).length;
+    const cached = (await Promise.all(scopes.map((g) => store.has('run', runKey(s, g, cfg.topK))))).filter(Boolean).length;
     if (cached === scopes.length) cachedAll++;
     const from = s.inputs.length > 0 ? ` <- ${s.inputs.join(', ')}` : '';
     lines.push(`    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`);

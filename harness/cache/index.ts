@@ -2,6 +2,7 @@ export { canonicalJson, sha256Hex, cacheKey } from './key.js';
 export type { CacheKey, CacheNamespace } from './key.js';
 export {
   ContentStore,
+  failWrite,
   openEntry,
   processAlive,
   readFolderFiles,

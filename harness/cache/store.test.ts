@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
+import { PROJECT_ROOT } from '../testing/shared.js';
 import { cacheKey } from './key.js';
 import { ContentStore, openEntry, readFolderFiles, recoverFolder, sealEntry, writeFolderAtomic } from './store.js';
 
@@ -53,6 +54,28 @@ describe('ContentStore entry envelope', () => {
     expect(existsSync(path)).toBe(false);
     expect(log.lines).toEqual([`warning: cache embed/${key}: payload checksum mismatch (edited or corrupted); evicted, recomputing`]);
     expect(s.stats.embed).toEqual({ hits: 0, misses: 1, evicted: 1 });
+  });
+
+  it('sweeps the temp files of crashed writers, not those of a live one', async () => {
+    const { s } = store();
+    await s.put('run', key, 'x');
+    const shard = join(s.root, 'run', key.slice(0, 2));
+    writeFileSync(join(shard, `${key}.${deadPid()}.0a0b0c0d.tmp`), 'torn');
+    writeFileSync(join(shard, `${key}.${process.pid}.0a0b0c0d.tmp`), 'in progress');
+    expect(await s.sweepOrphans()).toBe(1);
+    expect(readdirSync(shard).sort()).toEqual([key, `${key}.${process.pid}.0a0b0c0d.tmp`].sort());
+  });
+
+  it('has() tells a sound entry from a damaged one without evicting or counting', async () => {
+    const { s, log } = store();
+    expect(await s.has('run', key)).toBe(false);
+    await s.put('run', key, 'x');
+    expect(await s.has('run', key)).toBe(true);
+    writeFileSync(s.pathOf('run', key), 'x');
+    expect(await s.has('run', key)).toBe(false);
+    expect(existsSync(s.pathOf('run', key))).toBe(true);
+    expect(log.lines).toEqual([]);
+    expect(s.stats.run).toEqual({ hits: 0, misses: 0, evicted: 0 });
   });
 
   it('json(): an entry replaced by {} or null is evicted and recomputed, never fatal', async () => {
@@ -142,5 +165,27 @@ describe('writeFolderAtomic', () => {
     expect(await recoverFolder(dir)).toEqual({ busy: true, pid: process.pid });
     await expect(writeFolderAtomic(dir, new Map([['a', 'a']]))).rejects.toThrow(`is being replaced by process ${process.pid}`);
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('a failed write names its file', () => {
+  it('writeFileAtomic and writeFolderAtomic name the file they could not write, and leave no temp behind', () => {
+    // A file-size limit (ulimit -f, 8 KiB) fails writes with EFBIG the way a full disk fails them with ENOSPC:
+    // Node's own message names no file in either case.
+    const root = tmp();
+    const script = `process.on('SIGXFSZ', () => {});
+      const { writeFileAtomic, writeFolderAtomic } = await import(${JSON.stringify(join(PROJECT_ROOT, 'harness', 'cache', 'store.ts'))});
+      for (const write of [() => writeFileAtomic(${JSON.stringify(join(root, 'a', 'big.txt'))}, 'x'.repeat(100000)),
+                           () => writeFolderAtomic(${JSON.stringify(join(root, 'r'))}, new Map([['runs/big.trec', 'x'.repeat(100000)]]))]) {
+        try { await write(); console.log('written'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }
+      }`;
+    const r = spawnSync('bash', ['-c', 'ulimit -f 8; exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `HarnessError: cannot write ${join(root, 'a', 'big.txt')}: file too large (EFBIG)`,
+      `HarnessError: cannot write ${join(root, 'r', 'runs', 'big.trec')}: file too large (EFBIG)`,
+    ]);
+    expect(readdirSync(root)).toEqual(['a']);
+    expect(readdirSync(join(root, 'a'))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { HarnessError } from '../errors.js';
 import { stderrLogger, type Logger } from '../log.js';
 import { sha256Hex, type CacheKey, type CacheNamespace } from './key.js';
 
@@ -34,31 +35,43 @@ export function processAlive(pid: number): boolean {
  * write: write a temp file beside it, fsync, then rename over the target (rename is atomic on POSIX).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true }).catch((e: unknown) => failWrite(dirname(path), e));
   const tmp = tempNameFor(path);
   try {
-    const fh = await open(tmp, 'w');
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
+    await writeSynced(tmp, data, path);
+    await rename(tmp, path).catch((e: unknown) => failWrite(path, e));
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
 }
 
-/** Writes and fsyncs one file (its folder must exist). */
-async function writeSynced(path: string, data: string | Uint8Array): Promise<void> {
-  const fh = await open(path, 'w');
+/**
+ * A failed write as a HarnessError naming the file: Node's own message for a full disk ("ENOSPC: no space left
+ * on device, write") names none. Exit code 1: the input was fine, the machine failed.
+ */
+export function failWrite(file: string, err: unknown): never {
+  if (err instanceof HarnessError) throw err;
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EDQUOT' ? 'disk quota exceeded' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EFBIG' ? 'file too large' : (err as Error).message;
+  throw new HarnessError(`cannot write ${file}: ${why}${code === undefined ? '' : ` (${code})`}`, {
+    hint: code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space, or point output / cache / --dir at another disk' : 'check that the folder is writable',
+    cause: err,
+  });
+}
+
+/** Writes and fsyncs one file (its folder must exist); a failure names `shownAs` (the file it stands for). */
+async function writeSynced(path: string, data: string | Uint8Array, shownAs = path): Promise<void> {
   try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await open(path, 'w');
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    failWrite(shownAs, err);
   }
 }
 
@@ -149,7 +162,7 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
   const parent = dirname(dir);
   await mkdir(parent, { recursive: true });
   const state = await recoverFolder(dir);
-  if (state.busy) throw new Error(`${dir} is being replaced by process ${state.pid}; wait for it to finish`);
+  if (state.busy) throw new HarnessError(`${dir} is being replaced by process ${state.pid}`, { hint: 'wait for that run to finish; one writer per folder' });
   const stem = join(parent, `.${basename(dir)}`);
   const tmp = tempNameFor(stem);
   try {
@@ -162,7 +175,7 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
         folders.add(d);
       }
     }
-    for (const [name, data] of files) await writeSynced(join(tmp, name), data);
+    for (const [name, data] of files) await writeSynced(join(tmp, name), data, join(dir, name));
     for (const d of folders) await syncFolder(join(tmp, d));
     await syncFolder(tmp);
   } catch (err) {
@@ -172,7 +185,14 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
   const old = tempNameFor(stem, 'old');
   const hadOld = (await stat(dir).catch(() => undefined)) !== undefined;
   if (hadOld) await rename(dir, old);
-  await rename(tmp, dir);
+  try {
+    await rename(tmp, dir);
+  } catch (err) {
+    // Another writer put a folder in place between our renames: keep theirs, or put ours back, never neither.
+    if (hadOld && (await stat(dir).catch(() => undefined)) === undefined) await rename(old, dir);
+    await rm(tmp, { recursive: true, force: true });
+    throw new HarnessError(`${dir}: could not swap the new folder in (${(err as Error).message})`, { hint: 'another run may be writing the same folder; one writer per folder', cause: err });
+  }
   await syncFolder(parent);
   if (hadOld) await rm(old, { recursive: true, force: true });
 }
@@ -294,9 +314,37 @@ export class ContentStore {
     return opened.payload;
   }
 
+  /**
+   * Whether `key` holds an entry that passes its envelope check (its shape is the caller's to check). Read-only:
+   * counts nothing and evicts nothing, for plans and dry runs.
+   */
+  async has(ns: CacheNamespace, key: CacheKey): Promise<boolean> {
+    const data = await readFile(this.pathOf(ns, key)).catch(() => undefined);
+    return data !== undefined && 'payload' in openEntry(ns, key, data);
+  }
+
   /** Callers must never store an error payload: a cached failure would be served as a result forever. */
   async put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
     await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value));
+  }
+
+  /**
+   * Deletes the temp files crashed writers left in the store (`*.<pid>.<rand>.tmp` whose pid is gone); a live
+   * process's writes in progress are left alone. Returns how many were removed. Call once at start.
+   */
+  async sweepOrphans(): Promise<number> {
+    let removed = 0;
+    for (const ns of Object.keys(this.stats)) {
+      for (const shard of await readdir(join(this.root, ns)).catch(() => [] as string[])) {
+        for (const name of await readdir(join(this.root, ns, shard)).catch(() => [] as string[])) {
+          const pid = tempWriterPid(name);
+          if (pid === undefined || processAlive(pid)) continue;
+          await rm(join(this.root, ns, shard, name), { force: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
   }
 
   async delete(ns: CacheNamespace, key: CacheKey): Promise<void> {

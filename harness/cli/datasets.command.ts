@@ -11,6 +11,8 @@ export const datasetsCommand = defineCommand({
       .option('dir', { type: 'string', describe: 'where datasets are stored (default data/datasets, gitignored)' })
       .option('from', { type: 'string', describe: 'import this local copy instead of downloading (checksum still checked)' })
       .option('base-url', { type: 'string', describe: 'fetch <base-url>/<file> instead of the catalog URL (env HARNESS_DATASETS_BASE_URL)' })
+      .option('connect-timeout', { type: 'number', describe: 'seconds to open a connection (default 10)' })
+      .option('idle-timeout', { type: 'number', describe: 'seconds of silence allowed once connected (default 20)' })
       .example('$0 datasets get locomo', '')
       .example('$0 datasets get nfcorpus --from ~/Downloads/nfcorpus.zip', ''),
   async run(args, io) {
@@ -22,11 +24,18 @@ export const datasetsCommand = defineCommand({
     }
     if (args.name === undefined) throw new UsageError('datasets get needs a NAME', { hint: 'see `harness datasets list`' });
     const baseUrl = args.baseUrl ?? io.env[BASE_URL_ENV];
+    const seconds = (flag: string, v: number | undefined) => {
+      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new UsageError(`--${flag} must be a positive number of seconds, got ${v}`);
+      return v === undefined ? undefined : v * 1000;
+    };
+    const connectTimeoutMs = seconds('connect-timeout', args.connectTimeout);
+    const idleTimeoutMs = seconds('idle-timeout', args.idleTimeout);
     const r = await getDataset(args.name, {
       dir: resolve(io.cwd, args.dir ?? DEFAULT_DATASETS_DIR),
       log: io.log,
       ...(args.from === undefined ? {} : { from: resolve(io.cwd, args.from) }),
       ...(baseUrl === undefined ? {} : { baseUrl }),
+      timeouts: { ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }), ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }) },
     });
     io.out(
       [
