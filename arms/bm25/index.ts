@@ -45,7 +45,7 @@ const params = z
   })
   .strict();
 
-type Bm25Params = z.output<typeof params>;
+export type Bm25Params = z.output<typeof params>;
 
 function analyzerOptions(p: Bm25Params): AnalyzerOptions {
   const lucene = p.preset === 'lucene';
@@ -108,28 +108,39 @@ export const bm25Arm: ArmFactory<typeof params> = {
     scoreTies: p.scoreTies,
     ...analyzerOptions(p),
   }),
-  create(id, p): Arm {
-    const analyze = createAnalyzer(analyzerOptions(p));
-    let index: InvertedIndex | undefined;
-    let docIds: readonly string[] = [];
-    return {
-      id,
-      theoreticalMinScore: 0,
-      async index(corpus: Corpus): Promise<IndexStats> {
-        docIds = corpus.map((d) => d.id);
-        index = new InvertedIndex(
-          corpus.map((d) => fieldText(d, p.fields)),
-          analyze,
-          { k1: p.k1, b: p.b, lossyNorms: p.lossyNorms },
-        );
-        return { documents: index.documents, terms: index.vocabulary.size, postings: index.postings, tokens: index.tokens };
-      },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
-        const hits = index.search(analyze.terms(query.text), topK, p.pruning);
-        const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
-        return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
-      },
-    };
-  },
+  create: (id, p) => createBm25(id, p),
 };
+
+/** The bm25 arm with what a benchmark needs beyond the Arm interface. */
+export interface Bm25Arm extends Arm {
+  /** Postings of the query's analysed terms (repeats once each): what exhaustive scoring reads. 0 before index. */
+  postingsRead(query: Query): number;
+}
+
+export function createBm25(id: string, p: Bm25Params): Bm25Arm {
+  const analyze = createAnalyzer(analyzerOptions(p));
+  let index: InvertedIndex | undefined;
+  let docIds: readonly string[] = [];
+  return {
+    id,
+    theoreticalMinScore: 0,
+    async index(corpus: Corpus): Promise<IndexStats> {
+      docIds = corpus.map((d) => d.id);
+      index = new InvertedIndex(
+        corpus.map((d) => fieldText(d, p.fields)),
+        analyze,
+        { k1: p.k1, b: p.b, lossyNorms: p.lossyNorms },
+      );
+      return { documents: index.documents, terms: index.vocabulary.size, postings: index.postings, tokens: index.tokens };
+    },
+    async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
+      if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
+      const hits = index.search(analyze.terms(query.text), topK, p.pruning);
+      const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
+      return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
+    },
+    postingsRead(query: Query): number {
+      return index === undefined ? 0 : index.postingsOf([...new Set(analyze.terms(query.text))]);
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import type { Analyzer } from './analyzer.js';
 import { lengthToNormByte, normByteToLength } from './small-float.js';
+import { TokenTable } from './token-table.js';
 import { TopK, type Hit } from './top-k.js';
 
 export type { Hit } from './top-k.js';
@@ -106,14 +107,13 @@ export class InvertedIndex {
     let nDocs = 0;
     let tokens = 0;
     // Surface token -> term id (-1: filtered out): one hash lookup per token once a token has been seen.
-    const tokenIds = new Map<string, number>();
+    const tokenIds = new TokenTable();
     let docLength = 0;
     let text = '';
     const add = (start: number, end: number) => {
-      const token = text.slice(start, end);
-      let id = tokenIds.get(token);
+      let id = tokenIds.get(text, start, end);
       if (id === undefined) {
-        const term = analyzer.term(token);
+        const term = analyzer.term(text.slice(start, end));
         if (term === null) id = -1;
         else {
           id = vocab.get(term);
@@ -126,7 +126,7 @@ export class InvertedIndex {
             }
           }
         }
-        tokenIds.set(token, id);
+        tokenIds.set(text, start, end, id);
       }
       if (id < 0) return;
       docLength++;
