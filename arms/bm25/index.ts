@@ -126,8 +126,11 @@ export function createBm25(id: string, p: Bm25Params): Bm25Arm {
     theoreticalMinScore: 0,
     async index(corpus: Corpus): Promise<IndexStats> {
       docIds = corpus.map((d) => d.id);
+      // Texts one at a time: a title + text concatenation is garbage once indexed, not held for the whole corpus.
       index = new InvertedIndex(
-        corpus.map((d) => fieldText(d, p.fields)),
+        (function* texts() {
+          for (const d of corpus) yield fieldText(d, p.fields);
+        })(),
         analyze,
         { k1: p.k1, b: p.b, lossyNorms: p.lossyNorms },
       );

@@ -39,8 +39,15 @@ const WINDOW = 4096;
 /** Forward-buffer chunk length: growth by chunks never copies, so the buffer costs what it holds. */
 const CHUNK_SHIFT = 20;
 const CHUNK = 1 << CHUNK_SHIFT;
-/** Term frequencies are buffered as uint16; this marks one kept exactly in a side map. */
-const TF_ESCAPE = 0xffff;
+/**
+ * A forward posting is buffered as one int32, `termId << TF_BITS | tf`; a term id of 2^23 or more or a tf of 255
+ * or more is buffered as ESCAPED and kept exactly in a side map (rare: a vocabulary of 8 million terms, a word
+ * repeated 255 times in one document).
+ */
+const TF_BITS = 8;
+const TF_MAX = (1 << TF_BITS) - 1;
+const TERM_MAX = 1 << (31 - TF_BITS);
+const ESCAPED = -1;
 
 const f = Math.fround;
 
@@ -95,9 +102,8 @@ export class InvertedIndex {
   constructor(texts: Iterable<string>, analyzer: Analyzer, scoring: Bm25Scoring) {
     const vocab = new Map<string, number>();
     // Forward postings (term id, tf) per document, in chunks; turned into the CSR arrays once df is known.
-    const termChunks: Int32Array[] = [];
-    const tfChunks: Uint16Array[] = [];
-    const bigTf = new Map<number, number>();
+    const chunks: Int32Array[] = [];
+    const escaped = new Map<number, readonly [term: number, tf: number]>();
     let fwdLen = 0;
     let docStart = new Int32Array(1024);
     let lengths = new Int32Array(1024);
@@ -145,14 +151,13 @@ export class InvertedIndex {
       analyzer.tokenize(text, add);
       for (const id of seen) {
         const slot = fwdLen & (CHUNK - 1);
-        if (slot === 0) {
-          termChunks.push(new Int32Array(CHUNK));
-          tfChunks.push(new Uint16Array(CHUNK));
-        }
+        if (slot === 0) chunks.push(new Int32Array(CHUNK));
         const tf = counts[id]!;
-        termChunks[termChunks.length - 1]![slot] = id;
-        tfChunks[tfChunks.length - 1]![slot] = tf < TF_ESCAPE ? tf : TF_ESCAPE;
-        if (tf >= TF_ESCAPE) bigTf.set(fwdLen, tf);
+        if (tf < TF_MAX && id < TERM_MAX) chunks[chunks.length - 1]![slot] = (id << TF_BITS) | tf;
+        else {
+          chunks[chunks.length - 1]![slot] = ESCAPED;
+          escaped.set(fwdLen, [id, tf]);
+        }
         fwdLen++;
         counts[id] = 0;
         df[id] = df[id]! + 1;
@@ -188,11 +193,10 @@ export class InvertedIndex {
     for (let d = 0; d < nDocs; d++) {
       const ni = normInverse[d]!;
       for (let p = docStart[d]!, end = docStart[d + 1]!; p < end; p++) {
-        const chunk = p >>> CHUNK_SHIFT;
-        const at = p & (CHUNK - 1);
-        const buffered = tfChunks[chunk]![at]!;
-        const tf = buffered === TF_ESCAPE ? bigTf.get(p)! : buffered;
-        const slot = fill[termChunks[chunk]![at]!]!++;
+        const packed = chunks[p >>> CHUNK_SHIFT]![p & (CHUNK - 1)]!;
+        const big = packed === ESCAPED ? escaped.get(p)! : undefined;
+        const tf = big === undefined ? packed & TF_MAX : big[1];
+        const slot = fill[big === undefined ? packed >>> TF_BITS : big[0]]!++;
         postingDocs[slot] = d;
         postingX[slot] = f(tf * ni);
       }

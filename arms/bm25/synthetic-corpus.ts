@@ -58,7 +58,10 @@ export function syntheticCorpus(opts: SyntheticOptions): SyntheticCorpus {
     const len = 100 + Math.floor(docRng.nextFloat() * 101);
     parts.length = 0;
     for (let i = 0; i < len; i++) parts.push(words[draw()]!);
-    docs[d] = { id: `syn-${d}`, text: `${parts.join(' ')}.` };
+    // The period joins the last word before join(), so the text is one flat string: a concatenation would be
+    // a rope that V8 flattens (copies) on first read, inside whichever engine reads it first.
+    parts[len - 1] += '.';
+    docs[d] = { id: `syn-${d}`, text: parts.join(' ') };
   }
   const queryRng = createRng(seed, 2);
   const rand = () => queryRng.nextFloat();
