@@ -27,7 +27,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bm25Arm, createBm25 } from '../arms/bm25/index.js';
+import { bm25Arm, createBm25, type Bm25Arm } from '../arms/bm25/index.js';
+import type { Pruning } from '../arms/bm25/inverted-index.js';
 import { LUCENE_ENGLISH_STOP_WORDS } from '../arms/bm25/analyzer.js';
 import { syntheticCorpus } from '../arms/bm25/synthetic-corpus.js';
 import { sqliteFts5Arm } from '../arms/sqlite-fts5/index.js';
@@ -66,6 +67,8 @@ interface Measurement {
   readonly peakMb: number;
   /** Resident set once the corpus was generated or loaded, before any engine ran, MB. */
   readonly corpusMb: number;
+  /** bm25 only: CPU-time query latency with each pruning setting, over the same index. */
+  readonly pruning?: Readonly<Record<Pruning, { readonly p50: number; readonly p95: number }>>;
   /** bm25 only: mean postings of a query's terms, the work of exhaustive scoring. */
   readonly postingsPerQuery?: number;
   /** Per check query: how many documents match any term, and a digest of their sorted ids. */
@@ -85,7 +88,7 @@ function cpuMs(): number {
 
 const ctx = (): ArmContext => ({ cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: process.env });
 
-function createArm(engine: Engine): Arm {
+function createArm(engine: Engine): Arm | Bm25Arm {
   return engine === 'bm25' ? createBm25('bench', bm25Arm.params.parse({})) : sqliteFts5Arm.create('bench', sqliteFts5Arm.params.parse({ tokenizer: 'porter' }), ctx());
 }
 
@@ -141,8 +144,23 @@ async function measureOne(engine: Engine, name: CorpusName, size: number): Promi
       checks.push({ matched: ids.length, digest: createHash('sha256').update(ids.join('\n')).digest('hex') });
     }
   }
-  const postingsPerQuery =
-    'postingsRead' in arm ? queries.reduce((s, q) => s + (arm as ReturnType<typeof createBm25>).postingsRead(q), 0) / queries.length : undefined;
+  let postingsPerQuery: number | undefined;
+  let pruning: Record<Pruning, { p50: number; p95: number }> | undefined;
+  if ('postingsRead' in arm) {
+    postingsPerQuery = queries.reduce((s, q) => s + arm.postingsRead(q), 0) / queries.length;
+    pruning = { none: { p50: 0, p95: 0 }, wand: { p50: 0, p95: 0 }, 'block-max-wand': { p50: 0, p95: 0 } };
+    for (const mode of Object.keys(pruning) as Pruning[]) {
+      for (const q of queries.slice(0, 20)) await arm.search(q, TOP_K, mode);
+      const t: number[] = [];
+      for (const q of queries) {
+        const c = cpuMs();
+        await arm.search(q, TOP_K, mode);
+        t.push(cpuMs() - c);
+      }
+      t.sort((a, b) => a - b);
+      pruning[mode] = { p50: quantile(t, 0.5), p95: quantile(t, 0.95) };
+    }
+  }
   await arm.close?.();
   return {
     engine,
@@ -157,6 +175,7 @@ async function measureOne(engine: Engine, name: CorpusName, size: number): Promi
     peakMb: process.resourceUsage().maxRSS / 1024,
     corpusMb,
     ...(postingsPerQuery !== undefined && { postingsPerQuery }),
+    ...(pruning !== undefined && { pruning }),
     checks,
   };
 }
@@ -189,6 +208,10 @@ function table(title: string, rows: readonly [string, Measurement][]): void {
 }
 
 function compareTo(bm25: Measurement, fts: Measurement): void {
+  if (bm25.pruning !== undefined) {
+    const modes = Object.entries(bm25.pruning).map(([mode, t]) => `${mode} ${fmtMs(t.p50)} / ${fmtMs(t.p95)}`);
+    process.stdout.write(`bm25 query p50 / p95 (CPU) by pruning, same index and hits: ${modes.join('; ')}\n`);
+  }
   process.stdout.write(
     `ratio bm25 / sqlite-fts5 porter (CPU time): indexing ${fmtX(fts.indexSeconds / bm25.indexSeconds)} as fast; queries ${fmtX(fts.p50 / bm25.p50)} faster at p50, ` +
       `${fmtX(fts.p95 / bm25.p95)} at p95 (wall clock: ${fmtX(fts.indexWallSeconds / bm25.indexWallSeconds)}, ${fmtX(fts.wallP50 / bm25.wallP50)}, ` +

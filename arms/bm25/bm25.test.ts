@@ -151,7 +151,7 @@ describe('Anserini tie adjustment', () => {
 
 describe('bm25 params and identity', () => {
   it('defaults to the Pyserini BEIR baseline settings', () => {
-    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep', pruning: 'block-max-wand' });
+    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep', pruning: 'none' });
   });
 
   it('rejects unknown keys and out-of-range values', () => {

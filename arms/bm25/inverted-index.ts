@@ -341,6 +341,10 @@ export class InvertedIndex {
     const cur = new Int32Array(n);
     const ub = new Float64Array(n);
     const order = new Int32Array(n);
+    const lastBlock = new Int32Array(n);
+    // Per cursor, the block last bounded for block-max and its score bound.
+    const shallow = new Int32Array(n).fill(-1);
+    const shallowBound = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const t = ids[i]!;
       pos[i] = first[i] = termStart[t]!;
@@ -349,6 +353,7 @@ export class InvertedIndex {
       cur[i] = postingDocs[pos[i]!]!;
       ub[i] = termScore(weights[i]!, this.termMaxX[t]!);
       order[i] = i;
+      lastBlock[i] = termBlock[t + 1]! - 1;
     }
     const blockOf = (i: number, p: number) => blockBase[i]! + ((p - first[i]!) >> BLOCK_SHIFT);
     /** Moves cursor i to its first posting at or after `target`, skipping whole blocks by their last doc. */
@@ -356,7 +361,7 @@ export class InvertedIndex {
       if (cur[i]! >= target) return;
       const e = end[i]!;
       let blk = blockOf(i, pos[i]!);
-      const lastBlk = blockOf(i, e - 1);
+      const lastBlk = lastBlock[i]!;
       while (blk < lastBlk && blockLast[blk]! < target) blk++;
       if (blockLast[blk]! < target) {
         pos[i] = e;
@@ -408,11 +413,16 @@ export class InvertedIndex {
         let bound = 0;
         for (let a = 0; a <= last; a++) {
           const c = order[a]!;
-          let blk = blockOf(c, pos[c]!);
-          const lastBlk = blockOf(c, end[c]! - 1);
+          // Pivot documents never decrease, so the block found last time is never past the one sought now.
+          let blk = Math.max(shallow[c]!, blockOf(c, pos[c]!));
+          const lastBlk = lastBlock[c]!;
           while (blk < lastBlk && blockLast[blk]! < pivotDoc) blk++;
           if (blockLast[blk]! < pivotDoc) continue;
-          bound += termScore(weights[c]!, blockMaxX[blk]!);
+          if (blk !== shallow[c]) {
+            shallow[c] = blk;
+            shallowBound[c] = termScore(weights[c]!, blockMaxX[blk]!);
+          }
+          bound += shallowBound[c]!;
           if (blockLast[blk]! + 1 < upto) upto = blockLast[blk]! + 1;
         }
         if (bound * slack <= theta) {
