@@ -1,93 +1,78 @@
 /**
- * Lexical-arm benchmark: the in-process `bm25` arm against `sqlite-fts5`, both in this run, on
+ * Lexical-arm benchmark: the in-process `bm25` arm (lucene preset, default pruning) against `sqlite-fts5`
+ * (porter), on
  * - BEIR NFCorpus (3,633 documents, 323 test queries) when ../shared is present, and
- * - a seeded synthetic corpus of 100,000 documents (100-200 words each, Zipfian (s = 1) vocabulary of 50,000
- *   words whose 33 most frequent are Lucene's English stop words), with 500 queries of 2-5 content words
- *   (log-uniform over frequency ranks 50..20,000) and the same queries with one common stop word added.
- * Prints indexing docs/s and query latency p50/p95 for top-100, and the ratios bm25 / FTS5.
- * Goal (issue 3): bm25 queries at least 10x faster than FTS5 at 100k documents, indexing at least as fast.
+ * - seeded synthetic corpora (arms/bm25/synthetic-corpus.ts: 100-200 words per document from a Zipf (s = 1)
+ *   vocabulary of 50,000 words whose 33 commonest are Lucene's stop words) at each size of
+ *   `HARNESS_BENCH_LEXICAL_SIZES` (comma-separated document counts, default 100000,1000000), all searched with
+ *   the same 500 queries of 2-5 content words. Corpora are generated in memory, never written to disk.
  *
- * Run: `npm run bench` or, after `npm run build`, `node dist/bench/lexical.js`.
+ * Same work on both sides: each engine runs in a fresh process (so peak memory is its own) that generates the
+ * corpus, warms up on a separate 20,000-document corpus with 100 queries, then indexes (timed) and answers
+ * every query at top-100 (timed, after 20 untimed queries). FTS5 has no stop words, so its queries are given
+ * with Lucene's stop words removed, as the bm25 analyzer removes them. Output is checked equal where the two
+ * engines are comparable: on synthetic corpora (whose invented words both Porter stemmers treat alike), the
+ * set of documents matching each of the first 10 queries must be the same; the scores differ by design (FTS5
+ * fixes k1 = 1.2, b = 0.75 and its own idf).
+ * Prints indexing docs/s, query latency p50/p95, peak RSS, the ratios bm25 / FTS5 at each size, and how
+ * query and index cost grow from the smallest size to the largest, next to the growth of the postings read.
+ * Goal (ADR 0012): at 1,000,000 documents, bm25 query p50 at least 50x faster than FTS5 and indexing at least
+ * as fast, peak memory no worse.
+ *
+ * Run: `npm run bench -- lexical` or, after `npm run build`, `node dist/bench/lexical.js`.
  */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bm25Arm } from '../arms/bm25/index.js';
+import { bm25Arm, createBm25, type Bm25Arm } from '../arms/bm25/index.js';
+import type { Pruning } from '../arms/bm25/inverted-index.js';
+import { LUCENE_ENGLISH_STOP_WORDS } from '../arms/bm25/analyzer.js';
+import { syntheticCorpus } from '../arms/bm25/synthetic-corpus.js';
 import { sqliteFts5Arm } from '../arms/sqlite-fts5/index.js';
-import type { Arm, ArmContext, ArmFactory } from '../arms/types.js';
+import type { Arm, ArmContext } from '../arms/types.js';
 import type { Document, Query } from '../evalset/types.js';
 import { loadBeir } from '../evalset/beir.js';
 import { ContentStore } from '../harness/cache/index.js';
+import { UsageError, HarnessError } from '../harness/errors.js';
 import { stderrLogger } from '../harness/log.js';
-import { createRng } from '../harness/stats/rng.js';
 
-const SEED = 20_260_422;
-const DOCS = 100_000;
-const VOCAB = 50_000;
 const QUERIES = 500;
 const TOP_K = 100;
+const WARMUP_DOCS = 20_000;
+const WARMUP_QUERIES = 100;
+const CHECK_QUERIES = 10;
+const SIZES_ENV = 'HARNESS_BENCH_LEXICAL_SIZES';
+const DEFAULT_SIZES = [100_000, 1_000_000];
 
-/** Frequency ranks 0..32 are Lucene's stop words in rough English order, then invented words. */
-const STOP_FIRST = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'as', 'was', 'with', 'be', 'by', 'on', 'not', 'this', 'are', 'at', 'or', 'an', 'but', 'they', 'there', 'their', 'no', 'if', 'into', 'such', 'then', 'these', 'will'];
+type Engine = 'bm25' | 'fts5';
+type CorpusName = 'nfcorpus' | 'synthetic';
 
-function syntheticCorpus(): { docs: Document[]; queries: Query[]; stopQueries: Query[] } {
-  const rng = createRng(SEED);
-  const rand = () => rng.nextFloat();
-  const syllables = ['ka', 'lo', 'mi', 'ten', 'ra', 'so', 'vel', 'dor', 'an', 'ex', 'ul', 'pri', 'ston', 'ge', 'bar', 'ni', 'que', 'tor', 'hal', 'ment'];
-  const words: string[] = [...STOP_FIRST];
-  const seen = new Set(words);
-  while (words.length < VOCAB) {
-    let w = '';
-    const n = 2 + Math.floor(rand() * 3);
-    for (let i = 0; i < n; i++) w += syllables[Math.floor(rand() * syllables.length)]!;
-    if (!seen.has(w)) {
-      seen.add(w);
-      words.push(w);
-    }
-  }
-  const cdf = new Float64Array(VOCAB);
-  let total = 0;
-  for (let r = 0; r < VOCAB; r++) cdf[r] = total += 1 / (r + 1);
-  const draw = (): number => {
-    const u = rand() * total;
-    let lo = 0;
-    let hi = VOCAB - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const docs: Document[] = [];
-  for (let d = 0; d < DOCS; d++) {
-    const len = 100 + Math.floor(rand() * 101);
-    const parts: string[] = [];
-    for (let i = 0; i < len; i++) parts.push(words[draw()]!);
-    docs.push({ id: `syn-${d}`, text: `${parts.join(' ')}.` });
-  }
-  const queries: Query[] = [];
-  const stopQueries: Query[] = [];
-  for (let q = 0; q < QUERIES; q++) {
-    const n = 2 + Math.floor(rand() * 4);
-    const terms: string[] = [];
-    // Content words log-uniform over frequency ranks 50..20,000: queries name topical words, rarely the most
-    // common ones.
-    while (terms.length < n) terms.push(words[Math.floor(50 * 400 ** rand())]!);
-    queries.push({ id: `q${q}`, text: terms.join(' '), stratum: 'content' });
-    const stop = STOP_FIRST[Math.floor(rand() * 8)]!;
-    stopQueries.push({ id: `s${q}`, text: [stop, ...terms].join(' '), stratum: 'stop' });
-  }
-  return { docs, queries, stopQueries };
-}
-
-interface Timing {
-  docsPerSecond: number;
-  p50: number;
-  p95: number;
-  stopP50?: number;
-  stopP95?: number;
+/** What one engine measured in its own process. */
+interface Measurement {
+  readonly engine: Engine;
+  readonly documents: number;
+  readonly queries: number;
+  /** Indexing, CPU seconds of the process (every thread), then wall-clock seconds. */
+  readonly indexSeconds: number;
+  readonly indexWallSeconds: number;
+  /** Query latency quantiles, CPU ms, then wall-clock ms. */
+  readonly p50: number;
+  readonly p95: number;
+  readonly wallP50: number;
+  readonly wallP95: number;
+  /** Peak resident set of the whole process (corpus included), MB. */
+  readonly peakMb: number;
+  /** Resident set once the corpus was generated or loaded, before any engine ran, MB. */
+  readonly corpusMb: number;
+  /** bm25 only: CPU-time query latency with each pruning setting, over the same index. */
+  readonly pruning?: Readonly<Record<Pruning, { readonly p50: number; readonly p95: number }>>;
+  /** bm25 only: mean postings of a query's terms, the work of exhaustive scoring. */
+  readonly postingsPerQuery?: number;
+  /** Per check query: how many documents match any term, and a digest of their sorted ids. */
+  readonly checks: readonly { readonly matched: number; readonly digest: string }[];
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -95,57 +80,185 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-async function latencies(arm: Arm, queries: readonly Query[]): Promise<{ p50: number; p95: number }> {
-  for (const q of queries.slice(0, 20)) await arm.search(q, TOP_K);
-  const ms: number[] = [];
-  for (const q of queries) {
-    const t0 = performance.now();
-    await arm.search(q, TOP_K);
-    ms.push(performance.now() - t0);
-  }
-  ms.sort((a, b) => a - b);
-  return { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95) };
+/** CPU time of this process (user + system, all threads) in ms, at microsecond resolution. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
-async function measure(
-  factory: ArmFactory<any>,
-  params: unknown,
-  docs: readonly Document[],
-  queries: readonly Query[],
-  stopQueries?: readonly Query[],
-): Promise<Timing> {
-  const ctx: ArmContext = { cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: process.env };
-  const arm = factory.create('bench', factory.params.parse(params), ctx);
+const ctx = (): ArmContext => ({ cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: process.env });
+
+function createArm(engine: Engine): Arm | Bm25Arm {
+  return engine === 'bm25' ? createBm25('bench', bm25Arm.params.parse({})) : sqliteFts5Arm.create('bench', sqliteFts5Arm.params.parse({ tokenizer: 'porter' }), ctx());
+}
+
+/** The query as the engine is given it: FTS5 has no stop-word filter, so Lucene's are removed up front. */
+function queryFor(engine: Engine, q: Query): Query {
+  if (engine === 'bm25') return q;
+  const words = q.text.split(/\s+/).filter((w) => w !== '' && !LUCENE_ENGLISH_STOP_WORDS.has(w.toLowerCase()));
+  return { ...q, text: words.join(' ') };
+}
+
+async function loadCorpus(name: CorpusName, size: number): Promise<{ docs: readonly Document[]; queries: readonly Query[] }> {
+  if (name === 'nfcorpus') {
+    const set = await loadBeir(nfcorpusDir(), { split: 'test' });
+    return { docs: set.documents, queries: set.queries };
+  }
+  return syntheticCorpus({ documents: size, queries: QUERIES });
+}
+
+/** Runs in the child process: one engine, one corpus. */
+async function measureOne(engine: Engine, name: CorpusName, size: number): Promise<Measurement> {
+  const { docs, queries } = await loadCorpus(name, size);
+  const corpusMb = process.memoryUsage().rss / 2 ** 20;
+  const engineQueries = queries.map((q) => queryFor(engine, q));
+
+  const warm = syntheticCorpus({ documents: WARMUP_DOCS, queries: WARMUP_QUERIES, seed: 1 });
+  const warmArm = createArm(engine);
+  await warmArm.index(warm.docs);
+  for (const q of warm.queries) await warmArm.search(queryFor(engine, q), TOP_K);
+  await warmArm.close?.();
+
+  const arm = createArm(engine);
   const t0 = performance.now();
+  const c0 = cpuMs();
   await arm.index(docs);
-  const seconds = (performance.now() - t0) / 1000;
-  const main = await latencies(arm, queries);
-  const stop = stopQueries === undefined ? undefined : await latencies(arm, stopQueries);
+  const indexSeconds = (cpuMs() - c0) / 1000;
+  const indexWallSeconds = (performance.now() - t0) / 1000;
+  for (const q of engineQueries.slice(0, 20)) await arm.search(q, TOP_K);
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (const q of engineQueries) {
+    const t = performance.now();
+    const c = cpuMs();
+    await arm.search(q, TOP_K);
+    cpu.push(cpuMs() - c);
+    wall.push(performance.now() - t);
+  }
+  cpu.sort((a, b) => a - b);
+  wall.sort((a, b) => a - b);
+  const checks: { matched: number; digest: string }[] = [];
+  if (name === 'synthetic') {
+    for (const q of engineQueries.slice(0, CHECK_QUERIES)) {
+      const ids = (await arm.search(q, docs.length)).map((h) => h.docId).sort();
+      checks.push({ matched: ids.length, digest: createHash('sha256').update(ids.join('\n')).digest('hex') });
+    }
+  }
+  let postingsPerQuery: number | undefined;
+  let pruning: Record<Pruning, { p50: number; p95: number }> | undefined;
+  if ('postingsRead' in arm) {
+    postingsPerQuery = queries.reduce((s, q) => s + arm.postingsRead(q), 0) / queries.length;
+    pruning = { none: { p50: 0, p95: 0 }, wand: { p50: 0, p95: 0 }, 'block-max-wand': { p50: 0, p95: 0 } };
+    for (const mode of Object.keys(pruning) as Pruning[]) {
+      for (const q of queries.slice(0, 20)) await arm.search(q, TOP_K, mode);
+      const t: number[] = [];
+      for (const q of queries) {
+        const c = cpuMs();
+        await arm.search(q, TOP_K, mode);
+        t.push(cpuMs() - c);
+      }
+      t.sort((a, b) => a - b);
+      pruning[mode] = { p50: quantile(t, 0.5), p95: quantile(t, 0.95) };
+    }
+  }
   await arm.close?.();
-  return { docsPerSecond: docs.length / seconds, ...main, ...(stop && { stopP50: stop.p50, stopP95: stop.p95 }) };
+  return {
+    engine,
+    documents: docs.length,
+    queries: queries.length,
+    indexSeconds,
+    indexWallSeconds,
+    p50: quantile(cpu, 0.5),
+    p95: quantile(cpu, 0.95),
+    wallP50: quantile(wall, 0.5),
+    wallP95: quantile(wall, 0.95),
+    peakMb: process.resourceUsage().maxRSS / 1024,
+    corpusMb,
+    ...(postingsPerQuery !== undefined && { postingsPerQuery }),
+    ...(pruning !== undefined && { pruning }),
+    checks,
+  };
 }
 
-const fmtMs = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(3)} ms`);
-const fmtRate = (x: number) => `${Math.round(x).toLocaleString('en-US')} docs/s`;
+/** Runs one engine over one corpus in a fresh Node process and returns what it measured. */
+function spawnMeasure(engine: Engine, name: CorpusName, size: number): Measurement {
+  const self = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, ['--max-old-space-size=8192', self, '--child', engine, name, String(size)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new HarnessError(`bench lexical: the ${engine} process over ${name} ${size} failed (exit ${child.status ?? child.signal})`);
+  return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Measurement;
+}
 
-function table(title: string, rows: readonly [string, Timing][]): void {
+const fmtMs = (x: number) => `${x.toFixed(3)} ms`;
+const fmtRate = (docsPerSecond: number) => `${Math.round(docsPerSecond).toLocaleString('en-US')} docs/s`;
+const fmtMb = (x: number) => `${Math.round(x).toLocaleString('en-US')} MB`;
+const fmtX = (x: number) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}x`;
+
+function table(title: string, rows: readonly [string, Measurement][]): void {
   process.stdout.write(`\n${title}\n`);
-  process.stdout.write(`${'arm'.padEnd(28)}${'index'.padStart(18)}${'p50'.padStart(12)}${'p95'.padStart(12)}${'stop p50'.padStart(12)}${'stop p95'.padStart(12)}\n`);
-  for (const [name, t] of rows) {
-    process.stdout.write(
-      `${name.padEnd(28)}${fmtRate(t.docsPerSecond).padStart(18)}${fmtMs(t.p50).padStart(12)}${fmtMs(t.p95).padStart(12)}${fmtMs(t.stopP50).padStart(12)}${fmtMs(t.stopP95).padStart(12)}\n`,
-    );
+  const head = ['index (CPU)', 'p50', 'p95', 'wall: index', 'p50', 'p95', 'peak RSS', 'corpus RSS'];
+  process.stdout.write(`${'arm'.padEnd(22)}${head.map((h, i) => h.padStart(i === 0 ? 18 : 12)).join('')}\n`);
+  for (const [name, m] of rows) {
+    const cells = [fmtRate(m.documents / m.indexSeconds), fmtMs(m.p50), fmtMs(m.p95), `${m.indexWallSeconds.toFixed(2)} s`, fmtMs(m.wallP50), fmtMs(m.wallP95), fmtMb(m.peakMb), fmtMb(m.corpusMb)];
+    process.stdout.write(`${name.padEnd(22)}${cells.map((c, i) => c.padStart(i === 0 ? 18 : 12)).join('')}\n`);
   }
 }
 
-function ratios(bm25: Timing, fts: Timing, label: string): void {
-  const speed = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '-' : `${(b / a).toFixed(1)}x`);
+function compareTo(bm25: Measurement, fts: Measurement): void {
+  if (bm25.pruning !== undefined) {
+    const modes = Object.entries(bm25.pruning).map(([mode, t]) => `${mode} ${fmtMs(t.p50)} / ${fmtMs(t.p95)}`);
+    process.stdout.write(`bm25 query p50 / p95 (CPU) by pruning, same index and hits: ${modes.join('; ')}\n`);
+  }
   process.stdout.write(
-    `ratio bm25 / ${label}: indexing ${(bm25.docsPerSecond / fts.docsPerSecond).toFixed(2)}x as fast; ` +
-      `queries ${speed(bm25.p50, fts.p50)} faster at p50, ${speed(bm25.p95, fts.p95)} at p95` +
-      (bm25.stopP50 === undefined ? '' : `; with a stop word ${speed(bm25.stopP50, fts.stopP50)} at p50, ${speed(bm25.stopP95, fts.stopP95)} at p95`) +
-      '\n',
+    `ratio bm25 / sqlite-fts5 porter (CPU time): indexing ${fmtX(fts.indexSeconds / bm25.indexSeconds)} as fast; queries ${fmtX(fts.p50 / bm25.p50)} faster at p50, ` +
+      `${fmtX(fts.p95 / bm25.p95)} at p95 (wall clock: ${fmtX(fts.indexWallSeconds / bm25.indexWallSeconds)}, ${fmtX(fts.wallP50 / bm25.wallP50)}, ` +
+      `${fmtX(fts.wallP95 / bm25.wallP95)}); peak memory ${fmtX(bm25.peakMb / fts.peakMb)} of FTS5's\n`,
   );
+  if (bm25.checks.length === 0) return;
+  const equal = bm25.checks.filter((c, i) => c.digest === fts.checks[i]?.digest).length;
+  const counts = bm25.checks.map((c) => c.matched).join(', ');
+  process.stdout.write(
+    `output check: matching documents ${equal === bm25.checks.length ? 'EQUAL' : 'DIFFERENT'} for ${equal}/${bm25.checks.length} queries (bm25 matched ${counts}; ` +
+      `FTS5 ${fts.checks.map((c) => c.matched).join(', ')})\n`,
+  );
+}
+
+function growth(rows: readonly { size: number; bm25: Measurement; fts: Measurement }[]): void {
+  const a = rows[0]!;
+  const z = rows.at(-1)!;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const g = (x: number, y: number) => fmtX(y / x);
+  process.stdout.write(`\ngrowth from ${n(a.size)} to ${n(z.size)} documents (${fmtX(z.size / a.size)} the documents):\n`);
+  if (a.bm25.postingsPerQuery !== undefined && z.bm25.postingsPerQuery !== undefined) {
+    process.stdout.write(`  postings per query (exhaustive work)  ${g(a.bm25.postingsPerQuery, z.bm25.postingsPerQuery)} (${n(Math.round(a.bm25.postingsPerQuery))} -> ${n(Math.round(z.bm25.postingsPerQuery))})\n`);
+  }
+  for (const [name, x, y] of [['bm25', a.bm25, z.bm25], ['sqlite-fts5 porter', a.fts, z.fts]] as const) {
+    process.stdout.write(`  ${name.padEnd(20)} query p50 ${g(x.p50, y.p50)}, p95 ${g(x.p95, y.p95)}; index time ${g(x.indexSeconds, y.indexSeconds)} (CPU time); peak RSS ${g(x.peakMb, y.peakMb)}\n`);
+  }
+}
+
+function goal(size: number, bm25: Measurement, fts: Measurement): void {
+  const yes = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const p50 = fts.p50 / bm25.p50;
+  const index = fts.indexSeconds / bm25.indexSeconds;
+  process.stdout.write(
+    `\ngoal at ${size.toLocaleString('en-US')} documents (CPU time): query p50 >= 50x faster than FTS5: ${yes(p50 >= 50)} (${fmtX(p50)}); ` +
+      `indexing at least as fast: ${yes(index >= 1)} (${fmtX(index)}); peak memory no worse: ${yes(bm25.peakMb <= fts.peakMb)} ` +
+      `(${fmtMb(bm25.peakMb)} vs ${fmtMb(fts.peakMb)})\n`,
+  );
+}
+
+function sizes(): number[] {
+  const raw = process.env[SIZES_ENV];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_SIZES;
+  const out = raw.split(',').map((s) => Number(s.trim().replaceAll('_', '')));
+  if (out.some((x) => !Number.isSafeInteger(x) || x < 1_000)) {
+    throw new UsageError(`${SIZES_ENV}="${raw}": expected comma-separated document counts of at least 1000, e.g. 100000,300000,1000000`);
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
 }
 
 /**
@@ -159,35 +272,40 @@ function nfcorpusDir(): string {
 }
 
 export async function main(): Promise<void> {
-  const nfcorpus = nfcorpusDir();
-  if (existsSync(nfcorpus)) {
-    const set = await loadBeir(nfcorpus, { split: 'test' });
-    const bm25 = await measure(bm25Arm, {}, set.documents, set.queries);
-    const fts = await measure(sqliteFts5Arm, { tokenizer: 'porter' }, set.documents, set.queries);
-    table(`NFCorpus (${set.documents.length} documents, ${set.queries.length} test queries, top-${TOP_K})`, [
+  const synthetic = sizes();
+  if (existsSync(nfcorpusDir())) {
+    const bm25 = spawnMeasure('bm25', 'nfcorpus', 0);
+    const fts = spawnMeasure('fts5', 'nfcorpus', 0);
+    table(`NFCorpus (${bm25.documents} documents, ${bm25.queries} test queries, top-${TOP_K}; analyzers differ, so no output check)`, [
       ['bm25 (lucene preset)', bm25],
       ['sqlite-fts5 (porter)', fts],
     ]);
-    ratios(bm25, fts, 'sqlite-fts5 porter');
+    compareTo(bm25, fts);
   } else {
-    process.stdout.write(`NFCorpus: skipped (${nfcorpus} not present)\n`);
+    process.stdout.write(`NFCorpus: skipped (${nfcorpusDir()} not present)\n`);
   }
-
-  const t0 = performance.now();
-  const { docs, queries, stopQueries } = syntheticCorpus();
-  process.stdout.write(`\nsynthetic corpus generated in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-  const bm25 = await measure(bm25Arm, {}, docs, queries, stopQueries);
-  const ftsPorter = await measure(sqliteFts5Arm, { tokenizer: 'porter' }, docs, queries, stopQueries);
-  const ftsPlain = await measure(sqliteFts5Arm, { tokenizer: 'unicode61' }, docs, queries, stopQueries);
-  table(`synthetic (${DOCS.toLocaleString('en-US')} documents, ${QUERIES} queries of 2-5 words, top-${TOP_K}; stop = same queries plus one stop word)`, [
-    ['bm25 (lucene preset)', bm25],
-    ['sqlite-fts5 (porter)', ftsPorter],
-    ['sqlite-fts5 (unicode61)', ftsPlain],
-  ]);
-  ratios(bm25, ftsPorter, 'sqlite-fts5 porter');
-  ratios(bm25, ftsPlain, 'sqlite-fts5 unicode61');
+  const rows: { size: number; bm25: Measurement; fts: Measurement }[] = [];
+  for (const size of synthetic) {
+    const bm25 = spawnMeasure('bm25', 'synthetic', size);
+    const fts = spawnMeasure('fts5', 'synthetic', size);
+    table(`synthetic (${size.toLocaleString('en-US')} documents, ${QUERIES} queries of 2-5 words, top-${TOP_K})`, [
+      ['bm25 (lucene preset)', bm25],
+      ['sqlite-fts5 (porter)', fts],
+    ]);
+    compareTo(bm25, fts);
+    rows.push({ size, bm25, fts });
+  }
+  if (rows.length > 1) growth(rows);
+  const largest = rows.at(-1);
+  if (largest !== undefined) goal(largest.size, largest.bm25, largest.fts);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
+  const [flag, engine, name, size] = process.argv.slice(2);
+  if (flag === '--child') {
+    const m = await measureOne(engine as Engine, name as CorpusName, Number(size));
+    process.stdout.write(`${JSON.stringify(m)}\n`);
+  } else {
+    await main();
+  }
 }

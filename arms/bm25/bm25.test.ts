@@ -73,6 +73,13 @@ describe('bm25 scoring (hand-derived)', () => {
     expect((await exact.search('a'))[0]!.score).toBeCloseTo(0.3087515, 5);
   });
 
+  it('keeps term frequencies of 255 and more exact (they bypass the packed index buffer)', async () => {
+    // d1: 300 x "z" + "y" (dl 301), d2: "y" (dl 1); N = 2, avgdl = 302 / 2 = 151; idf(z) = ln(1 + 1.5 / 1.5) = ln 2.
+    // K = 0.9 * (0.6 + 0.4 * 301 / 151) = 1.2576159; score = ln 2 * 300 / (300 + K) = 0.6902536
+    const { search } = await armOver([{ id: 'd1', text: `${'z '.repeat(300)}y` }, { id: 'd2', text: 'y' }], EXACT);
+    expect((await search('z'))[0]!.score).toBeCloseTo((Math.LN2 * 300) / (300 + 0.9 * (0.6 + (0.4 * 301) / 151)), 5);
+  });
+
   it('keeps the earlier-indexed document when a tie straddles topK, and returns ties with equal scores', async () => {
     const docs = [
       { id: 'z-first', text: 'same words here' },
@@ -144,7 +151,7 @@ describe('Anserini tie adjustment', () => {
 
 describe('bm25 params and identity', () => {
   it('defaults to the Pyserini BEIR baseline settings', () => {
-    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep', pruning: 'block-max-wand' });
+    expect(bm25Arm.params.parse({})).toEqual({ preset: 'lucene', k1: 0.9, b: 0.4, lossyNorms: true, fields: 'flat', scoreTies: 'keep', pruning: 'none' });
   });
 
   it('rejects unknown keys and out-of-range values', () => {

@@ -3,7 +3,7 @@ import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../types.js';
 import type { Corpus, Document, Query } from '../../evalset/types.js';
 import { HarnessError } from '../../harness/errors.js';
 import { createAnalyzer, type AnalyzerOptions } from './analyzer.js';
-import { InvertedIndex } from './inverted-index.js';
+import { InvertedIndex, type Pruning } from './inverted-index.js';
 
 /** Bump when a change to the analyzer or scoring changes any score for the same params. */
 const ALGORITHM_VERSION = 1;
@@ -41,11 +41,11 @@ const params = z
      * provably cannot enter the top k. The hits and scores are identical (a test holds them equal); only the
      * time changes. ADR 0012.
      */
-    pruning: z.enum(['none', 'wand', 'block-max-wand']).default('block-max-wand'),
+    pruning: z.enum(['none', 'wand', 'block-max-wand']).default('none'),
   })
   .strict();
 
-type Bm25Params = z.output<typeof params>;
+export type Bm25Params = z.output<typeof params>;
 
 function analyzerOptions(p: Bm25Params): AnalyzerOptions {
   const lucene = p.preset === 'lucene';
@@ -110,27 +110,43 @@ export const bm25Arm: ArmFactory<typeof params> = {
   }),
   theoreticalMinScore: () => 0,
   sendsTextOffMachine: () => false,
-  create(id, p): Arm {
-    const analyze = createAnalyzer(analyzerOptions(p));
-    let index: InvertedIndex | undefined;
-    let docIds: readonly string[] = [];
-    return {
-      id,
-      async index(corpus: Corpus): Promise<IndexStats> {
-        docIds = corpus.map((d) => d.id);
-        index = new InvertedIndex(
-          corpus.map((d) => fieldText(d, p.fields)),
-          analyze,
-          { k1: p.k1, b: p.b, lossyNorms: p.lossyNorms },
-        );
-        return { documents: index.documents, terms: index.vocabulary.size, postings: index.postings, tokens: index.tokens };
-      },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
-        const hits = index.search(analyze.terms(query.text), topK, p.pruning);
-        const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
-        return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
-      },
-    };
-  },
+  create: (id, p) => createBm25(id, p),
 };
+
+/** The bm25 arm with what a benchmark needs beyond the Arm interface. */
+export interface Bm25Arm extends Arm {
+  /** As {@link Arm.search}; `pruning` overrides the param for this query (the hits are the same). */
+  search(query: Query, topK: number, pruning?: Pruning): Promise<readonly ScoredDoc[]>;
+  /** Postings of the query's analysed terms (repeats once each): what exhaustive scoring reads. 0 before index. */
+  postingsRead(query: Query): number;
+}
+
+export function createBm25(id: string, p: Bm25Params): Bm25Arm {
+  const analyze = createAnalyzer(analyzerOptions(p));
+  let index: InvertedIndex | undefined;
+  let docIds: readonly string[] = [];
+  return {
+    id,
+    async index(corpus: Corpus): Promise<IndexStats> {
+      docIds = corpus.map((d) => d.id);
+      // Texts one at a time: a title + text concatenation is garbage once indexed, not held for the whole corpus.
+      index = new InvertedIndex(
+        (function* texts() {
+          for (const d of corpus) yield fieldText(d, p.fields);
+        })(),
+        analyze,
+        { k1: p.k1, b: p.b, lossyNorms: p.lossyNorms },
+      );
+      return { documents: index.documents, terms: index.vocabulary.size, postings: index.postings, tokens: index.tokens };
+    },
+    async search(query: Query, topK: number, pruning: Pruning = p.pruning): Promise<readonly ScoredDoc[]> {
+      if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
+      const hits = index.search(analyze.terms(query.text), topK, pruning);
+      const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
+      return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
+    },
+    postingsRead(query: Query): number {
+      return index === undefined ? 0 : index.postingsOf([...new Set(analyze.terms(query.text))]);
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import type { Analyzer } from './analyzer.js';
 import { lengthToNormByte, normByteToLength } from './small-float.js';
+import { TokenTable } from './token-table.js';
 import { TopK, type Hit } from './top-k.js';
 
 export type { Hit } from './top-k.js';
@@ -38,8 +39,15 @@ const WINDOW = 4096;
 /** Forward-buffer chunk length: growth by chunks never copies, so the buffer costs what it holds. */
 const CHUNK_SHIFT = 20;
 const CHUNK = 1 << CHUNK_SHIFT;
-/** Term frequencies are buffered as uint16; this marks one kept exactly in a side map. */
-const TF_ESCAPE = 0xffff;
+/**
+ * A forward posting is buffered as one int32, `termId << TF_BITS | tf`; a term id of 2^23 or more or a tf of 255
+ * or more is buffered as ESCAPED and kept exactly in a side map (rare: a vocabulary of 8 million terms, a word
+ * repeated 255 times in one document).
+ */
+const TF_BITS = 8;
+const TF_MAX = (1 << TF_BITS) - 1;
+const TERM_MAX = 1 << (31 - TF_BITS);
+const ESCAPED = -1;
 
 const f = Math.fround;
 
@@ -94,9 +102,8 @@ export class InvertedIndex {
   constructor(texts: Iterable<string>, analyzer: Analyzer, scoring: Bm25Scoring) {
     const vocab = new Map<string, number>();
     // Forward postings (term id, tf) per document, in chunks; turned into the CSR arrays once df is known.
-    const termChunks: Int32Array[] = [];
-    const tfChunks: Uint16Array[] = [];
-    const bigTf = new Map<number, number>();
+    const chunks: Int32Array[] = [];
+    const escaped = new Map<number, readonly [term: number, tf: number]>();
     let fwdLen = 0;
     let docStart = new Int32Array(1024);
     let lengths = new Int32Array(1024);
@@ -106,14 +113,13 @@ export class InvertedIndex {
     let nDocs = 0;
     let tokens = 0;
     // Surface token -> term id (-1: filtered out): one hash lookup per token once a token has been seen.
-    const tokenIds = new Map<string, number>();
+    const tokenIds = new TokenTable();
     let docLength = 0;
     let text = '';
     const add = (start: number, end: number) => {
-      const token = text.slice(start, end);
-      let id = tokenIds.get(token);
+      let id = tokenIds.get(text, start, end);
       if (id === undefined) {
-        const term = analyzer.term(token);
+        const term = analyzer.term(text.slice(start, end));
         if (term === null) id = -1;
         else {
           id = vocab.get(term);
@@ -126,7 +132,7 @@ export class InvertedIndex {
             }
           }
         }
-        tokenIds.set(token, id);
+        tokenIds.set(text, start, end, id);
       }
       if (id < 0) return;
       docLength++;
@@ -145,14 +151,13 @@ export class InvertedIndex {
       analyzer.tokenize(text, add);
       for (const id of seen) {
         const slot = fwdLen & (CHUNK - 1);
-        if (slot === 0) {
-          termChunks.push(new Int32Array(CHUNK));
-          tfChunks.push(new Uint16Array(CHUNK));
-        }
+        if (slot === 0) chunks.push(new Int32Array(CHUNK));
         const tf = counts[id]!;
-        termChunks[termChunks.length - 1]![slot] = id;
-        tfChunks[tfChunks.length - 1]![slot] = tf < TF_ESCAPE ? tf : TF_ESCAPE;
-        if (tf >= TF_ESCAPE) bigTf.set(fwdLen, tf);
+        if (tf < TF_MAX && id < TERM_MAX) chunks[chunks.length - 1]![slot] = (id << TF_BITS) | tf;
+        else {
+          chunks[chunks.length - 1]![slot] = ESCAPED;
+          escaped.set(fwdLen, [id, tf]);
+        }
         fwdLen++;
         counts[id] = 0;
         df[id] = df[id]! + 1;
@@ -188,11 +193,10 @@ export class InvertedIndex {
     for (let d = 0; d < nDocs; d++) {
       const ni = normInverse[d]!;
       for (let p = docStart[d]!, end = docStart[d + 1]!; p < end; p++) {
-        const chunk = p >>> CHUNK_SHIFT;
-        const at = p & (CHUNK - 1);
-        const buffered = tfChunks[chunk]![at]!;
-        const tf = buffered === TF_ESCAPE ? bigTf.get(p)! : buffered;
-        const slot = fill[termChunks[chunk]![at]!]!++;
+        const packed = chunks[p >>> CHUNK_SHIFT]![p & (CHUNK - 1)]!;
+        const big = packed === ESCAPED ? escaped.get(p)! : undefined;
+        const tf = big === undefined ? packed & TF_MAX : big[1];
+        const slot = fill[big === undefined ? packed >>> TF_BITS : big[0]]!++;
         postingDocs[slot] = d;
         postingX[slot] = f(tf * ni);
       }
@@ -337,6 +341,10 @@ export class InvertedIndex {
     const cur = new Int32Array(n);
     const ub = new Float64Array(n);
     const order = new Int32Array(n);
+    const lastBlock = new Int32Array(n);
+    // Per cursor, the block last bounded for block-max and its score bound.
+    const shallow = new Int32Array(n).fill(-1);
+    const shallowBound = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const t = ids[i]!;
       pos[i] = first[i] = termStart[t]!;
@@ -345,6 +353,7 @@ export class InvertedIndex {
       cur[i] = postingDocs[pos[i]!]!;
       ub[i] = termScore(weights[i]!, this.termMaxX[t]!);
       order[i] = i;
+      lastBlock[i] = termBlock[t + 1]! - 1;
     }
     const blockOf = (i: number, p: number) => blockBase[i]! + ((p - first[i]!) >> BLOCK_SHIFT);
     /** Moves cursor i to its first posting at or after `target`, skipping whole blocks by their last doc. */
@@ -352,7 +361,7 @@ export class InvertedIndex {
       if (cur[i]! >= target) return;
       const e = end[i]!;
       let blk = blockOf(i, pos[i]!);
-      const lastBlk = blockOf(i, e - 1);
+      const lastBlk = lastBlock[i]!;
       while (blk < lastBlk && blockLast[blk]! < target) blk++;
       if (blockLast[blk]! < target) {
         pos[i] = e;
@@ -404,11 +413,16 @@ export class InvertedIndex {
         let bound = 0;
         for (let a = 0; a <= last; a++) {
           const c = order[a]!;
-          let blk = blockOf(c, pos[c]!);
-          const lastBlk = blockOf(c, end[c]! - 1);
+          // Pivot documents never decrease, so the block found last time is never past the one sought now.
+          let blk = Math.max(shallow[c]!, blockOf(c, pos[c]!));
+          const lastBlk = lastBlock[c]!;
           while (blk < lastBlk && blockLast[blk]! < pivotDoc) blk++;
           if (blockLast[blk]! < pivotDoc) continue;
-          bound += termScore(weights[c]!, blockMaxX[blk]!);
+          if (blk !== shallow[c]) {
+            shallow[c] = blk;
+            shallowBound[c] = termScore(weights[c]!, blockMaxX[blk]!);
+          }
+          bound += shallowBound[c]!;
           if (blockLast[blk]! + 1 < upto) upto = blockLast[blk]! + 1;
         }
         if (bound * slack <= theta) {
