@@ -135,6 +135,17 @@ export class QueryAccumulator {
     return this.cc ? sum / this.checked.weightSum : this.mnz ? inputs * sum : sum;
   }
 
+  /** Writes the fused score of every document of the current query's union, -Infinity for one not read. */
+  finalScores(out: Float64Array): void {
+    const { acc, count, size, base } = this;
+    const w = this.checked.weightSum;
+    if (this.mnz) for (let l = 0; l < size; l++) out[l] = count[l] === 0 ? -Infinity : count[l]! * (base + acc[l]!);
+    else if (!this.counted) {
+      if (this.cc) for (let l = 0; l < size; l++) out[l] = (base + acc[l]!) / w;
+      else for (let l = 0; l < size; l++) out[l] = base + acc[l]!;
+    } else for (let l = 0; l < size; l++) out[l] = count[l] === 0 ? -Infinity : this.score(acc[l]!, count[l]!);
+  }
+
   /** Accumulates query position q into acc/count[0, size). */
   accumulate(q: number): void {
     const { acc, count } = this;
@@ -212,19 +223,29 @@ export class QueryAccumulator {
   }
 }
 
-// The two hot loops, kept small so the JIT compiles each on its own; `count` is checked per entry, a branch
-// that always goes the same way within a call.
+// The two hot loops. Four entries per iteration, their positions loaded first: on V8 this runs several times
+// faster than the one-entry loop (measured in bench/fusion.ts), as the four read-modify-writes overlap. Entries
+// of one input are distinct documents, so the four slots never alias.
 
-/** acc[local] += table[rank] - a over entries [from, to). */
+/** acc[local] += table[rank] - a over entries [from, to); count[local] += 1 when counting. */
 function addRanks(acc: Float64Array, count: Int32Array | undefined, li: Int32Array, from: number, to: number, table: Float64Array, a: number): void {
-  for (let e = from; e < to; e++) {
-    const l = li[e]!;
-    acc[l] = acc[l]! + (table[e - from]! - a);
-    if (count !== undefined) count[l] = count[l]! + 1;
+  let e = from;
+  let r = 0;
+  for (; e + 4 <= to; e += 4, r += 4) {
+    const l0 = li[e]!;
+    const l1 = li[e + 1]!;
+    const l2 = li[e + 2]!;
+    const l3 = li[e + 3]!;
+    acc[l0] = acc[l0]! + (table[r]! - a);
+    acc[l1] = acc[l1]! + (table[r + 1]! - a);
+    acc[l2] = acc[l2]! + (table[r + 2]! - a);
+    acc[l3] = acc[l3]! + (table[r + 3]! - a);
   }
+  for (; e < to; e++, r++) acc[li[e]!] = acc[li[e]!]! + (table[r]! - a);
+  if (count !== undefined) for (let i = from; i < to; i++) count[li[i]!] = count[li[i]!]! + 1;
 }
 
-/** acc[local] += w·((s - lo) / den) + shift over entries [from, to). */
+/** acc[local] += w·((s - lo) / den) + shift over entries [from, to); count[local] += 1 when counting. */
 function addScores(
   acc: Float64Array,
   count: Int32Array | undefined,
@@ -237,9 +258,17 @@ function addScores(
   den: number,
   shift: number,
 ): void {
-  for (let e = from; e < to; e++) {
-    const l = li[e]!;
-    acc[l] = acc[l]! + (w * ((scores[e]! - lo) / den) + shift);
-    if (count !== undefined) count[l] = count[l]! + 1;
+  let e = from;
+  for (; e + 4 <= to; e += 4) {
+    const l0 = li[e]!;
+    const l1 = li[e + 1]!;
+    const l2 = li[e + 2]!;
+    const l3 = li[e + 3]!;
+    acc[l0] = acc[l0]! + (w * ((scores[e]! - lo) / den) + shift);
+    acc[l1] = acc[l1]! + (w * ((scores[e + 1]! - lo) / den) + shift);
+    acc[l2] = acc[l2]! + (w * ((scores[e + 2]! - lo) / den) + shift);
+    acc[l3] = acc[l3]! + (w * ((scores[e + 3]! - lo) / den) + shift);
   }
+  for (; e < to; e++) acc[li[e]!] = acc[li[e]!]! + (w * ((scores[e]! - lo) / den) + shift);
+  if (count !== undefined) for (let i = from; i < to; i++) count[li[i]!] = count[li[i]!]! + 1;
 }

@@ -151,28 +151,41 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
   const outDocs = new Int32Array(bound);
   const outScores = new Float64Array(bound);
   const accu = new QueryAccumulator(checked, spec);
-  const { union, unionOffsets } = checked.index;
+  const { union, unionOffsets, local } = checked.index;
   const heapScores = new Float64Array(Math.min(topK, checked.index.maxUnion));
   const heapLocal = new Int32Array(heapScores.length);
-  const cc = spec.method === 'cc';
-  const mnz = spec.method === 'combmnz';
-  const weightSum = checked.weightSum;
+  const seeded = new Uint8Array(checked.index.maxUnion);
+  const seeds = new Int32Array(heapScores.length);
+  const final = new Float64Array(checked.index.maxUnion);
+  const active = checked.active;
   let used = 0;
   for (let q = 0; q < nq; q++) {
     accu.accumulate(q);
-    const { acc, count, size, base, counted } = accu;
+    const { acc, count, size, counted, reads } = accu;
+    // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
+    // worst entry starts high and the scan below rejects nearly every other document with one comparison.
     let kept = 0;
-    // Local positions rise through the scan, so a candidate that ties the heap's worst entry outranks it.
-    for (let l = 0; l < size; l++) {
-      const c = counted ? count[l]! : 1;
-      if (c === 0) continue;
-      const sum = base + acc[l]!;
-      const s = cc ? sum / weightSum : mnz ? c * sum : sum;
-      if (kept === topK) {
-        if (s < heapScores[0]!) continue;
-        heapReplaceRoot(heapScores, heapLocal, kept, s, l);
-      } else kept = heapOffer(heapScores, heapLocal, kept, topK, s, l);
+    let nSeeds = 0;
+    for (let r = 0; kept < topK; r++) {
+      let more = false;
+      for (let i = 0; i < active.length && kept < topK; i++) {
+        if (r >= reads[i]!) continue;
+        more = true;
+        const { input, at } = active[i]!;
+        const l = local[at]![input.run.offsets[q]! + r]!;
+        if (seeded[l] === 1) continue;
+        seeded[l] = 1;
+        seeds[nSeeds++] = l;
+        kept = heapOffer(heapScores, heapLocal, kept, topK, accu.score(acc[l]!, counted ? count[l]! : 1), l);
+      }
+      if (!more) break;
     }
+    // A heap left short of topK already holds every document read; otherwise scan the rest of the union.
+    if (kept === topK) {
+      accu.finalScores(final);
+      scanUnion(final, size, heapScores, heapLocal, seeded);
+    }
+    for (let j = 0; j < nSeeds; j++) seeded[seeds[j]!] = 0;
     heapSortBestFirst(heapScores, heapLocal, kept);
     const u0 = unionOffsets[q]!;
     for (let j = 0; j < kept; j++) {
@@ -188,6 +201,22 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
     docs: used === bound ? outDocs : outDocs.slice(0, used),
     scores: used === bound ? outScores : outScores.slice(0, used),
   };
+}
+
+/**
+ * Replaces the heap's worst entry by every document of the union that outranks it and is not already in the
+ * heap. The heap's worst score is cached, so a rejected document costs one load and one comparison; local
+ * positions rise through the scan, so only a document above the worst (or tied with a lower position) enters.
+ */
+function scanUnion(final: Float64Array, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
+  let worst = hs[0]!;
+  for (let l = 0; l < size; l++) {
+    const s = final[l]!;
+    if (s < worst) continue;
+    if ((s === worst && l <= hl[0]!) || inHeap[l] === 1) continue;
+    heapReplaceRoot(hs, hl, hs.length, s, l);
+    worst = hs[0]!;
+  }
 }
 
 /**
