@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,9 @@ import { ContentStore } from './store.js';
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 31);
 let root: string;
+
+/** Bytes an entry takes on disk: its payload plus the store's integrity header. */
+const size = (path: string) => statSync(path).size;
 
 /** Puts an entry of `bytes` bytes through the real store, written `ageDays` before NOW. */
 async function entry(store: ContentStore, ns: 'run' | 'index', name: string, bytes: number, ageDays: number): Promise<string> {
@@ -38,11 +41,11 @@ describe('cache prune', () => {
     expect(entries.map((e) => e.path)).toEqual([old, mid, newer, fresh]);
     const byAge = selectForPrune(entries, { olderThanMs: 30 * DAY, now: NOW });
     expect(byAge.map((e) => e.path)).toEqual([old]);
-    // After the age cut 300 + 200 + 50 = 550 bytes remain; a 300-byte budget drops mid (300) and keeps 250.
-    const both = selectForPrune(entries, { olderThanMs: 30 * DAY, maxBytes: 300, now: NOW });
+    // After the age cut mid, newer and fresh remain; a budget that holds only newer + fresh drops mid, the oldest.
+    const both = selectForPrune(entries, { olderThanMs: 30 * DAY, maxBytes: size(newer) + size(fresh), now: NOW });
     expect(both.map((e) => e.path)).toEqual([old, mid]);
     expect(selectForPrune(entries, { maxBytes: 0, now: NOW })).toHaveLength(4);
-    expect(selectForPrune(entries, { maxBytes: 650, now: NOW })).toEqual([]);
+    expect(selectForPrune(entries, { maxBytes: size(old) + size(mid) + size(newer) + size(fresh), now: NOW })).toEqual([]);
   });
   it('--dry-run removes nothing; a real run removes exactly what the dry run listed', async () => {
     const store = new ContentStore(root);
@@ -51,8 +54,9 @@ describe('cache prune', () => {
     const dry = await pruneCache(root, { olderThanMs: 30 * DAY, now: NOW, dryRun: true });
     expect(dry.removed.map((e) => e.path)).toEqual([old]);
     expect(existsSync(old)).toBe(true);
+    const [oldBytes, freshBytes] = [size(old), size(fresh)];
     const real = await pruneCache(root, { olderThanMs: 30 * DAY, now: NOW });
-    expect(real).toMatchObject({ entries: 2, bytes: 150, removedBytes: 100 });
+    expect(real).toMatchObject({ entries: 2, bytes: oldBytes + freshBytes, removedBytes: oldBytes });
     expect([existsSync(old), existsSync(fresh)]).toEqual([false, true]);
   });
   it('never touches a write in progress (the temp file beside an entry) nor files the cache did not write', async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
@@ -124,16 +124,25 @@ describe('loadConfig', () => {
 describe('harness ablate with a bad config', () => {
   it('exits 2 and prints file: path: message lines on stderr', async () => {
     const file = write('bad', valid.replace('kind: fake\n  - id: b', 'kind: bm52\n  - id: b'));
-    const log = memoryLogger();
-    const code = await runCli(['ablate', '--config', file], { out: () => {}, log, env: {}, cwd: dir });
-    expect(code).toBe(2);
-    expect(log.lines.join('\n')).toContain('bad.yaml: 1 problem\n  arms[0].kind: unknown arm kind "bm52"');
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await runCli(['ablate', '--config', file], { out: () => {}, log: memoryLogger(), env: {}, cwd: dir });
+      expect(code).toBe(2);
+      const printed = err.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toContain('bad.yaml: 1 problem\n  arms[0].kind: unknown arm kind "bm52"');
+    } finally {
+      err.mockRestore();
+    }
   });
 
   it('exits 2 when the config file does not exist', async () => {
-    const log = memoryLogger();
-    const code = await runCli(['ablate', '--config', 'missing.yaml'], { out: () => {}, log, env: {}, cwd: dir });
-    expect(code).toBe(2);
-    expect(log.lines.join('\n')).toContain('missing.yaml: 1 problem\n  config file not found');
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const code = await runCli(['ablate', '--config', 'missing.yaml'], { out: () => {}, log: memoryLogger(), env: {}, cwd: dir });
+      expect(code).toBe(2);
+      expect(err.mock.calls.map((c) => String(c[0])).join('')).toContain('missing.yaml: 1 problem\n  config file not found');
+    } finally {
+      err.mockRestore();
+    }
   });
 });
