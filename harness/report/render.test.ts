@@ -67,7 +67,7 @@ describe('renderers', () => {
     expect(html).not.toMatch(/<script|<link|src=|url\(|@import/i);
     expect(html.match(/<svg class="plot forest"/g)).toHaveLength(3); // one per tested measure
     expect(html.match(/<svg class="plot scatter"/g)).toHaveLength(2); // dense and hybrid against bm25
-    expect(html.match(/<svg class="plot recall"/g)).toHaveLength(1); // R@10 and R@100
+    expect(html.match(/<svg class="plot recall"/g)).toHaveLength(data.strata.length); // R@10 and R@100, one plot per stratum and the pooled row
   });
 
   it('summary.csv: one row per stratum x run x measure, full precision', () => {
