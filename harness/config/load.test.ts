@@ -106,6 +106,41 @@ describe('loadConfig', () => {
     expect(problemsOf(text)).toHaveLength(3);
   });
 
+  it('reports eleven mistakes in eleven blocks in one error, a schema mistake not hiding the others', () => {
+    const text = `
+name: tiny
+descripton: typo at the top level
+evalset: { format: memroy, path: es }
+measures: [nDCG@10, bogus]
+topK: -5
+arms:
+  - { id: a, kind: fake, params: { sead: 1 } }
+  - { id: a, kind: fake }
+  - { id: "b c", kind: fake }
+  - { id: d, kind: bm52 }
+systems:
+  - { id: f, kind: fuse, inputs: [a, zz], params: { method: rrf } }
+compare: { permutatons: 10 }
+gate: { candidate: a, measure: RR }
+`;
+    const problems = problemsOf(text);
+    for (const start of [
+      'descripton: unknown key "descripton"; did you mean "description"?',
+      'evalset.format: unknown format "memroy"; did you mean "memory"?',
+      'measures[1]: ',
+      'topK: ',
+      'arms[0].params.sead: unknown key "sead"; did you mean "seed"?',
+      'arms[1].id: duplicate id "a" (also arms[0])',
+      'arms[2].id: arm id must start with a letter or digit',
+      'arms[3].kind: unknown arm kind "bm52"; did you mean "bm25"?',
+      'systems[0].inputs[1]: "zz" is not a system id',
+      'compare.permutatons: unknown key "permutatons"; did you mean "permutations"?',
+      'gate.measure: "RR" is not among measures',
+    ]) {
+      expect(problems.some((p) => p.startsWith(start)), `${start}\n---\n${problems.join('\n')}`).toBe(true);
+    }
+  });
+
   it('checks arm requirements when the config loads, never printing values', async () => {
     const { armFactories } = await import('../../arms/registry.js');
     const fake = armFactories.fake as { requires?: unknown };

@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js';
 import { formatMeasure, parseMeasure } from '../metrics/index.js';
 import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../report/config.js';
-import { configSchema, type ExpectEntry, type RawConfig } from './schema.js';
+import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from '../util/suggest.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
@@ -55,6 +55,51 @@ export interface ResolvedConfig {
   readonly output: string;
   readonly cache: string;
   readonly expect: Readonly<Record<string, Readonly<Record<string, ExpectEntry>>>>;
+}
+
+/** A config parsed block by block: a block that failed is absent, an arm or system entry that failed is a hole. */
+type LenientConfig = { -readonly [K in keyof RawConfig]?: K extends 'arms' | 'systems' ? (NonNullable<RawConfig[K]>[number] | undefined)[] : RawConfig[K] };
+
+/**
+ * The config parsed block by block rather than all or nothing, so that one mistake does not hide the others:
+ * every top-level key is checked by its own schema (unknown keys with a "did you mean"), arms and systems
+ * entry by entry; a block that fails is left out (or at its default) and the checks that need it are skipped.
+ */
+function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[] } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'] };
+  const obj = raw as Record<string, unknown>;
+  const shape = configSchema.shape as Record<string, z.ZodType>;
+  const known = Object.keys(shape);
+  const problems: string[] = [];
+  const cfg: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    if (!Object.hasOwn(shape, key)) problems.push(`${key}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
+  }
+  for (const key of known) {
+    const schema = shape[key] as z.ZodType;
+    if ((key === 'arms' || key === 'systems') && Array.isArray(obj[key])) {
+      const element = key === 'arms' ? armEntrySchema : systemEntrySchema;
+      const list = obj[key] as unknown[];
+      if (key === 'arms' && list.length === 0) problems.push('arms: list at least one arm');
+      // A failed entry stays as a hole, so later problems still name each entry by its place in the file.
+      cfg[key] = list.map((entry, i) => {
+        const r = element.safeParse(entry);
+        if (r.success) return r.data;
+        problems.push(...zodProblems(r.error.issues, [key, i], (p) => keysOf(element, p)));
+        return undefined;
+      });
+      continue;
+    }
+    const r = schema.safeParse(obj[key]);
+    if (r.success) cfg[key] = r.data;
+    else problems.push(...zodProblems(r.error.issues, [key], (p) => keysOf(schema, p)));
+  }
+  return { cfg: cfg as LenientConfig, problems };
+}
+
+function isComplete(cfg: LenientConfig): cfg is RawConfig {
+  const whole = <T>(list: readonly (T | undefined)[] | undefined) => list === undefined || list.every((x) => x !== undefined);
+  return cfg.name !== undefined && cfg.evalset !== undefined && cfg.measures !== undefined && cfg.arms !== undefined && cfg.topK !== undefined && cfg.relevanceLevel !== undefined && whole(cfg.arms) && whole(cfg.systems);
 }
 
 function optional(x: { readonly grid?: PlanEntry['grid']; readonly label?: string; readonly substitute?: string }) {
@@ -107,38 +152,37 @@ export function loadConfig(
     );
   }
   const raw: unknown = doc.toJS();
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(shown, zodProblems(parsed.error.issues, [], (p) => keysOf(configSchema, p)));
-  }
-  const cfg: RawConfig = parsed.data;
+  const lenient = parseLeniently(raw);
+  const cfg = lenient.cfg;
   const dir = dirname(abs);
-  const problems: string[] = [];
+  const problems: string[] = [...lenient.problems];
+  if (cfg === undefined) throw new ConfigError(shown, problems);
 
   // Eval set: format known, path present, options valid for that format.
   const fmtNames = Object.keys(evalSetFormats);
-  const fmt = Object.hasOwn(evalSetFormats, cfg.evalset.format)
-    ? evalSetFormats[cfg.evalset.format as keyof typeof evalSetFormats]
-    : undefined;
+  const es = cfg.evalset;
+  const fmt = es && Object.hasOwn(evalSetFormats, es.format) ? evalSetFormats[es.format as keyof typeof evalSetFormats] : undefined;
   let evalsetOptions: unknown = {};
-  if (!fmt) {
-    problems.push(`evalset.format: unknown format "${cfg.evalset.format}"${didYouMean(cfg.evalset.format, fmtNames)} (known: ${fmtNames.join(', ')})`);
-  } else {
-    if (cfg.evalset.split !== undefined && !fmt.splits) {
-      problems.push(`evalset.split: format "${cfg.evalset.format}" has no splits; remove split`);
+  let evalsetPath = '';
+  let strataPath: string | undefined;
+  if (es) {
+    if (!fmt) {
+      problems.push(`evalset.format: unknown format "${es.format}"${didYouMean(es.format, fmtNames)} (known: ${fmtNames.join(', ')})`);
+    } else {
+      if (es.split !== undefined && !fmt.splits) problems.push(`evalset.split: format "${es.format}" has no splits; remove split`);
+      const r = (fmt.options as z.ZodType).safeParse(es.options);
+      if (r.success) evalsetOptions = r.data;
+      else problems.push(...zodProblems(r.error.issues, ['evalset', 'options'], (p) => keysOf(fmt.options as z.ZodType, p)));
     }
-    const r = (fmt.options as z.ZodType).safeParse(cfg.evalset.options);
-    if (r.success) evalsetOptions = r.data;
-    else problems.push(...zodProblems(r.error.issues, ['evalset', 'options'], (p) => keysOf(fmt.options as z.ZodType, p)));
+    evalsetPath = resolvePath(dir, es.path);
+    if (!existsSync(evalsetPath)) problems.push(`evalset.path: "${es.path}" does not exist (resolved against the config's folder to ${evalsetPath})`);
+    strataPath = es.strata === undefined ? undefined : resolvePath(dir, es.strata);
+    if (strataPath !== undefined && !existsSync(strataPath)) problems.push(`evalset.strata: "${es.strata}" does not exist (resolved to ${strataPath})`);
   }
-  const evalsetPath = resolvePath(dir, cfg.evalset.path);
-  if (!existsSync(evalsetPath)) problems.push(`evalset.path: "${cfg.evalset.path}" does not exist (resolved against the config's folder to ${evalsetPath})`);
-  const strataPath = cfg.evalset.strata === undefined ? undefined : resolvePath(dir, cfg.evalset.strata);
-  if (strataPath !== undefined && !existsSync(strataPath)) problems.push(`evalset.strata: "${cfg.evalset.strata}" does not exist (resolved to ${strataPath})`);
 
   // Measures: one canonical spelling each, no duplicates; a preset name expands in place.
   const measures: string[] = [];
-  cfg.measures.forEach((entry, i) => {
+  (cfg.measures ?? []).forEach((entry, i) => {
     for (const m of isMeasurePreset(entry) ? measurePresets[entry] : [entry]) addMeasure(m, i);
   });
   function addMeasure(m: string, i: number): void {
@@ -152,17 +196,17 @@ export function loadConfig(
   }
 
   // Systems: arms (retrieve nodes) and derived systems expanded into the plan; requirements met on this machine.
-  cfg.arms.forEach((arm, i) => {
-    if (!isArmKind(arm.kind)) return;
+  (cfg.arms ?? []).forEach((arm, i) => {
+    if (arm === undefined || !isArmKind(arm.kind)) return;
     for (const unmet of unmetRequirements(armFactories[arm.kind] as ArmFactory, env)) {
       problems.push(`arms[${i}]: ${arm.kind} ${unmet}, or remove arm "${arm.id}"`);
     }
   });
   const entries: PlanEntry[] = [
-    ...cfg.arms.map((a, i) => ({ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) })),
-    ...(cfg.systems ?? []).map((x, i) => ({ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) })),
+    ...(cfg.arms ?? []).flatMap((a, i) => (a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) }])),
+    ...(cfg.systems ?? []).flatMap((x, i) => (x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }])),
   ];
-  const built = buildPlan(entries, cfg.topK);
+  const built = buildPlan(entries, cfg.topK ?? 1000);
   problems.push(...built.problems);
   const plan = built.plan;
 
@@ -177,12 +221,14 @@ export function loadConfig(
       problems.push(`tune.measure: ${(err as Error).message}`);
     }
     if (plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
-    if (t.split !== undefined && fmt && !fmt.splits) problems.push(`tune.split: format "${cfg.evalset.format}" has no splits; use folds`);
-    if (t.split !== undefined && t.split === (cfg.evalset.split ?? 'test')) problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
+    if (t.split !== undefined && es && fmt && !fmt.splits) problems.push(`tune.split: format "${es.format}" has no splits; use folds`);
+    if (t.split !== undefined && t.split === (es?.split ?? 'test')) problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
   }
   const runIds = [...plan.systems.map((x) => x.id), ...(tune ? [...plan.groups.keys()].map((g) => `${g}.tuned`) : [])];
+  // An id whose entry has problems of its own is not reported again wherever it is named.
+  const declared = new Set(entries.map((e) => e.id));
   const runRef = (path: string, runId: string | undefined) => {
-    if (runId !== undefined && !runIds.includes(runId)) {
+    if (runId !== undefined && !runIds.includes(runId) && !declared.has(runId)) {
       problems.push(`${path}: "${runId}" is not a system id${didYouMean(runId, runIds)} (systems: ${runIds.length > 12 ? `${runIds.slice(0, 12).join(', ')}, ... ${runIds.length - 12} more` : runIds.join(', ')})`);
     }
   };
@@ -228,6 +274,7 @@ export function loadConfig(
   }
 
   if (problems.length > 0) throw new ConfigError(shown, problems);
+  if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
 
   // Where results go and what they are expected to be do not change the results, so they stay out of the hash.
   const hashed = { ...cfg, measures, output: undefined, cache: undefined, description: undefined, expect: undefined };

@@ -103,6 +103,8 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
   const byId = new Map<string, PlannedSystem>();
   const groups = new Map<string, string[]>();
   const entryIds = new Map<string, string>();
+  /** Ids of entries that failed to bind: naming them as an input is not a new problem. */
+  const failed = new Set<string>();
   for (const e of entries) {
     const first = entryIds.get(e.id);
     if (first !== undefined) {
@@ -110,6 +112,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
       continue;
     }
     entryIds.set(e.id, e.at);
+    failed.add(e.id);
     if (!isNodeKindName(e.node)) {
       const known = Object.keys(nodeKinds).filter((k) => k !== 'retrieve');
       problems.push(`${e.at}.kind: unknown system kind "${e.node}"${didYouMean(e.node, known)} (known: ${known.join(', ')}; arms go under arms:)`);
@@ -125,6 +128,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
       inputsOk = false;
       const group = groups.get(ref);
       if (group) problems.push(`${inputPath}[${i}]: "${ref}" is a grid of ${group.length} systems; name one of them (${group.slice(0, 3).join(', ')}${group.length > 3 ? ', ...' : ''})`);
+      else if (failed.has(ref)) return; // its own problems are reported where it is defined
       else if (entries.some((x) => x.id === ref)) problems.push(`${inputPath}[${i}]: "${ref}" is listed after this system; list systems after their inputs`);
       else problems.push(`${inputPath}[${i}]: "${ref}" is not a system id${didYouMean(ref, [...byId.keys()])}`);
     });
@@ -193,6 +197,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
       }
     }
     if (expanded > 1 && members.length > 0) groups.set(e.id, members);
+    if (members.length > 0) failed.delete(e.id);
   }
   return { plan: { systems, groups }, problems };
 }
