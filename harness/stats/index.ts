@@ -16,6 +16,8 @@ export {
   winTieLoss,
   type PairedTTestResult,
   type WilcoxonMethod,
+  type WilcoxonOptions,
+  type WilcoxonZeroMethod,
   type WilcoxonResult,
   type WinTieLoss,
 } from './paired.js';

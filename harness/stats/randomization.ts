@@ -1,12 +1,12 @@
 import { HarnessError } from '../errors.js';
 import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, lookupSum } from './draws.js';
-import { pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 
 export interface RandomizationOptions {
-  /** Monte Carlo sign flips B; when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
-  readonly permutations: number;
-  /** Seed of the sign-flip stream (see rng.ts). */
-  readonly seed: number;
+  /** Monte Carlo sign flips B (default 10,000); when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
+  readonly permutations?: number;
+  /** Seed of the sign-flip stream (see rng.ts); default 42, the config's. */
+  readonly seed?: number;
 }
 
 export interface RandomizationResult {
@@ -36,7 +36,7 @@ export interface RandomizationResult {
  * The result for a vector depends only on (d, permutations, seed): {@link randomizationTestMany} with the same
  * options returns the same p for it.
  */
-export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptions): RandomizationResult {
+export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptions = {}): RandomizationResult {
   const d = pairedDiffs('randomizationTest', a, b, 1);
   const [result] = randomizationOnGroup([d], opts);
   return result as RandomizationResult;
@@ -48,7 +48,7 @@ export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptio
  * the tests are positively dependent through the shared draws, which the family-wise corrections used here
  * (Holm, Hommel, Bonferroni, BY) tolerate). Results are in input order.
  */
-export function randomizationTestMany(diffs: readonly Vector[], opts: RandomizationOptions): RandomizationResult[] {
+export function randomizationTestMany(diffs: readonly Vector[], opts: RandomizationOptions = {}): RandomizationResult[] {
   const vectors = diffs.map((v, i) => {
     try {
       return toVector('randomizationTestMany', v, 1);
@@ -68,8 +68,8 @@ export function randomizationTestMany(diffs: readonly Vector[], opts: Randomizat
 
 /** All vectors have the same length n >= 1. */
 function randomizationOnGroup(vectors: readonly Float64Array[], opts: RandomizationOptions): RandomizationResult[] {
-  const permutations = positiveInt('randomizationTest', 'permutations', opts.permutations);
-  const seed = seedOf('randomizationTest', opts.seed);
+  const permutations = positiveInt('randomizationTest', 'permutations', opts.permutations ?? DEFAULT_DRAWS);
+  const seed = seedOf('randomizationTest', opts.seed ?? DEFAULT_SEED);
   const n = (vectors[0] as Float64Array).length;
   const chunks = chunkCount(n);
   const table = new Float64Array(chunks * 256);
