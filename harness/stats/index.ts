@@ -21,7 +21,15 @@ export {
   type WilcoxonResult,
   type WinTieLoss,
 } from './paired.js';
-export { randomizationTest, randomizationTestMany, type RandomizationOptions, type RandomizationResult } from './randomization.js';
+export {
+  randomizationCI,
+  randomizationCIMany,
+  randomizationTest,
+  randomizationTestMany,
+  type RandomizationCIOptions,
+  type RandomizationOptions,
+  type RandomizationResult,
+} from './randomization.js';
 export { createRng, Rng } from './rng.js';
 export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
 export type { Vector } from './input.js';
