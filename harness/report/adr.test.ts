@@ -79,7 +79,14 @@ describe('harness adr', () => {
     expect(adr).toContain(`\`ADOPT\`: ${data.gateResult?.reason}.`);
     expect(adr).toContain('[../../reports/fixture-study-01234567/report.md](../../reports/fixture-study-01234567/report.md)');
     expect(adr).toContain('```sh\nharness ablate --config configs/fixture-study.yaml\n```');
-    for (const w of data.warnings) expect(adr).toContain(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
+    // Only the warnings that bear on the gate become caveats; the others are counted, not copied.
+    for (const w of data.warnings) {
+      const line = `- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`;
+      if (w.gate) expect(adr).toContain(line);
+      else expect(adr).not.toContain(line);
+    }
+    expect(data.warnings.some((w) => !w.gate)).toBe(true);
+    expect(adr).toContain('none bearing on the gate');
 
     const table = evidenceTable(adr);
     expect(table[0]).toEqual([...EVIDENCE_COLUMNS]);
