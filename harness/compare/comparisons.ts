@@ -228,7 +228,9 @@ export function computeComparisons(
   for (const i of testable) {
     if (tested[i]?.p === null) continue;
     const f = (raw[i] as Raw).family;
-    byFamily.set(f, [...(byFamily.get(f) ?? []), i]);
+    const list = byFamily.get(f);
+    if (list) list.push(i);
+    else byFamily.set(f, [i]);
   }
   const correctionOf = (family: string): AdjustMethod | 'none' => (family === GATE_FAMILY ? gateCorrection(cfg.correction) : cfg.correction);
   const adjusted = new Map<number, number>();
@@ -282,7 +284,9 @@ export function computeComparisons(
     for (const i of withP) {
       // An enumerated test reports 2^n draws, and the interval enumerates again when given B = 2^n.
       const key = (tested[i] as Tested).permutations as number;
-      byDraws.set(key, [...(byDraws.get(key) ?? []), i]);
+      const list = byDraws.get(key);
+      if (list) list.push(i);
+      else byDraws.set(key, [i]);
     }
     for (const [draws, members] of byDraws) {
       const cis = randomizationCIMany(
