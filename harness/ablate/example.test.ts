@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -131,5 +131,27 @@ describe('the bundled example report', () => {
       data.comparisons.filter((c) => c.significant).map((c) => `${c.system} ${c.measure} ${c.stratum}`),
     );
     expect(clear.length).toBeGreaterThan(0);
+  });
+
+  it('harness compare on the same runs gives the same p-values to the last digit', async () => {
+    // The example's qrels and strata as TREC files: compare reads queries in id order, ablate in eval-set order.
+    const lines = readFileSync(join(PROJECT_ROOT, 'evalset/examples/alex-memory/queries.jsonl'), 'utf8').trim().split('\n');
+    const queries = lines.map((l) => JSON.parse(l) as { id: string; stratum: string; qrels: Record<string, number> });
+    const dir = join(work, 'compare');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'qrels.txt'), queries.flatMap((q) => Object.entries(q.qrels).map(([d, g]) => `${q.id} 0 ${d} ${g}`)).join('\n') + '\n');
+    writeFileSync(join(dir, 'strata.tsv'), queries.map((q) => `${q.id}\t${q.stratum}`).join('\n') + '\n');
+    const runs = ['bm25', 'fts5', 'fts5-plain'].map((id) => join(reportDir, 'runs', `${id}.trec`));
+    const r = await cli(['compare', ...runs, '--qrels', join(dir, 'qrels.txt'), '--strata', join(dir, 'strata.tsv'), '--baseline', 'bm25', '--measures', 'nDCG@10', 'RR', '--out', join(dir, 'out')]);
+    expect(r.code, r.out).toBe(0);
+    type Row = { stratum: string; measure: string; system: string; baseline: string; p: number | null; delta: number };
+    const compared = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { comparisons: Row[] }).comparisons;
+    const ablated = (JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { comparisons: Row[] }).comparisons;
+    expect(compared).toHaveLength(2 * 4 * 2);
+    for (const c of compared) {
+      const a = ablated.find((x) => x.stratum === c.stratum && x.measure === c.measure && x.system === c.system && x.baseline === c.baseline);
+      expect(a, `${c.system} ${c.measure} ${c.stratum}`).toBeDefined();
+      expect([c.delta, c.p]).toEqual([a?.delta, a?.p]);
+    }
   });
 });
