@@ -80,7 +80,8 @@ export function methodSentence(data: Pick<ReportData, 'compare' | 'families'>): 
         : 'one exploratory family per stratum (overall row its own family): every other compared pair x tested measure';
   const gate = data.families.find((f) => f.role === 'confirmatory');
   const gateText = gate
-    ? `The gate's comparisons are confirmatory: their own family of ${gate.size}, ${gate.correction}-corrected within itself (more permutations are drawn while a corrected p is within two standard errors of alpha). `
+    ? `The gate's comparisons are confirmatory: their own family of ${gate.size}, ${gate.correction}-corrected within itself` +
+      `${c.test === 'randomization' ? ' (more permutations are drawn while a corrected p is within two standard errors of alpha)' : ''}. `
     : '';
   const sizes = data.families.filter((f) => f.role === 'exploratory').map((f) => `${f.id}: ${f.size}`).join(', ');
   const correction = c.correction === 'none' ? 'no multiple-comparison correction' : `${c.correction} correction`;
