@@ -144,6 +144,21 @@ describe('renderers', () => {
     expect(renderMarkdown(one)).toContain('| a | bm25 | 0.5000 | 0.6000 | 0.8000 | 1.0000 |');
   });
 
+  it('an interval no shift can leave (too few permutations for the level) is unbounded, and renders as such', () => {
+    // 100 sign flips, 18 tests: the level alpha·p/p̃ needs fewer than one draw beyond the observed one.
+    const few = buildReportData(fixtureInput({ compare: { permutations: 100 } }));
+    const open = few.comparisons.filter((c) => c.ci[0] === null && c.ci[1] === null);
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.every((c) => !c.significant)).toBe(true);
+    expect(renderMarkdown(few)).toContain('[-inf, +inf]');
+    const html = renderHtml(few);
+    expect(html).not.toContain('NaN');
+    expect(html).not.toContain('Infinity');
+    expect(parseCsv(renderComparisonsCsv(few)).some((r) => r[9] === '-Infinity' && r[10] === 'Infinity')).toBe(true);
+    // report.json keeps them as null and reads back to the same renderings.
+    expect(JSON.parse(JSON.stringify(few)).comparisons).toEqual(few.comparisons);
+  });
+
   it('niceTicks: round steps covering the range', () => {
     // (1 - 0) / 5 = 0.2 is a round step; (0.35 + 0.25) / 5 = 0.12 rounds up to 0.2.
     expect(niceTicks(0, 1)).toEqual([0, 0.2, 0.4, 0.6, 0.8, 1]);
