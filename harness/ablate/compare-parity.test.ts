@@ -50,7 +50,7 @@ compare: { baseline: a, permutations: 2000, resamples: 2000, seed: 7 }
 
     const key = (c: ReportData['comparisons'][number]) => `${c.stratum} ${c.measure} ${c.baseline} ${c.system}`;
     const pick = (d: ReportData) =>
-      Object.fromEntries(d.comparisons.map((c) => [key(c), { base: c.baselineMean, sys: c.systemMean, p: c.p, pAdjusted: c.pAdjusted, ci: c.ci95 }]));
+      Object.fromEntries(d.comparisons.map((c) => [key(c), { base: c.baselineMean, sys: c.systemMean, p: c.p, pAdjusted: c.pAdjusted, ci: c.ci, ciLevel: c.ciLevel, role: c.role }]));
     expect(Object.keys(pick(ablation)).length).toBeGreaterThan(0);
     expect(pick(compared)).toEqual(pick(ablation));
   });

@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
+import { buildReportData } from '../report/build.js';
 import { chromiumAvailable, inspectReportPage } from '../report/testdata/chromium.js';
+import type { ReportData, ReportInput } from '../report/types.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 
 // The bundled example end to end: `harness ablate --config configs/example.yaml` into a temp folder, then the
@@ -85,5 +87,71 @@ describe('the bundled example report', () => {
     }
     expect(problems).toEqual([]);
     expect(statSync(shot).size).toBeGreaterThan(10_000);
+  });
+
+  it('the gate verdict and its p do not move when exploratory arms and measures are added or removed', () => {
+    const data = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ReportData;
+    const { name, configHash, evalset, runs, measures, queries, perQuery, compare, gate, command } = data;
+    const full: ReportInput = { name, configHash, evalset, runs, measures, queries, perQuery, compare, ...(gate ? { gate } : {}), command };
+    // Only the gate's two arms and its measure: 4 tests, the gate's family and nothing else.
+    const pick = (ids: string[], ms: string[]) =>
+      Object.fromEntries(ids.map((id) => [id, Object.fromEntries(ms.map((m) => [m, perQuery[id]?.[m] as readonly number[]]))]));
+    const minimal: ReportInput = { ...full, runs: runs.filter((r) => r.id === 'bm25' || r.id === 'fts5'), measures: ['nDCG@10'], perQuery: pick(['bm25', 'fts5'], ['nDCG@10']) };
+    // Two more exploratory arms and three more measures (synthetic values: only the gate's numbers matter here).
+    const extraMeasures = ['P@5', 'nDCG@5', 'Success@5'];
+    const derive = (v: readonly number[], k: number) => v.map((x, i) => Math.min(1, Math.max(0, x * (0.5 + 0.1 * k) + ((i * 7) % 5) * 0.01)));
+    const extended: ReportInput = {
+      ...full,
+      runs: [...runs, { id: 'extra-a', kind: 'fake', fingerprint: 'a' }, { id: 'extra-b', kind: 'fake', fingerprint: 'b' }],
+      measures: [...measures, ...extraMeasures],
+      perQuery: Object.fromEntries(
+        [...runs.map((r) => r.id), 'extra-a', 'extra-b'].map((id, j) => {
+          const source = perQuery[id] ?? (perQuery[j % 2 === 0 ? 'bm25' : 'fts5-plain'] as Record<string, readonly number[]>);
+          const own = Object.fromEntries(measures.map((m) => [m, id in perQuery ? (source[m] as readonly number[]) : derive(source[m] as readonly number[], j)]));
+          return [id, { ...own, ...Object.fromEntries(extraMeasures.map((m, k) => [m, derive(source['R@10'] as readonly number[], k)])) }];
+        }),
+      ),
+    };
+    const reports = [minimal, full, extended].map(buildReportData);
+    const exploratory = reports.map((r) => r.comparisons.filter((c) => c.role === 'exploratory').length);
+    // pairs x strata x tested measures, less the gate's 4: 1 x 4 x 1 - 4, 3 x 4 x 5 - 4, 5 x 4 x 8 - 4.
+    expect(exploratory).toEqual([0, 56, 156]);
+    const gates = reports.map((r) => ({ result: r.gateResult, comparisons: r.comparisons.filter((c) => c.role === 'confirmatory') }));
+    // With every comparison in one family the shipped config said INCONCLUSIVE and the two-arm one REJECT.
+    expect(gates[1]?.result?.verdict).toBe('REJECT');
+    expect(gates[1]?.comparisons).toHaveLength(4);
+    expect(gates[0]).toEqual(gates[1]);
+    expect(gates[2]).toEqual(gates[1]);
+  });
+
+  it('every interval agrees with its test: a bar clear of zero is a significant comparison, and only then', () => {
+    const data = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ReportData;
+    const clear = data.comparisons.filter((c) => (c.ci[0] !== null && c.ci[0] > 0) || (c.ci[1] !== null && c.ci[1] < 0));
+    expect(clear.map((c) => `${c.system} ${c.measure} ${c.stratum}`)).toEqual(
+      data.comparisons.filter((c) => c.significant).map((c) => `${c.system} ${c.measure} ${c.stratum}`),
+    );
+    expect(clear.length).toBeGreaterThan(0);
+  });
+
+  it('harness compare on the same runs gives the same p-values to the last digit', async () => {
+    // The example's qrels and strata as TREC files: compare reads queries in id order, ablate in eval-set order.
+    const lines = readFileSync(join(PROJECT_ROOT, 'evalset/examples/alex-memory/queries.jsonl'), 'utf8').trim().split('\n');
+    const queries = lines.map((l) => JSON.parse(l) as { id: string; stratum: string; qrels: Record<string, number> });
+    const dir = join(work, 'compare');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'qrels.txt'), queries.flatMap((q) => Object.entries(q.qrels).map(([d, g]) => `${q.id} 0 ${d} ${g}`)).join('\n') + '\n');
+    writeFileSync(join(dir, 'strata.tsv'), queries.map((q) => `${q.id}\t${q.stratum}`).join('\n') + '\n');
+    const runs = ['bm25', 'fts5', 'fts5-plain'].map((id) => join(reportDir, 'runs', `${id}.trec`));
+    const r = await cli(['compare', ...runs, '--qrels', join(dir, 'qrels.txt'), '--strata', join(dir, 'strata.tsv'), '--baseline', 'bm25', '--measures', 'nDCG@10', 'RR', '--out', join(dir, 'out')]);
+    expect(r.code, r.out).toBe(0);
+    type Row = { stratum: string; measure: string; system: string; baseline: string; p: number | null; delta: number };
+    const compared = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { comparisons: Row[] }).comparisons;
+    const ablated = (JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as { comparisons: Row[] }).comparisons;
+    expect(compared).toHaveLength(2 * 4 * 2);
+    for (const c of compared) {
+      const a = ablated.find((x) => x.stratum === c.stratum && x.measure === c.measure && x.system === c.system && x.baseline === c.baseline);
+      expect(a, `${c.system} ${c.measure} ${c.stratum}`).toBeDefined();
+      expect([c.delta, c.p]).toEqual([a?.delta, a?.p]);
+    }
   });
 });

@@ -66,9 +66,14 @@ describe('harness compare', () => {
     expect(rr('para')?.delta).toBeCloseTo(0.5 / 3, 12); // only q6 differs: 0.5 - 0
     expect([rr('para')?.wins, rr('para')?.ties, rr('para')?.losses]).toEqual([1, 2, 0]);
     expect(rr('all')?.delta).toBeCloseTo((3 * 0.5 + 0.5) / 6, 12);
-    expect(data.families).toEqual([{ id: 'randomization', size: 6 }]); // 1 pair x 3 strata x 2 measures
+    expect(data.families).toEqual([{ id: 'randomization', size: 6, role: 'exploratory', correction: 'holm' }]); // 1 pair x 3 strata x 2 measures
+    // Every qrels line has grade 1: a relevant-only qrels, said once instead of judged-holes per run.
+    expect(data.evalset.qrelsJudgesNonRelevant).toBe(false);
+    expect(data.warnings.map((w) => w.code)).toContain('qrels-relevant-only');
     const summary = await readFile(join(root, 'out', 'summary.csv'), 'utf8');
-    expect(summary.split('\n')[0]).toBe('stratum,n,run,measure,mean,baseline,delta,ci95Lo,ci95Hi,test,p,pAdjusted,family,significant,dz,wins,ties,losses,mde');
+    expect(summary.split('\n')[0]).toBe(
+      'stratum,n,run,measure,mean,baseline,delta,role,ciLo,ciHi,ciLevel,test,p,permutations,pMcse,pAdjusted,nearAlpha,family,significant,dz,wins,ties,losses,mde',
+    );
     expect(summary).toContain('exact,3,B,P@1,1,A,1,');
     for (const f of ['report.md', 'report.html', 'report.tex', 'per-query.csv', 'comparisons.csv']) {
       expect((await readFile(join(root, 'out', f), 'utf8')).length).toBeGreaterThan(0);
@@ -81,7 +86,7 @@ describe('harness compare', () => {
     const md = io.stdout.join('');
     expect(md).toContain('# Report: compare');
     expect(md).toContain('### all, n = 6');
-    expect(md).toContain('| A | B | RR | 0.4167 | 0.7500 | -0.3333 |'); // (5 x 0.5) / 6 vs (3 + 1.5) / 6
+    expect(md).toContain('| A | B | RR | exploratory | 0.4167 | 0.7500 | -0.3333 |'); // (5 x 0.5) / 6 vs (3 + 1.5) / 6
   });
 
   it('harness report re-renders the folder; errors are exit 2 with the file named', async () => {

@@ -1,15 +1,19 @@
+import { compareIds } from '../metrics/index.js';
 import {
   adjustPValues,
-  bootstrapCIMany,
+  bootstrapCI,
   cohensDz,
   minimumDetectableEffect,
   pairedTTest,
+  randomizationCIMany,
   randomizationTestMany,
+  studentTQuantile,
   wilcoxonSignedRank,
   winTieLoss,
+  type AdjustMethod,
 } from '../stats/index.js';
 import type { CompareConfig } from '../report/config.js';
-import type { Comparison, FamilyInfo } from '../report/types.js';
+import type { Comparison, ComparisonRole, FamilyInfo } from '../report/types.js';
 
 /** One ordered pair: `system` is compared against `baseline` (delta = system − baseline). */
 export interface Pair {
@@ -51,7 +55,7 @@ export function comparisonPairs(runIds: readonly string[], baseline: string, all
   return pairs;
 }
 
-/** The family a comparison belongs to under `family` (see `compareSchema.family`). */
+/** The exploratory family a comparison belongs to under `family` (see `compareSchema.family`). */
 export function familyId(cfg: CompareConfig, stratum: string, measure: string): string {
   switch (cfg.family) {
     case 'per-test':
@@ -85,135 +89,261 @@ function finiteOrNull(x: number): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
+/** Family id of the gate's confirmatory comparisons. */
+export const GATE_FAMILY = 'gate';
+
 /**
- * The exact Wilcoxon distribution holds only for distinct non-zero |d|; scipy's `auto` picks it for n <= 50 under
- * that condition and the tie-corrected normal approximation otherwise. We follow the same rule.
+ * The confirmatory test a config declares through its gate: `pair` on `measure` in each of `strata` (the
+ * overall row, plus every stratum under the no-loss rules). These comparisons form their own family.
  */
-function wilcoxonMethod(diffs: Float64Array): 'exact' | 'approx' {
-  if (diffs.length > 50) return 'approx';
-  const seen = new Set<number>();
-  for (let i = 0; i < diffs.length; i++) {
-    const a = Math.abs(diffs[i] as number);
-    if (a === 0 || seen.has(a)) return 'approx';
-    seen.add(a);
-  }
-  return 'exact';
+export interface ConfirmatorySpec {
+  readonly pair: Pair;
+  readonly measure: string;
+  readonly strata: readonly string[];
 }
 
-/** p of the t or Wilcoxon test; the randomization test runs batched in {@link computeComparisons}. */
-function pValue(test: 't' | 'wilcoxon', base: Float64Array, sys: Float64Array, diffs: Float64Array): number | null {
-  if (base.length < 2) return null;
-  if (test === 't') return finiteOrNull(pairedTTest(base, sys).p);
-  return wilcoxonSignedRank(base, sys, { method: wilcoxonMethod(diffs) }).p;
+/**
+ * The gate is a claim about each of its comparisons, so it needs family-wise control: Holm, Bonferroni and
+ * Hommel are used as configured; `bh`, `by` (false discovery rate) and `none` fall back to Holm for the gate.
+ */
+export function gateCorrection(correction: CompareConfig['correction']): AdjustMethod {
+  return correction === 'bonferroni' || correction === 'hommel' || correction === 'holm' ? correction : 'holm';
+}
+
+/** The gate's Monte Carlo draws grow tenfold, up to this factor, while a corrected p is within its error of alpha. */
+export const GATE_MAX_DRAW_FACTOR = 100;
+
+/** A corrected p within this many Monte Carlo standard errors of alpha could fall on either side with other draws. */
+export const NEAR_ALPHA_SE = 2;
+
+interface Tested {
+  p: number | null;
+  /** Sign flips behind a randomization p (2^n when enumerated); null for the t and Wilcoxon tests. */
+  permutations: number | null;
+  exact: boolean;
+}
+
+function testOthers(test: 't' | 'wilcoxon', d: Float64Array): Tested {
+  const zeros = new Float64Array(d.length);
+  const p = test === 't' ? finiteOrNull(pairedTTest(zeros, d).p) : wilcoxonSignedRank(zeros, d).p;
+  return { p, permutations: null, exact: test === 'wilcoxon' };
+}
+
+function randomizationAt(diffs: readonly Float64Array[], permutations: number, seed: number): Tested[] {
+  return randomizationTestMany(diffs, { permutations, seed }).map((r) => ({ p: r.p, permutations: r.permutations, exact: r.exact }));
+}
+
+/** Monte Carlo standard error of a randomization p, √(p(1 − p)/B); 0 when the p was enumerated exactly. */
+function mcse(t: Tested): number | null {
+  if (t.p === null || t.permutations === null) return null;
+  return t.exact ? 0 : Math.sqrt((t.p * (1 - t.p)) / t.permutations);
 }
 
 /**
  * Every paired comparison of a report: for each pair, stratum and tested measure, the two means, the mean
- * difference (system − baseline) with its seeded bootstrap 95% CI, the configured test's p, the p corrected
- * within its family, Cohen's d_z, win/tie/loss counts and the minimum detectable effect.
+ * difference (system − baseline), the configured test's p, the p corrected within its family, the interval
+ * that agrees with that decision, Cohen's d_z, win/tie/loss counts and the minimum detectable effect.
  *
- * All random draws use `cfg.seed`, so the same input gives the same numbers everywhere. A comparison whose
- * p does not exist (fewer than two queries) is left out of every family and is never significant.
+ * - **Families.** The gate's comparisons (`confirmatory`) are one family, corrected within itself by
+ *   {@link gateCorrection}; every other comparison is exploratory, in the families `cfg.family` defines, corrected
+ *   by `cfg.correction`. Adding an arm or a measure therefore never moves a gate p, interval or verdict.
+ * - **Order.** Each stratum's queries are taken in query-id order ({@link compareIds}) before any draw, so the
+ *   numbers do not depend on the order a runner or a qrels file listed the queries in.
+ * - **Interval.** At level 1 − α·p/p̃ (p̃ the corrected p, so Bonferroni gives the simultaneous 1 − α/m),
+ *   by inverting the test: the sign-flip test with the same draws ({@link randomizationCIMany}) or the t-test;
+ *   0 lies outside exactly when the comparison is significant. The Wilcoxon test has no mean-difference
+ *   interval to invert, so it gets the bootstrap (`cfg.ciMethod`) at that level, which agrees only approximately.
+ * - **MDE** at the family's first corrected threshold α/m with power `cfg.power`.
+ * - **Monte Carlo error.** Each randomization p carries √(p(1 − p)/B). While a gate p corrected is within
+ *   {@link NEAR_ALPHA_SE} errors of alpha, the gate family is redrawn with ten times the sign flips (the first B
+ *   draws are the same), up to {@link GATE_MAX_DRAW_FACTOR}·B; `nearAlpha` flags what remains.
  *
- * @param perQuery run -> measure -> values aligned with the report's query list.
+ * A comparison whose p does not exist (fewer than two queries) is left out of every family and is never
+ * significant. All draws use `cfg.seed`, so the same input gives the same numbers everywhere.
+ *
+ * @param perQuery run -> measure -> values aligned with `queryIds`.
  */
 export function computeComparisons(
   perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>,
+  queryIds: readonly string[],
   pairs: readonly Pair[],
   strata: readonly StratumIndex[],
   measures: readonly string[],
   cfg: CompareConfig,
+  gate?: ConfirmatorySpec,
 ): { comparisons: Comparison[]; families: FamilyInfo[] } {
-  const raw: Omit<Comparison, 'p' | 'pAdjusted' | 'significant' | 'ci95'>[] = [];
-  const pOf: (number | null)[] = [];
-  const allDiffs: Float64Array[] = [];
+  interface Raw {
+    readonly stratum: string;
+    readonly measure: string;
+    readonly pair: Pair;
+    readonly role: ComparisonRole;
+    readonly family: string;
+    readonly base: Float64Array;
+    readonly sys: Float64Array;
+    readonly d: Float64Array;
+  }
+  const raw: Raw[] = [];
   for (const stratum of strata) {
+    const ordered = [...stratum.indices].sort((i, j) => compareIds(queryIds[i] as string, queryIds[j] as string));
     for (const measure of measures) {
       for (const pair of pairs) {
-        const base = pick(valuesOf(perQuery, pair.baseline, measure), stratum.indices);
-        const sys = pick(valuesOf(perQuery, pair.system, measure), stratum.indices);
-        const n = base.length;
-        const diffs = new Float64Array(n);
-        for (let i = 0; i < n; i++) diffs[i] = (sys[i] as number) - (base[i] as number);
-        allDiffs.push(diffs);
-        pOf.push(cfg.test === 'randomization' ? null : pValue(cfg.test, base, sys, diffs));
-        const delta = mean(diffs);
-        const wtl = winTieLoss(base, sys);
+        const base = pick(valuesOf(perQuery, pair.baseline, measure), ordered);
+        const sys = pick(valuesOf(perQuery, pair.system, measure), ordered);
+        const d = new Float64Array(base.length);
+        for (let i = 0; i < d.length; i++) d[i] = (sys[i] as number) - (base[i] as number);
+        const confirmatory =
+          gate !== undefined &&
+          gate.measure === measure &&
+          gate.pair.baseline === pair.baseline &&
+          gate.pair.system === pair.system &&
+          gate.strata.includes(stratum.id);
         raw.push({
           stratum: stratum.id,
           measure,
-          baseline: pair.baseline,
-          system: pair.system,
-          n,
-          baselineMean: mean(base),
-          systemMean: mean(sys),
-          delta,
-          test: cfg.test,
-          family: familyId(cfg, stratum.id, measure),
-          dz: n >= 2 ? finiteOrNull(cohensDz(base, sys)) : null,
-          wins: wtl.wins,
-          ties: wtl.ties,
-          losses: wtl.losses,
-          mde: n >= 2 ? minimumDetectableEffect(n, sd(diffs, delta), { alpha: cfg.alpha, power: cfg.power }) : null,
+          pair,
+          role: confirmatory ? 'confirmatory' : 'exploratory',
+          family: confirmatory ? GATE_FAMILY : familyId(cfg, stratum.id, measure),
+          base,
+          sys,
+          d,
         });
       }
     }
   }
-  // One batched call each: the same sign flips and resample indices serve every comparison over the same
-  // queries, which is what makes a 1,000-comparison family fast; each p and CI equals its single-call value.
-  const testable = allDiffs.map((d, i) => ({ d, i })).filter((x) => x.d.length >= 2);
-  const cis = bootstrapCIMany(
-    testable.map((x) => x.d),
-    { resamples: cfg.resamples, seed: cfg.seed, level: 0.95, method: cfg.ciMethod },
-  );
-  const ciOf = new Map<number, readonly [number, number]>();
-  testable.forEach((x, k) => ciOf.set(x.i, [(cis[k] as { lo: number }).lo, (cis[k] as { hi: number }).hi]));
+  const testable = raw.map((_, i) => i).filter((i) => (raw[i] as Raw).d.length >= 2);
+  const tested: Tested[] = raw.map(() => ({ p: null, permutations: null, exact: false }));
   if (cfg.test === 'randomization') {
-    const ps = randomizationTestMany(
-      testable.map((x) => x.d),
-      { permutations: cfg.permutations, seed: cfg.seed },
+    // One batched call: the same sign flips serve every comparison over the same number of queries.
+    const ps = randomizationAt(
+      testable.map((i) => (raw[i] as Raw).d),
+      cfg.permutations,
+      cfg.seed,
     );
-    testable.forEach((x, k) => {
-      pOf[x.i] = (ps[k] as { p: number }).p;
-    });
+    testable.forEach((i, k) => (tested[i] = ps[k] as Tested));
+  } else {
+    for (const i of testable) tested[i] = testOthers(cfg.test, (raw[i] as Raw).d);
   }
-  const adjusted = new Map<number, number>();
-  const families: FamilyInfo[] = [];
+
   const byFamily = new Map<string, number[]>();
-  raw.forEach((c, i) => {
-    if (pOf[i] === null) return;
-    const list = byFamily.get(c.family) ?? [];
-    list.push(i);
-    byFamily.set(c.family, list);
-  });
-  for (const [id, members] of byFamily) {
-    const ps = members.map((i) => pOf[i] as number);
-    const adj = cfg.correction === 'none' ? ps : adjustPValues(ps, cfg.correction);
-    members.forEach((i, k) => adjusted.set(i, adj[k] as number));
-    families.push({ id, size: members.length });
+  for (const i of testable) {
+    if (tested[i]?.p === null) continue;
+    const f = (raw[i] as Raw).family;
+    const list = byFamily.get(f);
+    if (list) list.push(i);
+    else byFamily.set(f, [i]);
   }
+  const correctionOf = (family: string): AdjustMethod | 'none' => (family === GATE_FAMILY ? gateCorrection(cfg.correction) : cfg.correction);
+  const adjusted = new Map<number, number>();
+  const adjust = (family: string, members: readonly number[]): void => {
+    const ps = members.map((i) => tested[i]?.p as number);
+    const method = correctionOf(family);
+    const adj = method === 'none' ? ps : Array.from(adjustPValues(ps, method));
+    members.forEach((i, k) => adjusted.set(i, adj[k] as number));
+  };
+  const nearAlpha = (i: number): boolean => {
+    const t = tested[i] as Tested;
+    const se = mcse(t);
+    const pAdj = adjusted.get(i);
+    if (se === null || se === 0 || pAdj === undefined || t.p === null || t.p === 0) return false;
+    return Math.abs(pAdj - cfg.alpha) <= NEAR_ALPHA_SE * se * (pAdj / t.p);
+  };
+  for (const [family, members] of byFamily) adjust(family, members);
+  const gateMembers = byFamily.get(GATE_FAMILY) ?? [];
+  if (cfg.test === 'randomization') {
+    let draws = cfg.permutations;
+    while (gateMembers.some(nearAlpha) && draws * 10 <= cfg.permutations * GATE_MAX_DRAW_FACTOR) {
+      draws *= 10;
+      const ps = randomizationAt(
+        gateMembers.map((i) => (raw[i] as Raw).d),
+        draws,
+        cfg.seed,
+      );
+      gateMembers.forEach((i, k) => (tested[i] = ps[k] as Tested));
+      adjust(GATE_FAMILY, gateMembers);
+    }
+  }
+
+  const families: FamilyInfo[] = [...byFamily].map(([id, members]) => ({
+    id,
+    size: members.length,
+    role: id === GATE_FAMILY ? 'confirmatory' : 'exploratory',
+    correction: correctionOf(id),
+  }));
+  const sizeOf = new Map(families.map((f) => [f.id, f.size]));
+  // Level of each comparison's interval: the alpha its own p is held to after correction.
+  const levelAlpha = (i: number): number => {
+    const p = tested[i]?.p as number;
+    const pAdj = adjusted.get(i) as number;
+    const m = sizeOf.get((raw[i] as Raw).family) ?? 1;
+    return p > 0 && pAdj > 0 ? (cfg.alpha * p) / pAdj : cfg.alpha / m;
+  };
+  const ciOf = new Map<number, readonly [number | null, number | null]>();
+  const withP = testable.filter((i) => adjusted.has(i));
+  if (cfg.test === 'randomization') {
+    const byDraws = new Map<number, number[]>();
+    for (const i of withP) {
+      // An enumerated test reports 2^n draws, and the interval enumerates again when given B = 2^n.
+      const key = (tested[i] as Tested).permutations as number;
+      const list = byDraws.get(key);
+      if (list) list.push(i);
+      else byDraws.set(key, [i]);
+    }
+    for (const [draws, members] of byDraws) {
+      const cis = randomizationCIMany(
+        members.map((i) => (raw[i] as Raw).d),
+        members.map(levelAlpha),
+        { permutations: draws, seed: cfg.seed },
+      );
+      members.forEach((i, k) => ciOf.set(i, cis[k] as readonly [number | null, number | null]));
+    }
+  } else {
+    for (const i of withP) {
+      const d = (raw[i] as Raw).d;
+      const a = levelAlpha(i);
+      if (cfg.test === 't') {
+        const m = mean(d);
+        const half = (studentTQuantile(1 - a / 2, d.length - 1) * sd(d, m)) / Math.sqrt(d.length);
+        ciOf.set(i, [m - half, m + half]);
+      } else {
+        const r = bootstrapCI(d, { resamples: cfg.resamples, seed: cfg.seed, level: 1 - a, method: cfg.ciMethod });
+        ciOf.set(i, [r.lo, r.hi]);
+      }
+    }
+  }
+
   const comparisons = raw.map((c, i): Comparison => {
+    const n = c.d.length;
+    const delta = mean(c.d);
+    const wtl = winTieLoss(c.base, c.sys);
+    const t = tested[i] as Tested;
     const pAdjusted = adjusted.get(i) ?? null;
+    const m = sizeOf.get(c.family) ?? 1;
+    const firstThreshold = correctionOf(c.family) === 'none' ? cfg.alpha : cfg.alpha / m;
     return {
       stratum: c.stratum,
       measure: c.measure,
-      baseline: c.baseline,
-      system: c.system,
-      n: c.n,
-      baselineMean: c.baselineMean,
-      systemMean: c.systemMean,
-      delta: c.delta,
-      ci95: ciOf.get(i) ?? [c.delta, c.delta],
-      test: c.test,
-      p: pOf[i] ?? null,
+      baseline: c.pair.baseline,
+      system: c.pair.system,
+      n,
+      baselineMean: mean(c.base),
+      systemMean: mean(c.sys),
+      delta,
+      role: c.role,
+      ci: ciOf.get(i) ?? [delta, delta],
+      ciLevel: pAdjusted === null ? null : 1 - levelAlpha(i),
+      test: cfg.test,
+      p: t.p,
+      permutations: t.permutations,
+      pMcse: mcse(t),
       pAdjusted,
+      nearAlpha: nearAlpha(i),
       family: c.family,
       significant: pAdjusted !== null && pAdjusted < cfg.alpha,
-      dz: c.dz,
-      wins: c.wins,
-      ties: c.ties,
-      losses: c.losses,
-      mde: c.mde,
+      dz: n >= 2 ? finiteOrNull(cohensDz(c.base, c.sys)) : null,
+      wins: wtl.wins,
+      ties: wtl.ties,
+      losses: wtl.losses,
+      mde: n >= 2 ? minimumDetectableEffect(n, sd(c.d, delta), { alpha: firstThreshold, power: cfg.power }) : null,
     };
   });
   return { comparisons, families };

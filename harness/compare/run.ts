@@ -100,7 +100,14 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
   const strataCounts: Record<string, number> = {};
   for (const q of queries) strataCounts[q.stratum] = (strataCounts[q.stratum] ?? 0) + 1;
   const judgedDocs = new Set<string>();
-  for (const docs of qrels.values()) for (const d of docs.keys()) judgedDocs.add(d);
+  // A grade below the relevance level (trec_eval's default 1) means the qrels judge non-relevant documents too.
+  let judgesNonRelevant = false;
+  for (const docs of qrels.values()) {
+    for (const [d, grade] of docs) {
+      judgedDocs.add(d);
+      if (grade < 1) judgesNonRelevant = true;
+    }
+  }
   notes.push(`documents counts the ${judgedDocs.size} distinct judged documents (no corpus is read by compare)`);
   const qrelsFingerprint = shortHash(await readFile(qrelsPath));
   const parsed = compareSchema.safeParse(files.compare ?? {});
@@ -134,6 +141,7 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
       strata: strataCounts,
       notes,
       qrelsSource: 'gold',
+      qrelsJudgesNonRelevant: judgesNonRelevant,
     },
     runs,
     measures: measureNames,

@@ -6,6 +6,7 @@ import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
 import { EVIDENCE_COLUMNS, kebabTitle, nextAdrNumber } from './adr.js';
+import { fmtLevel } from './format.js';
 import { fixtureInput } from './testdata/fixture.js';
 import type { ReportData } from './types.js';
 import { writeReport } from './write.js';
@@ -78,7 +79,14 @@ describe('harness adr', () => {
     expect(adr).toContain(`\`ADOPT\`: ${data.gateResult?.reason}.`);
     expect(adr).toContain('[../../reports/fixture-study-01234567/report.md](../../reports/fixture-study-01234567/report.md)');
     expect(adr).toContain('```sh\nharness ablate --config configs/fixture-study.yaml\n```');
-    for (const w of data.warnings) expect(adr).toContain(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
+    // Only the warnings that bear on the gate become caveats; the others are counted, not copied.
+    for (const w of data.warnings) {
+      const line = `- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`;
+      if (w.gate) expect(adr).toContain(line);
+      else expect(adr).not.toContain(line);
+    }
+    expect(data.warnings.some((w) => !w.gate)).toBe(true);
+    expect(adr).toContain('none bearing on the gate');
 
     const table = evidenceTable(adr);
     expect(table[0]).toEqual([...EVIDENCE_COLUMNS]);
@@ -99,12 +107,15 @@ describe('harness adr', () => {
       expect(Math.abs(num(bMean) - c.baselineMean)).toBeLessThanOrEqual(0.00005 + 1e-12);
       expect(Math.abs(num(sMean) - c.systemMean)).toBeLessThanOrEqual(0.00005 + 1e-12);
       expect(Math.abs(num(delta) - c.delta)).toBeLessThanOrEqual(0.00005 + 1e-12);
-      const [lo, hi] = ci.slice(1, -1).split(', ').map(Number) as [number, number];
-      expect(Math.abs(lo - c.ci95[0])).toBeLessThanOrEqual(0.00005 + 1e-12);
-      expect(Math.abs(hi - c.ci95[1])).toBeLessThanOrEqual(0.00005 + 1e-12);
+      // `[lo, hi] (level%)`
+      const [bounds, level] = ci.split(' (') as [string, string];
+      const [lo, hi] = bounds.slice(1, -1).split(', ').map(Number) as [number, number];
+      expect(Math.abs(lo - (c.ci[0] as number))).toBeLessThanOrEqual(0.00005 + 1e-12);
+      expect(Math.abs(hi - (c.ci[1] as number))).toBeLessThanOrEqual(0.00005 + 1e-12);
+      expect(level).toBe(`${fmtLevel(c.ciLevel)})`);
       if (p !== '<0.0001') expect(Math.abs(Number(p) - (c.pAdjusted as number))).toBeLessThanOrEqual(0.00005 + 1e-12);
       // ... and character for character what report.md prints for the same comparison.
-      const mdRow = `| ${system} | ${baseline} | ${measure} | ${sMean} | ${bMean} | ${delta} | ${ci} | `;
+      const mdRow = `| ${system} | ${baseline} | ${measure} | ${r[11]} | ${sMean} | ${bMean} | ${delta} | ${bounds} | ${level.slice(0, -1)} | `;
       expect(reportMd, mdRow).toContain(mdRow);
     }
   });

@@ -1,5 +1,5 @@
-import { fmtCI, fmtDelta, fmtMean, fmtP, fmtWtl } from './format.js';
-import { methodSentence, primaryMeasure } from './select.js';
+import { fmtCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from './format.js';
+import { gateSentence, methodSentence, primaryMeasure, roleLabel } from './select.js';
 import type { Comparison, ReportData } from './types.js';
 
 /** `Use RRF over BM25 + MiniLM!` -> `use-rrf-over-bm25-minilm`; at most 60 characters, cut at a word edge. */
@@ -45,14 +45,16 @@ export const EVIDENCE_COLUMNS = [
   'baseline mean',
   'system mean',
   'delta',
-  '95% CI',
+  'CI (level)',
   'p (corrected)',
   'W/T/L',
+  'role',
 ] as const;
 
 /**
- * The comparisons an ADR quotes: with a gate, its pair on every tested measure (the gate's measure first);
- * without one, every run against the baseline on the primary measure. Strata in report order.
+ * The comparisons an ADR quotes: with a gate, its pair on every tested measure (the gate's measure first, whose
+ * rows are the confirmatory ones; the others are exploratory and labelled so); without one, every run against
+ * the baseline on the primary measure. Strata in report order.
  */
 export function evidenceRows(data: ReportData): Comparison[] {
   const g = data.gateResult?.config;
@@ -120,22 +122,32 @@ export function renderAdr(data: ReportData, opts: AdrOptions): string {
       '',
       `\`${g.verdict}\`: ${g.reason}.`,
       '',
+      gateSentence(data),
+      '',
     );
   }
   L.push('### Consequences', '');
-  if (data.warnings.length === 0) L.push('- No caveats: the report derived no warnings.');
-  else for (const w of data.warnings) L.push(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
+  // Only caveats that bear on the verdict; the report lists the rest.
+  const caveats = g ? data.warnings.filter((w) => w.gate) : data.warnings;
+  if (caveats.length === 0) L.push(g ? '- No caveat bears on the gate.' : '- No caveats: the report derived no warnings.');
+  else for (const w of caveats) L.push(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
+  const others = data.warnings.length - caveats.length;
+  if (others > 0) L.push(`- The report lists ${others} more warning${others === 1 ? '' : 's'} about exploratory comparisons or the eval set, none bearing on the gate.`);
   L.push('');
 
   L.push('## Evidence', '');
   L.push(`Report: [${opts.reportLink}/report.md](${opts.reportLink}/report.md)`, '');
-  L.push(`| ${EVIDENCE_COLUMNS.join(' | ')} |`, '| --- | --: | --- | --- | --- | --: | --: | --: | --- | --: | --- |');
+  L.push(`| ${EVIDENCE_COLUMNS.join(' | ')} |`, '| --- | --: | --- | --- | --- | --: | --: | --: | --- | --: | --- | --- |');
   for (const c of evidenceRows(data)) {
     L.push(
-      `| ${[c.stratum, String(c.n), c.measure, c.baseline, c.system, fmtMean(c.baselineMean), fmtMean(c.systemMean), c.significant ? `**${fmtDelta(c.delta)}**` : fmtDelta(c.delta), fmtCI(c.ci95), fmtP(c.pAdjusted), fmtWtl(c)].join(' | ')} |`,
+      `| ${[c.stratum, String(c.n), c.measure, c.baseline, c.system, fmtMean(c.baselineMean), fmtMean(c.systemMean), c.significant ? `**${fmtDelta(c.delta)}**` : fmtDelta(c.delta), `${fmtCI(c.ci)} (${fmtLevel(c.ciLevel)})`, fmtP(c.pAdjusted), fmtWtl(c), roleLabel(c)].join(' | ')} |`,
     );
   }
-  L.push('', `p is ${data.compare.correction}-corrected within its family; bold deltas are significant at alpha ${data.compare.alpha}.`, '');
+  L.push(
+    '',
+    `p is corrected within its family: the gate's rows within the gate's own family, the exploratory rows within theirs. Bold means significant (corrected p < ${data.compare.alpha}) and nothing else; an interval excludes 0 exactly when its row is significant.`,
+    '',
+  );
   L.push('Regenerate the evidence with:', '', '```sh', data.command, '```', '');
   return L.join('\n');
 }

@@ -101,7 +101,17 @@ export function buildReportData(input: ReportInput): ReportData {
     input.compare.allPairs,
     input.gate && gateBaseline ? { baseline: gateBaseline, system: input.gate.candidate } : undefined,
   );
-  const { comparisons, families } = computeComparisons(input.perQuery, pairs, strata, testedMeasures, input.compare);
+  const gateStrata =
+    input.gate === undefined ? [] : input.gate.rule === 'gain-overall' || strata.length === 1 ? [(strata[strata.length - 1] as StratumIndex).id] : strata.map((s) => s.id);
+  const { comparisons, families } = computeComparisons(
+    input.perQuery,
+    input.queries.map((q) => q.id),
+    pairs,
+    strata,
+    testedMeasures,
+    input.compare,
+    input.gate && gateBaseline ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata } : undefined,
+  );
   const summary: SummaryRow[] = [];
   for (const s of strata) {
     for (const run of runIds) {

@@ -17,36 +17,41 @@ export const compareSchema = z.strictObject({
   test: z.enum(['randomization', 't', 'wilcoxon']).default('randomization'),
   /** Sign-flip draws of the randomization test; exact enumeration is used when 2^n is not larger. */
   permutations: z.number().int().min(100).default(10_000),
-  /** Bootstrap resamples for the 95% CI of each mean difference. */
+  /** Bootstrap resamples for the intervals of the Wilcoxon test (the t and randomization tests invert themselves). */
   resamples: z.number().int().min(100).default(10_000),
-  /** Bootstrap interval method: bias-corrected and accelerated (BCa, scipy's default; see docs/adr/0004-statistics.md) or percentile. */
+  /** Bootstrap interval method for the Wilcoxon test: BCa (scipy's default; see docs/adr/0004-statistics.md) or percentile. */
   ciMethod: z.enum(['percentile', 'bca']).default('bca'),
   /** Seed of every random draw (randomization and bootstrap); same seed, same report on every machine. */
   seed: z.number().int().min(0).default(42),
   /** Significance level applied to the corrected p-values. */
   alpha: z.number().gt(0).lt(1).default(0.05),
-  /** Multiple-comparison correction applied within each family (see `family`). */
+  /**
+   * Multiple-comparison correction within each exploratory family (see `family`). The gate's confirmatory
+   * family uses it when it is family-wise (holm, bonferroni, hommel) and Holm otherwise (docs/adr/0013).
+   */
   correction: z.enum(['holm', 'bonferroni', 'bh', 'by', 'hommel', 'none']).default('holm'),
   /**
-   * What one family of tests is. `per-test` (default): every comparison the report runs with the configured
-   * test: compared pairs x strata (the overall row counts as one more stratum) x tested measures.
-   * `per-measure`: one family per measure. `per-stratum`: one family per stratum (overall row included as its
-   * own family). `Judged@k` measures are coverage diagnostics, never tested, never in a family.
+   * What one exploratory family of tests is (the gate's comparisons are always their own family).
+   * `per-test` (default): every other comparison the report runs with the configured test: compared pairs x
+   * strata (the overall row counts as one more stratum) x tested measures. `per-measure`: one family per
+   * measure. `per-stratum`: one family per stratum (overall row included as its own family). `Judged@k`
+   * measures are coverage diagnostics, never tested, never in a family.
    */
   family: z.enum(['per-test', 'per-measure', 'per-stratum']).default('per-test'),
   /** Compare every pair of runs, not only each run against the baseline. */
   allPairs: z.boolean().default(false),
   /** A stratum with fewer queries than this is flagged underpowered. */
   underpoweredBelow: z.number().int().min(2).default(50),
-  /** Statistical power for the minimum detectable effect (MDE) shown beside each comparison. */
+  /** Statistical power for the minimum detectable effect (MDE) shown beside each comparison, at its family's alpha/m. */
   power: z.number().gt(0).lt(1).default(0.8),
-  /** A run whose mean `Judged@10` in a stratum falls below this is flagged for judgment holes. */
+  /** With a pooled qrels, a run whose mean `Judged@10` in a stratum falls below this is flagged for judgment holes. */
   judgedThreshold: z.number().min(0).max(1).default(0.9),
 });
 
 /**
- * The `gate:` config block: the decision rule that turns a report into ADOPT / REJECT / INCONCLUSIVE.
- * Significance always means "corrected p below `compare.alpha`" for the (baseline, candidate) comparison.
+ * The `gate:` config block: the decision rule that turns a report into ADOPT / REJECT / INCONCLUSIVE. It declares
+ * the report's confirmatory test: (baseline, candidate) on `measure`, overall and, under the no-loss rules, per
+ * stratum, corrected within that family only. Significance means "corrected p below `compare.alpha`".
  */
 export const gateSchema = z.strictObject({
   /** Default: `compare.baseline`, else the first run. */
@@ -57,7 +62,7 @@ export const gateSchema = z.strictObject({
   /**
    * `gain-overall-no-loss` (default): ADOPT on a significant gain overall with no significant loss in any
    * stratum. `gain-overall`: ADOPT on a significant gain overall. `no-loss`: ADOPT when no stratum shows a
-   * significant loss and the overall 95% CI lies above `-minDelta` (non-inferiority with margin `minDelta`).
+   * significant loss and the overall interval lies above `-minDelta` (non-inferiority with margin `minDelta`).
    */
   rule: z.enum(['gain-overall-no-loss', 'gain-overall', 'no-loss']).default('gain-overall-no-loss'),
   /**

@@ -7,13 +7,23 @@ function num(x: number | null | undefined): string {
   return x === null || x === undefined ? '' : String(x);
 }
 
+/** An unbounded interval end is written the way spreadsheets and pandas read infinity. */
+function ciBound(x: number | null, unbounded: string): string {
+  return x === null ? unbounded : String(x);
+}
+
 const COMPARISON_COLUMNS = [
   'delta',
-  'ci95Lo',
-  'ci95Hi',
+  'role',
+  'ciLo',
+  'ciHi',
+  'ciLevel',
   'test',
   'p',
+  'permutations',
+  'pMcse',
   'pAdjusted',
+  'nearAlpha',
   'family',
   'significant',
   'dz',
@@ -27,11 +37,16 @@ function comparisonCells(c: Comparison | undefined): string[] {
   if (!c) return COMPARISON_COLUMNS.map(() => '');
   return [
     num(c.delta),
-    num(c.ci95[0]),
-    num(c.ci95[1]),
+    c.role,
+    ciBound(c.ci[0], '-Infinity'),
+    ciBound(c.ci[1], 'Infinity'),
+    num(c.ciLevel),
     c.test,
     num(c.p),
+    num(c.permutations),
+    num(c.pMcse),
     num(c.pAdjusted),
+    String(c.nearAlpha),
     c.family,
     String(c.significant),
     num(c.dz),

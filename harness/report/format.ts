@@ -18,9 +18,19 @@ export function fmtDelta(x: number): string {
   return s.startsWith('-') ? s : `+${s}`;
 }
 
-/** A 95% interval of differences: `[-0.0120, +0.0450]`. */
-export function fmtCI(ci: readonly [number, number]): string {
-  return `[${fmtDelta(ci[0])}, ${fmtDelta(ci[1])}]`;
+/** An interval of differences: `[-0.0120, +0.0450]`; an unbounded end prints as `-inf` / `+inf`. */
+export function fmtCI(ci: readonly [number | null, number | null]): string {
+  return `[${ci[0] === null ? '-inf' : fmtDelta(ci[0])}, ${ci[1] === null ? '+inf' : fmtDelta(ci[1])}]`;
+}
+
+/**
+ * A confidence level as a percentage with just enough decimals to show how far it is from 100%: `95.0%`,
+ * `98.8%`, `99.917%`; `n/a` when there is none.
+ */
+export function fmtLevel(level: number | null): string {
+  if (level === null) return 'n/a';
+  const decimals = Math.max(1, Math.ceil(-Math.log10(1 - level)) - 1);
+  return `${(level * 100).toFixed(decimals)}%`;
 }
 
 /** A p-value: four decimals, `<0.0001` below that, `n/a` when the test has no p for the data. */

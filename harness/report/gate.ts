@@ -1,5 +1,6 @@
 import type { GateConfig } from './config.js';
-import { fmtCI, fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
+import { gateCorrection } from '../compare/comparisons.js';
+import { fmtCI, fmtDelta, fmtLevel, fmtMde, fmtMean, fmtP } from './format.js';
 import { findComparison, overallStratum, properStrata, type ReportCore } from './select.js';
 import type { Comparison, GateResult, Verdict } from './types.js';
 
@@ -7,23 +8,25 @@ import type { Comparison, GateResult, Verdict } from './types.js';
 export function describeComparison(c: Comparison, correction: string): string {
   return (
     `${c.measure} in ${c.stratum} (n=${c.n}): ${c.system} ${fmtMean(c.systemMean)} vs ${c.baseline} ` +
-    `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, 95% CI ${fmtCI(c.ci95)}, ` +
+    `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCI(c.ci)}, ` +
     `p ${fmtP(c.pAdjusted)} (${correction}-corrected)`
   );
 }
 
 /**
- * The decision rule of the `gate:` block over the (baseline, candidate) comparisons on the gate's measure.
- * "Significant" is the report's own flag: corrected p below alpha. Rules (see `gateSchema.rule`):
+ * The decision rule of the `gate:` block over its confirmatory comparisons: (baseline, candidate) on the gate's
+ * measure, overall and, under the no-loss rules, per stratum, corrected only within that family (see
+ * computeComparisons), so no exploratory arm or measure can move the verdict. "Significant" is the report's
+ * own flag: corrected p below alpha. Rules (see `gateSchema.rule`):
  *
  * - any rule: a significant loss overall is REJECT;
  * - `gain-overall-no-loss` and `no-loss`: a significant loss in any stratum is REJECT;
  * - `gain-overall-no-loss` and `gain-overall`: ADOPT on a significant overall gain of at least `minDelta`;
- * - `no-loss`: ADOPT when the overall CI's lower bound lies above `-minDelta` (non-inferiority);
+ * - `no-loss`: ADOPT when the overall interval's lower bound lies above `-minDelta` (non-inferiority);
  * - everything else is INCONCLUSIVE, with the overall MDE when the eval set was too small to see the delta.
  */
 export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly baseline: string }): GateResult {
-  const correction = data.compare.correction;
+  const correction = gateCorrection(data.compare.correction);
   const overall = overallStratum(data);
   const get = (stratum: string): Comparison => {
     const c = findComparison(data, stratum, cfg.measure, cfg.baseline, cfg.candidate);
@@ -45,10 +48,10 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
   }
   const noLossClause = cfg.rule === 'gain-overall' ? '' : ' and no significant loss in any stratum';
   if (cfg.rule === 'no-loss') {
-    if (all.ci95[0] > -minDelta) {
+    if (all.ci[0] !== null && all.ci[0] > -minDelta) {
       return done(
         'ADOPT',
-        `no significant loss in any stratum, and the overall 95% CI lies above -${fmtMean(minDelta)} (non-inferior): ${describeComparison(all, correction)}`,
+        `no significant loss in any stratum, and the overall CI lies above -${fmtMean(minDelta)} (non-inferior): ${describeComparison(all, correction)}`,
       );
     }
     return done(
@@ -68,5 +71,5 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
 
 function mdeNote(c: Comparison): string {
   if (c.mde === null || c.mde <= Math.abs(c.delta)) return '';
-  return `; with ${c.n} queries only effects of about ${fmtMde(c.mde)} or more are detectable (MDE)`;
+  return `; with ${c.n} queries only effects of about ${fmtMde(c.mde)} or more are detectable at the corrected threshold (MDE)`;
 }

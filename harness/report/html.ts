@@ -1,6 +1,6 @@
-import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
+import { fmtCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
 import { BANNER } from './markdown.js';
-import { meanOf, methodSentence, overallStratum, primaryMeasure, winsOver } from './select.js';
+import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, roleLabel, winsOver } from './select.js';
 import { esc, forestPlot, recallCurves, recallMeasures, scatterPlot } from './svg.js';
 import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { ReportData } from './types.js';
@@ -53,6 +53,7 @@ export function renderHtml(data: ReportData): string {
     H.push('<h2>Gate</h2>', `<p class="verdict ${g.verdict}"><strong>${g.verdict}</strong>: ${esc(g.reason)}.</p>`);
     H.push(
       `<p>Rule <code>${esc(g.config.rule)}</code> on ${esc(g.config.measure)}: candidate <code>${esc(g.config.candidate)}</code> against baseline <code>${esc(g.config.baseline)}</code>${g.config.minDelta !== undefined ? `, minDelta ${fmtMean(g.config.minDelta)}` : ''}.</p>`,
+      `<p>${esc(gateSentence(data))}</p>`,
     );
   }
 
@@ -132,7 +133,7 @@ export function renderHtml(data: ReportData): string {
     if (rows.length === 0) continue;
     H.push(
       '<table>',
-      `<tr>${[th('system'), th('baseline'), th('measure'), th('system mean', true), th('baseline mean', true), th('delta', true), th('95% CI'), th('p', true), th(esc(`p (${c.correction})`), true), th('d_z', true), th('W/T/L'), th('MDE', true)].join('')}</tr>`,
+      `<tr>${[th('system'), th('baseline'), th('measure'), th('role'), th('system mean', true), th('baseline mean', true), th('delta', true), th('CI'), th('CI level', true), th('p', true), th('p (corrected)', true), th('d_z', true), th('W/T/L'), th('MDE', true)].join('')}</tr>`,
     );
     for (const x of rows) {
       H.push(
@@ -140,10 +141,12 @@ export function renderHtml(data: ReportData): string {
           td(esc(x.system)),
           td(esc(x.baseline)),
           td(esc(x.measure)),
+          td(roleLabel(x)),
           td(fmtMean(x.systemMean), true),
           td(fmtMean(x.baselineMean), true),
           td(fmtDelta(x.delta), true, x.significant ? 'sig' : ''),
-          td(fmtCI(x.ci95), false, 'ci'),
+          td(fmtCI(x.ci), false, 'ci'),
+          td(fmtLevel(x.ciLevel), true),
           td(esc(fmtP(x.p)), true),
           td(esc(fmtP(x.pAdjusted)), true),
           td(fmtDz(x.dz), true),
@@ -159,7 +162,7 @@ export function renderHtml(data: ReportData): string {
 
   H.push('<h2>Legend</h2>', '<ul>');
   H.push(
-    '<li>Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a. Bold deltas are significant; in the forest plots significant deltas are filled.</li>',
+    `<li>Bold means significant (corrected p &lt; ${c.alpha}) and nothing else; in the forest plots significant deltas are filled, and their bars clear zero. Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a; <sup>a${GATE_MARK}</sup> comes from the gate's confirmatory comparison, every other letter is exploratory.</li>`,
     `<li>Method: ${esc(methodSentence(data))}</li>`,
     '<li>delta = system mean &minus; baseline mean over the same queries; W/T/L = queries where the system is above / equal to / below the baseline.</li>',
     '<li>Queries a run did not answer score 0; means are over every query of the stratum.</li>',

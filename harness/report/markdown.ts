@@ -1,5 +1,5 @@
-import { fmtCI, fmtDelta, fmtDz, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
-import { meanOf, methodSentence, winsOver } from './select.js';
+import { fmtCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
+import { GATE_MARK, gateSentence, meanOf, methodSentence, roleLabel, winsOver } from './select.js';
 import { BEST_PER_STRATUM, blocksToMarkdown, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { ReportData } from './types.js';
 
@@ -70,6 +70,8 @@ export function renderMarkdown(data: ReportData): string {
         (g.config.minDelta !== undefined ? `, minDelta ${fmtMean(g.config.minDelta)}` : '') +
         '.',
       '',
+      gateSentence(data),
+      '',
     );
   }
 
@@ -106,16 +108,18 @@ export function renderMarkdown(data: ReportData): string {
     if (rows.length > 0) {
       L.push(
         ...table(
-          ['system', 'baseline', 'measure', 'system mean', 'baseline mean', 'delta', '95% CI', 'p', `p (${c.correction})`, 'd_z', 'W/T/L', 'MDE'],
-          ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'l', 'r'],
+          ['system', 'baseline', 'measure', 'role', 'system mean', 'baseline mean', 'delta', 'CI', 'CI level', 'p', 'p (corrected)', 'd_z', 'W/T/L', 'MDE'],
+          ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'l', 'r'],
           rows.map((x) => [
             cell(x.system),
             cell(x.baseline),
             x.measure,
+            roleLabel(x),
             fmtMean(x.systemMean),
             fmtMean(x.baselineMean),
             x.significant ? `**${fmtDelta(x.delta)}**` : fmtDelta(x.delta),
-            fmtCI(x.ci95),
+            fmtCI(x.ci),
+            fmtLevel(x.ciLevel),
             fmtP(x.p),
             fmtP(x.pAdjusted),
             fmtDz(x.dz),
@@ -132,7 +136,7 @@ export function renderMarkdown(data: ReportData): string {
 
   L.push('## Legend', '');
   L.push(
-    `- Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a. Bold deltas are significant.`,
+    `- Bold means significant (corrected p < ${c.alpha}) and nothing else. Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a; <sup>a${GATE_MARK}</sup> comes from the gate's confirmatory comparison, every other letter is exploratory.`,
     `- Method: ${methodSentence(data)}`,
     '- delta = system mean − baseline mean over the same queries; W/T/L = queries where the system is above / equal to / below the baseline.',
     `- Queries a run did not answer score 0; means are over every query of the stratum.${untestedNote(data)}`,

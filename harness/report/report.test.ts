@@ -5,7 +5,7 @@ import { buildReportData, checkReportInput, runLetter } from './build.js';
 import { compareSchema, gateSchema } from './config.js';
 import { findComparison } from './select.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { Comparison, ReportData } from './types.js';
+import type { Comparison, ReportData, ReportInput } from './types.js';
 
 function cmp(data: ReportData, stratum: string, measure: string, system: string, baseline = 'bm25'): Comparison {
   const c = findComparison(data, stratum, measure, baseline, system);
@@ -50,13 +50,18 @@ describe('buildReportData: comparisons on the hand-made fixture', () => {
     // d = 0.2, 0.4 alternating: mean 0.3, sd = sqrt(12 * 0.1^2 / 11).
     const sd = Math.sqrt((12 * 0.01) / 11);
     expect(c.dz).toBeCloseTo(0.3 / sd, 10);
-    // MDE = (t_.975,11 + t_.8,11) * sd / sqrt(12).
-    expect(c.mde).toBeCloseTo(((studentTQuantile(0.975, 11) + studentTQuantile(0.8, 11)) * sd) / Math.sqrt(12), 10);
-    // Every resample mean lies between 0.2 and 0.4, and the CI brackets the mean.
-    expect(c.ci95[0]).toBeGreaterThanOrEqual(0.2);
-    expect(c.ci95[1]).toBeLessThanOrEqual(0.4);
-    expect(c.ci95[0]).toBeLessThan(0.3);
-    expect(c.ci95[1]).toBeGreaterThan(0.3);
+    // MDE at the family's first Holm threshold alpha/m, m = 18: (t_{1-0.05/36, 11} + t_{.8, 11}) * sd / sqrt(12).
+    expect(c.mde).toBeCloseTo(((studentTQuantile(1 - 0.05 / 36, 11) + studentTQuantile(0.8, 11)) * sd) / Math.sqrt(12), 10);
+    // Holm: the smallest p 2/4096 of the 18 is multiplied by 18 (ties keep input order; the first of five equal p).
+    expect(c.pAdjusted).toBeCloseTo(18 * TWO_OF_4096, 15);
+    // The interval inverts the exact test at alpha * p / pAdjusted = 0.05/18: it excludes 0, brackets the mean,
+    // and lies within the range of the differences (no sign flip of shifted values reaches beyond it).
+    expect(c.ciLevel).toBeCloseTo(1 - 0.05 / 18, 15);
+    expect(c.ci[0] as number).toBeGreaterThan(0);
+    expect(c.ci[0] as number).toBeLessThan(0.3);
+    expect(c.ci[1] as number).toBeGreaterThan(0.3);
+    // (plus the test's own tolerance on sums, 1e-10 of the mean |d|)
+    expect(c.ci[1] as number).toBeLessThanOrEqual(0.4 + 1e-9);
     expect(c.significant).toBe(true);
   });
 
@@ -65,7 +70,7 @@ describe('buildReportData: comparisons on the hand-made fixture', () => {
     expect(c.delta).toBe(0);
     expect([c.wins, c.ties, c.losses]).toEqual([0, 12, 0]);
     expect(c.p).toBe(1); // every one of the 4096 sign vectors gives |0| >= 0
-    expect(c.ci95).toEqual([0, 0]);
+    expect(c.ci).toEqual([0, 0]);
     expect(c.dz).toBe(0);
     expect(c.significant).toBe(false);
   });
@@ -95,7 +100,8 @@ describe('buildReportData: comparisons on the hand-made fixture', () => {
   });
 
   it('per-test family: Holm over 2 pairs x 3 strata x 3 tested measures = 18 tests', () => {
-    expect(data.families).toEqual([{ id: 'randomization', size: 18 }]);
+    expect(data.families).toEqual([{ id: 'randomization', size: 18, role: 'exploratory', correction: 'holm' }]);
+    expect(new Set(data.comparisons.map((c) => c.role))).toEqual(new Set(['exploratory']));
     expect(data.comparisons).toHaveLength(18);
     expect(new Set(data.comparisons.map((c) => c.family))).toEqual(new Set(['randomization']));
   });
@@ -123,7 +129,7 @@ describe('buildReportData: comparisons on the hand-made fixture', () => {
 
   it('allPairs adds dense vs hybrid (earlier run as baseline): 3 pairs x 3 strata x 3 measures', () => {
     const d = buildReportData(fixtureInput({ compare: { allPairs: true } }));
-    expect(d.families).toEqual([{ id: 'randomization', size: 27 }]);
+    expect(d.families).toEqual([{ id: 'randomization', size: 27, role: 'exploratory', correction: 'holm' }]);
     const c = cmp(d, 'exact', 'nDCG@10', 'hybrid', 'dense');
     expect(c.delta).toBeCloseTo(-0.2, 12);
   });
@@ -137,8 +143,10 @@ describe('buildReportData: comparisons on the hand-made fixture', () => {
     expect(c.p).toBeCloseTo(studentTTwoSided(tStat, 11), 12);
     expect(c.p).toBeCloseTo(3.69e-5, 7);
     const w = buildReportData(fixtureInput({ compare: { test: 'wilcoxon' } }));
-    // Twelve negative differences with tied |d|: approximate method, W+ = 0.
-    expect(cmp(w, 'exact', 'nDCG@10', 'hybrid').p).toBeLessThan(0.01);
+    // Twelve negative differences with tied |d| (0.1, 0.3): n <= 13 with ties, so scipy's auto enumerates the
+    // 2^12 sign flips: W+ = 0 is reached only by all-negative signs, p = 2 · 1/4096 (the normal approximation
+    // gives 0.0017: scipy `wilcoxon(b, a, method='asymptotic')`).
+    expect(cmp(w, 'exact', 'nDCG@10', 'hybrid').p).toBeCloseTo(TWO_OF_4096, 15);
     expect(cmp(w, 'exact', 'nDCG@10', 'dense').p).toBe(1); // all differences zero
   });
 
@@ -151,33 +159,33 @@ describe('warnings', () => {
   const data = buildReportData(fixtureInput());
   const codes = data.warnings.map((w) => `${w.code}:${w.subject}`);
 
-  it('flags every stratum under 50 queries', () => {
-    expect(codes.filter((c) => c.startsWith('underpowered-stratum'))).toEqual([
-      'underpowered-stratum:exact',
-      'underpowered-stratum:paraphrase',
-      'underpowered-stratum:all',
-    ]);
+  it('flags the strata under 50 queries in one warning', () => {
+    expect(codes.filter((c) => c.startsWith('underpowered-stratum'))).toEqual(['underpowered-stratum:exact, paraphrase, all']);
     const d = buildReportData(fixtureInput({ compare: { underpoweredBelow: 13 } }));
-    expect(d.warnings.filter((w) => w.code === 'underpowered-stratum').map((w) => w.subject)).toEqual(['exact', 'paraphrase']);
+    expect(d.warnings.filter((w) => w.code === 'underpowered-stratum').map((w) => w.subject)).toEqual(['exact, paraphrase']);
   });
 
-  it('flags non-significant comparisons with |delta| below the MDE', () => {
+  it('flags non-significant comparisons with |delta| below the MDE: one note for the exploratory ones', () => {
     const mde = data.warnings.filter((w) => w.code === 'mde-above-delta');
-    expect(mde.map((w) => w.subject)).toEqual(['paraphrase', 'all']);
-    // paraphrase: hybrid nDCG@10 (delta 0.025 < MDE) and dense R@10 (delta 0.1/12 < MDE).
-    expect(mde[0]?.message).toContain('2 non-significant comparisons');
-    expect(mde[0]?.message).toContain('hybrid vs bm25 on nDCG@10: delta +0.0250');
+    expect(mde.map((w) => [w.subject, w.severity, w.gate])).toEqual([['exploratory', 'info', false]]);
+    expect(mde[0]?.message).toContain('hybrid vs bm25 on nDCG@10 in paraphrase: delta +0.0250');
   });
 
-  it('flags judgment holes from Judged@10 below the threshold', () => {
+  it('judgment holes: one warning listing the runs, only for a pooled qrels', () => {
     const holes = data.warnings.filter((w) => w.code === 'judged-holes');
     expect(holes.map((w) => w.subject)).toEqual(['dense']);
-    expect(holes[0]?.message).toContain('paraphrase (0.7000), all (0.8500)');
+    expect(holes[0]?.message).toContain('dense (paraphrase 0.7000, all 0.8500)');
     const lenient = buildReportData(fixtureInput({ compare: { judgedThreshold: 0.7 } }));
     expect(lenient.warnings.filter((w) => w.code === 'judged-holes')).toEqual([]);
   });
 
-  it('says holes were not checked when no Judged@k is measured', () => {
+  it('qrels that list only relevant documents: no judged-holes, one note instead', () => {
+    const d = buildReportData(fixtureInput({ qrelsJudgesNonRelevant: false }));
+    expect(d.warnings.filter((w) => w.code === 'judged-holes')).toEqual([]);
+    expect(d.warnings.filter((w) => w.code === 'qrels-relevant-only').map((w) => [w.severity, w.gate])).toEqual([['info', false]]);
+  });
+
+  it('says holes were not checked when no Judged@k is measured (pooled qrels)', () => {
     const input = fixtureInput();
     const noJudged = {
       ...input,
@@ -192,8 +200,7 @@ describe('warnings', () => {
     // 100 permutations: smallest p 1/101 = 0.0099 > 0.05/18 = 0.0028 (18 tests: 2 systems x 3 strata x 3 measures).
     const d = buildReportData(fixtureInput({ compare: { permutations: 100 } }));
     const w = d.warnings.filter((x) => x.code === 'permutations-too-few');
-    expect(w).toHaveLength(1);
-    expect(w[0]?.severity).toBe('serious');
+    expect(w.map((x) => [x.subject, x.severity, x.gate])).toEqual([['randomization', 'warning', false]]);
     expect(w[0]?.message).toContain('has 18 tests');
     expect(w[0]?.message).toContain('at least 360');
   });
@@ -202,6 +209,16 @@ describe('warnings', () => {
     const subs = data.warnings.filter((w) => w.code === 'substitute');
     expect(subs.map((w) => w.subject)).toEqual(['dense']);
     expect(subs[0]?.message).toContain('GloVe stands in for bge-large');
+  });
+
+  it('are few, and those bearing on the gate come first, then by severity', () => {
+    const d = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
+    expect(d.warnings.map((w) => `${w.gate ? 'gate' : '-'} ${w.severity} ${w.code}`)).toEqual([
+      'gate warning underpowered-stratum',
+      'gate warning judged-holes',
+      'gate warning substitute',
+      '- info mde-above-delta',
+    ]);
   });
 });
 
@@ -212,13 +229,34 @@ describe('gate', () => {
     expect(d.gateResult?.reason).toMatch(/^significant gain overall and no significant loss in any stratum: nDCG@10 in all \(n=24\): dense 0\.5000 vs bm25 0\.3500, delta \+0\.1500/);
   });
 
-  it('REJECT: hybrid loses significantly in the exact stratum', () => {
+  it('the gate is its own family: its pair on its measure, overall and per stratum, the rest exploratory', () => {
+    const d = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
+    expect(d.families).toEqual([
+      { id: 'gate', size: 3, role: 'confirmatory', correction: 'holm' },
+      { id: 'randomization', size: 15, role: 'exploratory', correction: 'holm' },
+    ]);
+    const gate = d.comparisons.filter((c) => c.role === 'confirmatory');
+    expect(gate.map((c) => `${c.system}-${c.baseline} ${c.measure} ${c.stratum} ${c.family}`)).toEqual([
+      'dense-bm25 nDCG@10 exact gate',
+      'dense-bm25 nDCG@10 paraphrase gate',
+      'dense-bm25 nDCG@10 all gate',
+    ]);
+    // paraphrase: exact p 2/4096 is the smallest of the three, so Holm multiplies it by 3.
+    expect(cmp(d, 'paraphrase', 'nDCG@10', 'dense').pAdjusted).toBeCloseTo(3 * TWO_OF_4096, 15);
+    // gain-overall decides on the overall row alone: a family of one.
+    const g = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10', rule: 'gain-overall' } }));
+    expect(g.families.find((f) => f.role === 'confirmatory')?.size).toBe(1);
+    // An FDR correction is not a family-wise claim; the gate falls back to Holm.
+    const bh = buildReportData(fixtureInput({ compare: { correction: 'bh' }, gate: { candidate: 'dense', measure: 'nDCG@10' } }));
+    expect(bh.families.map((f) => f.correction)).toEqual(['holm', 'bh']);
+  });
+
+  it('REJECT: hybrid loses significantly overall, and so in every rule', () => {
     const d = buildReportData(fixtureInput({ gate: { candidate: 'hybrid', measure: 'nDCG@10' } }));
     expect(d.gateResult?.verdict).toBe('REJECT');
-    expect(d.gateResult?.reason).toMatch(/^significant loss in nDCG@10 in exact \(n=12\): hybrid 0\.3000 vs bm25 0\.5000, delta -0\.2000/);
-    // gain-overall ignores strata; overall the loss is not significant after Holm, so it is inconclusive.
+    expect(d.gateResult?.reason).toMatch(/^significant loss overall: nDCG@10 in all \(n=24\): hybrid 0\.2625 vs bm25 0\.3500, delta -0\.0875/);
     const g = buildReportData(fixtureInput({ gate: { candidate: 'hybrid', measure: 'nDCG@10', rule: 'gain-overall' } }));
-    expect(g.gateResult?.verdict).toBe('INCONCLUSIVE');
+    expect(g.gateResult?.verdict).toBe('REJECT');
   });
 
   it('INCONCLUSIVE: no significant difference on R@10, with the MDE named', () => {
@@ -234,9 +272,10 @@ describe('gate', () => {
     expect(d.gateResult?.reason).toMatch(/^significant gain overall, but below minDelta 0\.2000/);
   });
 
-  it('no-loss: non-inferiority from the overall CI', () => {
-    const ok = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'R@10', rule: 'no-loss', minDelta: 0.02 } }));
-    // overall R@10 CI lower bound is about -0.008, above -0.02.
+  it('no-loss: non-inferiority from the overall interval', () => {
+    const ok = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'R@10', rule: 'no-loss', minDelta: 0.05 } }));
+    const all = cmp(ok, 'all', 'R@10', 'dense');
+    expect(all.ci[0] as number).toBeGreaterThan(-0.05);
     expect(ok.gateResult?.verdict).toBe('ADOPT');
     const strict = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'R@10', rule: 'no-loss' } }));
     expect(strict.gateResult?.verdict).toBe('INCONCLUSIVE');
@@ -246,11 +285,112 @@ describe('gate', () => {
 
   it('a gate pair outside baseline-vs-all is added in its own orientation', () => {
     const d = buildReportData(fixtureInput({ gate: { baseline: 'dense', candidate: 'hybrid', measure: 'nDCG@10' } }));
-    expect(d.families).toEqual([{ id: 'randomization', size: 27 }]);
+    expect(d.families.map((f) => [f.id, f.size])).toEqual([
+      ['randomization', 24],
+      ['gate', 3],
+    ]);
     expect(d.gateResult?.verdict).toBe('REJECT');
     expect(d.gateResult?.config.baseline).toBe('dense');
   });
 });
+
+describe('statistics a reviewer accepts', () => {
+  const excludesZero = (c: Comparison): boolean => (c.ci[0] !== null && c.ci[0] > 0) || (c.ci[1] !== null && c.ci[1] < 0);
+
+  it('every interval excludes 0 exactly when its comparison is significant (randomization and t, any correction)', () => {
+    const inputs = [
+      fixtureInput(),
+      fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }),
+      fixtureInput({ compare: { correction: 'bonferroni', allPairs: true } }),
+      fixtureInput({ compare: { correction: 'none' } }),
+      fixtureInput({ compare: { test: 't' }, gate: { candidate: 'hybrid', measure: 'nDCG@10' } }),
+      nearAlphaInput(),
+    ];
+    let significant = 0;
+    for (const input of inputs) {
+      for (const c of buildReportData(input).comparisons) {
+        if (c.p === null) continue;
+        expect(excludesZero(c), `${c.system} vs ${c.baseline} ${c.measure} ${c.stratum}: p ${c.pAdjusted} ci ${c.ci}`).toBe(c.significant);
+        if (c.significant) significant++;
+      }
+    }
+    expect(significant).toBeGreaterThan(10);
+  });
+
+  it('Bonferroni intervals are the simultaneous 1 - alpha/m ones', () => {
+    const d = buildReportData(fixtureInput({ compare: { correction: 'bonferroni' } }));
+    // Where m·p < 1 the level is 1 - alpha·p/(m·p) = 1 - 0.05/18.
+    expect(cmp(d, 'exact', 'nDCG@10', 'hybrid').ciLevel).toBeCloseTo(1 - 0.05 / 18, 15);
+  });
+
+  it('query order does not move any number: the draws follow query ids, not input order', () => {
+    const input = fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } });
+    // Reverse the queries inside each stratum (strata keep their order of appearance).
+    const order = [...Array.from({ length: 12 }, (_, i) => 11 - i), ...Array.from({ length: 12 }, (_, i) => 23 - i)];
+    const shuffled = {
+      ...input,
+      queries: order.map((i) => input.queries[i] as { id: string; stratum: string }),
+      perQuery: Object.fromEntries(
+        Object.entries(input.perQuery).map(([run, byMeasure]) => [
+          run,
+          Object.fromEntries(Object.entries(byMeasure).map(([m, v]) => [m, order.map((i) => v[i] as number)])),
+        ]),
+      ),
+    };
+    const a = buildReportData(input);
+    const b = buildReportData(shuffled);
+    // The pooled row has 24 queries, so its p is Monte Carlo: it used to depend on the order.
+    expect(cmp(b, 'all', 'R@10', 'dense').permutations).toBe(10_000);
+    expect(b.comparisons).toEqual(a.comparisons);
+    expect(b.gateResult).toEqual(a.gateResult);
+  });
+
+  it('each Monte Carlo p carries its standard error; enumerated ones carry 0', () => {
+    const d = buildReportData(fixtureInput());
+    const mc = cmp(d, 'all', 'R@10', 'dense');
+    expect(mc.pMcse).toBeCloseTo(Math.sqrt(((mc.p as number) * (1 - (mc.p as number))) / 10_000), 15);
+    expect(cmp(d, 'exact', 'R@10', 'dense')).toMatchObject({ permutations: 4096, pMcse: 0, nearAlpha: false });
+    const t = buildReportData(fixtureInput({ compare: { test: 't' } }));
+    expect(cmp(t, 'exact', 'nDCG@10', 'hybrid')).toMatchObject({ permutations: null, pMcse: null });
+  });
+
+  it('a gate p within its error of alpha is redrawn with more permutations; an exploratory one is flagged', () => {
+    const d = buildReportData(nearAlphaInput());
+    const gate = cmp(d, 'all', 'nDCG@10', 'cand', 'base');
+    const other = cmp(d, 'all', 'nDCG@10', 'other', 'base');
+    expect(gate.role).toBe('confirmatory');
+    // 100 draws: standard error about 0.027, so p ≈ 0.08 is within two of 0.05; 1,000 draws settle it.
+    expect(other.permutations).toBe(100);
+    expect(other.nearAlpha).toBe(true);
+    expect(gate.permutations).toBe(1000);
+    expect(gate.nearAlpha).toBe(false);
+    expect(d.warnings.filter((w) => w.code === 'p-near-alpha').map((w) => [w.subject, w.gate])).toEqual([['exploratory', false]]);
+  });
+});
+
+/**
+ * One stratum of 40 queries: `cand` and `other` both beat `base` by 0.1 on 26 queries and lose 0.1 on 14, so
+ * the exact two-sided sign-flip p is P(|2X − 40| >= 12), X ~ Bin(40, ½), = 0.0807: near alpha at 100 draws.
+ */
+function nearAlphaInput(): ReportInput {
+  const n = 40;
+  const d = Array.from({ length: n }, (_, i) => (i < 26 ? 0.1 : -0.1));
+  const base = Array.from({ length: n }, () => 0.5);
+  const cand = base.map((b, i) => b + (d[i] as number));
+  return {
+    ...fixtureInput(),
+    runs: [
+      { id: 'base', kind: 'bm25', fingerprint: 'b' },
+      { id: 'cand', kind: 'bm25', fingerprint: 'c' },
+      { id: 'other', kind: 'bm25', fingerprint: 'o' },
+    ],
+    measures: ['nDCG@10'],
+    queries: Array.from({ length: n }, (_, i) => ({ id: `q${String(i).padStart(2, '0')}`, stratum: 'all' })),
+    perQuery: { base: { 'nDCG@10': base }, cand: { 'nDCG@10': cand }, other: { 'nDCG@10': cand } },
+    compare: compareSchema.parse({ permutations: 100 }),
+    gate: gateSchema.parse({ candidate: 'cand', measure: 'nDCG@10', rule: 'gain-overall' }),
+  };
+}
 
 describe('config and input checks', () => {
   it('declares every default once', () => {
@@ -302,7 +442,7 @@ describe('config and input checks', () => {
     const one = { ...input, queries: input.queries.map((q) => ({ ...q, stratum: 'all' })) };
     const d = buildReportData(one);
     expect(d.strata).toEqual([{ id: 'all', n: 24, overall: false }]);
-    expect(d.families).toEqual([{ id: 'randomization', size: 6 }]);
+    expect(d.families).toEqual([{ id: 'randomization', size: 6, role: 'exploratory', correction: 'holm' }]);
   });
 
   it('run letters continue past z', () => {

@@ -34,18 +34,28 @@ export function runName(data: Pick<ReportData, 'runs'>, id: string): string {
   return data.runs.find((r) => r.id === id)?.label ?? id;
 }
 
+/** Mark after a superscript letter that comes from the gate's confirmatory comparison. */
+export const GATE_MARK = '†';
+
 /**
  * Letters of the runs that `run` is significantly better than in `stratum` on `measure` (ranx's superscripts):
- * from every comparison involving `run`, whichever side it is on.
+ * from every comparison involving `run`, whichever side it is on. A letter from the gate's confirmatory
+ * comparison carries {@link GATE_MARK}; every other letter is exploratory.
  */
 export function winsOver(data: Pick<ReportData, 'comparisons' | 'letters'>, stratum: string, measure: string, run: string): string[] {
   const out: string[] = [];
   for (const c of data.comparisons) {
     if (c.stratum !== stratum || c.measure !== measure || !c.significant) continue;
-    if (c.system === run && c.delta > 0) out.push(data.letters[c.baseline] as string);
-    else if (c.baseline === run && c.delta < 0) out.push(data.letters[c.system] as string);
+    const mark = c.role === 'confirmatory' ? GATE_MARK : '';
+    if (c.system === run && c.delta > 0) out.push((data.letters[c.baseline] as string) + mark);
+    else if (c.baseline === run && c.delta < 0) out.push((data.letters[c.system] as string) + mark);
   }
   return out.sort();
+}
+
+/** How a comparison is labelled in every rendering: `gate` (confirmatory) or `exploratory`. */
+export function roleLabel(c: Pick<Comparison, 'role'>): string {
+  return c.role === 'confirmatory' ? 'gate' : 'exploratory';
 }
 
 /** The measure plots and the ADR lead with: the gate's, else the first tested measure, else the first measure. */
@@ -53,26 +63,46 @@ export function primaryMeasure(data: Pick<ReportData, 'gateResult' | 'testedMeas
   return data.gateResult?.config.measure ?? data.testedMeasures[0] ?? (data.measures[0] as string);
 }
 
-/** Human sentence naming the test, correction and family, shared by every rendering's legend. */
+/** Human sentence naming the test, families, corrections, intervals and MDE, shared by every rendering's legend. */
 export function methodSentence(data: Pick<ReportData, 'compare' | 'families'>): string {
   const c = data.compare;
   const test =
     c.test === 'randomization'
-      ? `paired randomization (sign-flip) test, ${c.permutations} permutations or exact enumeration when 2^n is not larger`
+      ? `paired randomization (sign-flip) test, ${c.permutations} permutations or exact enumeration when 2^n is not larger, each p with its Monte Carlo standard error`
       : c.test === 't'
         ? 'paired Student t-test'
-        : 'Wilcoxon signed-rank test (exact for n <= 50 without ties or zero differences, else normal approximation)';
+        : 'Wilcoxon signed-rank test (scipy auto: exact for n <= 50 without ties or zero differences and for n <= 13 with them, else normal approximation)';
   const family =
     c.family === 'per-test'
-      ? 'one family per test: every compared pair x stratum (overall row included) x tested measure'
+      ? 'one exploratory family: every other compared pair x stratum (overall row included) x tested measure'
       : c.family === 'per-measure'
-        ? 'one family per measure: every compared pair x stratum (overall row included)'
-        : 'one family per stratum (overall row its own family): every compared pair x tested measure';
-  const sizes = data.families.map((f) => `${f.id}: ${f.size}`).join(', ');
+        ? 'one exploratory family per measure: every other compared pair x stratum (overall row included)'
+        : 'one exploratory family per stratum (overall row its own family): every other compared pair x tested measure';
+  const gate = data.families.find((f) => f.role === 'confirmatory');
+  const gateText = gate
+    ? `The gate's comparisons are confirmatory: their own family of ${gate.size}, ${gate.correction}-corrected within itself` +
+      `${c.test === 'randomization' ? ' (more permutations are drawn while a corrected p is within two standard errors of alpha)' : ''}. `
+    : '';
+  const sizes = data.families.filter((f) => f.role === 'exploratory').map((f) => `${f.id}: ${f.size}`).join(', ');
   const correction = c.correction === 'none' ? 'no multiple-comparison correction' : `${c.correction} correction`;
+  const interval =
+    c.test === 'wilcoxon'
+      ? `${c.ciMethod} bootstrap of the mean per-query difference (${c.resamples} resamples), at the level 1 - alpha·p/p(corrected) of each comparison's own decision (approximately consistent with the Wilcoxon test)`
+      : `the ${c.test === 't' ? 't-test' : 'sign-flip test'} inverted at the level 1 - alpha·p/p(corrected) of each comparison's own decision, so an interval excludes 0 exactly when the comparison is significant`;
   return (
-    `${test}; ${correction} within ${family} (family sizes ${sizes || 'none'}); significant when the corrected p < ${c.alpha}. ` +
-    `95% CIs: ${c.ciMethod} bootstrap of the mean per-query difference, ${c.resamples} resamples; all draws seeded with ${c.seed}. ` +
-    `MDE: smallest true difference detectable with power ${c.power} at alpha ${c.alpha} for the stratum's n and the observed sd of differences (before correction).`
+    `${test}. ${gateText}Everything else is exploratory: ${correction} within ${family} (family sizes ${sizes || 'none'}). ` +
+    `Significant when the corrected p < ${c.alpha}. CIs: ${interval}; all draws seeded with ${c.seed}, queries in id order. ` +
+    `MDE: smallest true difference detectable with power ${c.power} at the family's first corrected threshold alpha/m, for the stratum's n and the observed sd of differences.`
+  );
+}
+
+/** The gate's family in one sentence: what is confirmatory, how it is corrected, what is not. */
+export function gateSentence(data: Pick<ReportData, 'families' | 'comparisons'>): string {
+  const gate = data.families.find((f) => f.role === 'confirmatory');
+  if (!gate) return 'The gate has no testable comparison.';
+  const strata = data.comparisons.filter((c) => c.role === 'confirmatory').map((c) => c.stratum);
+  return (
+    `Confirmatory family: ${gate.size} test${gate.size === 1 ? '' : 's'} (${strata.join(', ')}), ${gate.correction}-corrected within itself only; ` +
+    'every other comparison in this report is exploratory and cannot change the verdict.'
   );
 }

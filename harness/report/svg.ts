@@ -1,4 +1,4 @@
-import { fmtCI, fmtDelta, fmtMean } from './format.js';
+import { fmtCI, fmtDelta, fmtLevel, fmtMean } from './format.js';
 import { headlineRuns } from './systems.js';
 import type { Comparison, ReportData } from './types.js';
 
@@ -41,7 +41,9 @@ function tickLabel(v: number): string {
 
 /**
  * Forest plot of the deltas on one measure: one row per comparison, grouped by stratum, the point at the mean
- * difference and a bar over its 95% CI; filled when significant after correction. A dashed line marks zero.
+ * difference and a bar over its interval (at the level of the comparison's corrected decision, so a bar clear
+ * of zero is exactly a filled, significant point); the gate's confirmatory rows are marked `[gate]`, the rest
+ * are exploratory. An unbounded interval runs to the plot's edge. A dashed line marks zero.
  */
 export function forestPlot(data: ReportData, measure: string): string {
   const rows = data.strata.flatMap((s) => data.comparisons.filter((c) => c.stratum === s.id && c.measure === measure));
@@ -51,8 +53,8 @@ export function forestPlot(data: ReportData, measure: string): string {
   const top = 28;
   const rowH = 22;
   const height = top + rows.length * rowH + 36;
-  let lo = Math.min(0, ...rows.map((c) => c.ci95[0]));
-  let hi = Math.max(0, ...rows.map((c) => c.ci95[1]));
+  let lo = Math.min(0, ...rows.map((c) => c.ci[0] ?? c.delta));
+  let hi = Math.max(0, ...rows.map((c) => c.ci[1] ?? c.delta));
   if (hi - lo < 1e-9) {
     lo -= 0.01;
     hi += 0.01;
@@ -65,8 +67,8 @@ export function forestPlot(data: ReportData, measure: string): string {
   const out: string[] = [];
   out.push(
     `<svg class="plot forest" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`Forest plot of ${measure} deltas`)}">`,
-    `<title>${esc(`${measure}: difference to baseline with 95% CI, per stratum`)}</title>`,
-    `<text x="${left}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: delta (system - baseline), 95% CI`)}</text>`,
+    `<title>${esc(`${measure}: difference to baseline with its CI at the corrected level, per stratum`)}</title>`,
+    `<text x="${left}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: delta (system - baseline), CI at the corrected level; exploratory unless [gate]`)}</text>`,
   );
   const axisY = top + rows.length * rowH + 4;
   for (const t of niceTicks(lo, hi)) {
@@ -81,10 +83,10 @@ export function forestPlot(data: ReportData, measure: string): string {
     const y = top + i * rowH + rowH / 2;
     const col = color(data.runs.findIndex((r) => r.id === c.system));
     out.push(
-      `<text x="${left - 8}" y="${n2(y + 4)}" ${FONT} text-anchor="end">${esc(`${c.stratum} (n=${c.n}): ${c.system} vs ${c.baseline}`)}</text>`,
-      `<line x1="${n2(x(c.ci95[0]))}" y1="${n2(y)}" x2="${n2(x(c.ci95[1]))}" y2="${n2(y)}" stroke="${col}" stroke-width="2"/>`,
+      `<text x="${left - 8}" y="${n2(y + 4)}" ${FONT} text-anchor="end">${esc(`${c.stratum} (n=${c.n}): ${c.system} vs ${c.baseline}${c.role === 'confirmatory' ? ' [gate]' : ''}`)}</text>`,
+      `<line x1="${n2(c.ci[0] === null ? left : x(c.ci[0]))}" y1="${n2(y)}" x2="${n2(c.ci[1] === null ? width - right : x(c.ci[1]))}" y2="${n2(y)}" stroke="${col}" stroke-width="2"/>`,
       `<circle cx="${n2(x(c.delta))}" cy="${n2(y)}" r="4.5" stroke="${col}" stroke-width="2" fill="${c.significant ? col : '#fff'}"><title>${esc(forestTooltip(c))}</title></circle>`,
-      `<text x="${width - right + 8}" y="${n2(y + 4)}" ${FONT}>${esc(`${fmtDelta(c.delta)} ${fmtCI(c.ci95)}`)}</text>`,
+      `<text x="${width - right + 8}" y="${n2(y + 4)}" ${FONT}>${esc(`${fmtDelta(c.delta)} ${fmtCI(c.ci)}`)}</text>`,
     );
   });
   out.push('</svg>');
@@ -92,7 +94,7 @@ export function forestPlot(data: ReportData, measure: string): string {
 }
 
 function forestTooltip(c: Comparison): string {
-  return `${c.system} vs ${c.baseline}, ${c.measure}, ${c.stratum}: delta ${fmtDelta(c.delta)}, 95% CI ${fmtCI(c.ci95)}${c.significant ? ', significant' : ''}`;
+  return `${c.system} vs ${c.baseline}, ${c.measure}, ${c.stratum} (${c.role === 'confirmatory' ? 'gate' : 'exploratory'}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCI(c.ci)}${c.significant ? ', significant' : ''}`;
 }
 
 /**

@@ -1,10 +1,12 @@
-import { fmtDelta, fmtMde, fmtMean } from './format.js';
+import { GATE_FAMILY } from '../compare/comparisons.js';
+import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
 import type { ReportCore } from './select.js';
-import type { ReportWarning } from './types.js';
+import type { Comparison, ReportWarning, WarningSeverity } from './types.js';
 
 /**
  * A warning rule: a pure function of the report's numbers that returns zero or more caveats. Rules never
- * change numbers; they say what the numbers cannot carry.
+ * change numbers; they say what the numbers cannot carry. Each rule returns at most one warning per kind of
+ * subject (the gate, the exploratory comparisons, the runs), so a report lists a handful, not one per row.
  */
 export type WarningRule = (data: ReportCore) => ReportWarning[];
 
@@ -15,49 +17,109 @@ function listSome(items: readonly string[]): string {
   return items.length > MAX_LISTED ? `${shown}; and ${items.length - MAX_LISTED} more` : shown;
 }
 
-/** Strata smaller than `compare.underpoweredBelow` queries. */
-const underpoweredStratum: WarningRule = (data) =>
-  data.strata
-    .filter((s) => s.n < data.compare.underpoweredBelow)
-    .map((s) => ({
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The strata the gate decides on: those of its confirmatory comparisons. */
+function gateStrata(data: ReportCore): Set<string> {
+  return new Set(data.comparisons.filter((c) => c.role === 'confirmatory').map((c) => c.stratum));
+}
+
+/** Runs the gate compares. */
+function gateRuns(data: ReportCore): Set<string> {
+  const g = data.gateResult?.config;
+  return new Set(g ? [g.baseline, g.candidate] : []);
+}
+
+/** Strata smaller than `compare.underpoweredBelow` queries, in one warning. */
+const underpoweredStratum: WarningRule = (data) => {
+  const small = data.strata.filter((s) => s.n < data.compare.underpoweredBelow);
+  if (small.length === 0) return [];
+  const onGate = gateStrata(data);
+  return [
+    {
       code: 'underpowered-stratum',
       severity: 'warning',
-      subject: s.id,
+      subject: small.map((s) => s.id).join(', '),
+      gate: small.some((s) => onGate.has(s.id)),
       message:
-        `stratum ${s.id} has ${s.n} queries (fewer than ${data.compare.underpoweredBelow}): only large ` +
-        `differences can reach significance there, and a non-significant result says little`,
-    }));
+        `${small.length === 1 ? 'stratum' : 'strata'} ${small.map((s) => `${s.id} (n=${s.n})`).join(', ')} ` +
+        `${small.length === 1 ? 'has' : 'have'} fewer than ${data.compare.underpoweredBelow} queries: only large ` +
+        'differences can reach significance there, and a non-significant result says little',
+    },
+  ];
+};
+
+/** Non-significant with |delta| below the MDE: "not seen", not "absent". */
+function belowMde(c: Comparison): boolean {
+  return !c.significant && c.mde !== null && c.mde > Math.abs(c.delta);
+}
+
+function describeBelowMde(c: Comparison): string {
+  return `${c.system} vs ${c.baseline} on ${c.measure} in ${c.stratum}: delta ${fmtDelta(c.delta)}, MDE ${fmtMde(c.mde)}`;
+}
 
 /**
  * Non-significant comparisons whose observed |delta| is below the minimum detectable effect: the stratum was
- * too small to see a difference of that size, so "no significant difference" is not "no difference".
+ * too small to see a difference of that size. One warning for the gate's comparisons (a loss the gate could
+ * not have seen), one note for all exploratory ones.
  */
-const mdeAboveDelta: WarningRule = (data) =>
-  data.strata.flatMap((s): ReportWarning[] => {
-    const hits = data.comparisons.filter(
-      (c) => c.stratum === s.id && !c.significant && c.mde !== null && c.mde > Math.abs(c.delta),
-    );
-    if (hits.length === 0) return [];
-    const listed = hits.map((c) => `${c.system} vs ${c.baseline} on ${c.measure}: delta ${fmtDelta(c.delta)}, MDE ${fmtMde(c.mde)}`);
-    return [
-      {
-        code: 'mde-above-delta',
-        severity: 'warning',
-        subject: s.id,
-        message:
-          `stratum ${s.id} (n=${s.n}): ${hits.length} non-significant comparison${hits.length === 1 ? '' : 's'} ` +
-          `with |delta| below the minimum detectable effect (${listSome(listed)}); these are not evidence of no effect`,
-      },
-    ];
-  });
+const mdeAboveDelta: WarningRule = (data) => {
+  const out: ReportWarning[] = [];
+  const gate = data.comparisons.filter((c) => c.role === 'confirmatory' && belowMde(c));
+  if (gate.length > 0) {
+    out.push({
+      code: 'mde-above-delta',
+      severity: 'warning',
+      subject: 'gate',
+      gate: true,
+      message:
+        `${plural(gate.length, 'gate comparison')} not significant with |delta| below the minimum detectable effect ` +
+        `(${listSome(gate.map(describeBelowMde))}): the eval set cannot tell such a difference from none`,
+    });
+  }
+  const explore = data.comparisons.filter((c) => c.role === 'exploratory' && belowMde(c));
+  if (explore.length > 0) {
+    out.push({
+      code: 'mde-above-delta',
+      severity: 'info',
+      subject: 'exploratory',
+      gate: false,
+      message:
+        `${plural(explore.length, 'exploratory comparison')} not significant with |delta| below the minimum detectable ` +
+        `effect (${listSome(explore.map(describeBelowMde))}); these are not evidence of no effect`,
+    });
+  }
+  return out;
+};
 
 /** The `Judged@k` measure to read coverage from: `Judged@10` when present, else the first `Judged@k`. */
 function judgedMeasure(measures: readonly string[]): string | undefined {
   return measures.includes('Judged@10') ? 'Judged@10' : measures.find((m) => m.startsWith('Judged@'));
 }
 
-/** Runs whose mean Judged@k falls below `compare.judgedThreshold` in some stratum: unjudged documents score as non-relevant. */
+/**
+ * Judgment holes, read from Judged@k only where it means something: with qrels that hold non-relevant
+ * judgments (a pool). Qrels that list only relevant documents make Judged@k equal to precision, so they get
+ * one note instead of a warning per run.
+ */
 const judgmentHoles: WarningRule = (data) => {
+  const pooled = data.evalset.qrelsJudgesNonRelevant;
+  if (pooled === false) {
+    return [
+      {
+        code: 'qrels-relevant-only',
+        severity: 'info',
+        subject: 'qrels',
+        gate: false,
+        message:
+          'the qrels list only relevant documents, so every unlisted document counts as not relevant and Judged@k ' +
+          'equals precision: judgment holes cannot be measured from these qrels',
+      },
+    ];
+  }
+  if (pooled !== true) return [];
   const measure = judgedMeasure(data.measures);
   if (!measure) {
     return [
@@ -65,6 +127,7 @@ const judgmentHoles: WarningRule = (data) => {
         code: 'holes-unchecked',
         severity: 'info',
         subject: 'measures',
+        gate: false,
         message:
           'no Judged@k measure in this report, so judgment holes were not checked; add Judged@10 to the measures ' +
           'to see how much of each top 10 was judged',
@@ -72,32 +135,37 @@ const judgmentHoles: WarningRule = (data) => {
     ];
   }
   const threshold = data.compare.judgedThreshold;
-  return data.runs.flatMap((run): ReportWarning[] => {
-    const low = data.summary.filter((r) => r.run === run.id && r.measure === measure && r.mean < threshold);
-    if (low.length === 0) return [];
-    return [
-      {
-        code: 'judged-holes',
-        severity: 'warning',
-        subject: run.id,
-        message:
-          `run ${run.id}: ${measure} below ${fmtMean(threshold)} in ${low.map((r) => `${r.stratum} (${fmtMean(r.mean)})`).join(', ')}; ` +
-          'unjudged documents count as non-relevant, which penalises runs that retrieve outside the judged pool',
-      },
-    ];
-  });
+  const low = data.runs
+    .map((run) => ({ run: run.id, rows: data.summary.filter((r) => r.run === run.id && r.measure === measure && r.mean < threshold) }))
+    .filter((x) => x.rows.length > 0);
+  if (low.length === 0) return [];
+  const onGate = gateRuns(data);
+  return [
+    {
+      code: 'judged-holes',
+      severity: 'warning',
+      subject: low.map((x) => x.run).join(', '),
+      gate: low.some((x) => onGate.has(x.run)),
+      message:
+        `${measure} below ${fmtMean(threshold)} for ${listSome(low.map((x) => `${x.run} (${x.rows.map((r) => `${r.stratum} ${fmtMean(r.mean)}`).join(', ')})`))}; ` +
+        'unjudged documents count as not relevant, which penalises runs that retrieve outside the judged pool',
+    },
+  ];
 };
 
 /** Runs that stand in for another model or system: their numbers are about the stand-in. */
-const substitutes: WarningRule = (data) =>
-  data.runs
+const substitutes: WarningRule = (data) => {
+  const onGate = gateRuns(data);
+  return data.runs
     .filter((r) => r.substitute !== undefined)
     .map((r) => ({
       code: 'substitute',
       severity: 'warning',
       subject: r.id,
+      gate: onGate.has(r.id),
       message: `run ${r.id} is a substitute: ${r.substitute}; its numbers describe the stand-in, not the original`,
     }));
+};
 
 /**
  * Families in which no Monte Carlo randomization test can reach significance: the smallest p it can return is
@@ -105,17 +173,18 @@ const substitutes: WarningRule = (data) =>
  * Hommel and BH alike). With 10,000 permutations that caps m at about 500 tests at alpha 0.05.
  */
 const permutationsTooFew: WarningRule = (data) => {
-  if (data.compare.test !== 'randomization' || data.compare.correction === 'none') return [];
+  if (data.compare.test !== 'randomization') return [];
   const floor = 1 / (data.compare.permutations + 1);
   return data.families
-    .filter((f) => f.size > 0 && floor > data.compare.alpha / f.size)
+    .filter((f) => f.correction !== 'none' && f.size > 0 && floor > data.compare.alpha / f.size)
     .map((f) => ({
       code: 'permutations-too-few',
-      severity: 'serious',
+      severity: f.id === GATE_FAMILY ? 'serious' : 'warning',
       subject: f.id,
+      gate: f.id === GATE_FAMILY,
       message:
         `family ${f.id} has ${f.size} tests: with ${data.compare.permutations} permutations the smallest attainable ` +
-        `p is 1/${data.compare.permutations + 1}, above the first ${data.compare.correction} threshold ` +
+        `p is 1/${data.compare.permutations + 1}, above the first ${f.correction} threshold ` +
         `alpha/m = ${data.compare.alpha}/${f.size}, so no Monte Carlo comparison in it can be significant; set ` +
         `compare.permutations to at least ${Math.ceil(f.size / data.compare.alpha)}`,
     }));
@@ -130,14 +199,51 @@ const unreachableInputs: WarningRule = (data) =>
         code: 'input-unreachable',
         severity: 'serious',
         subject: `${r.id} <- ${d.input}`,
+        gate: r.id === data.gate?.candidate || r.id === data.gate?.baseline,
         message: `${r.id} can never place a document only ${d.input} ranks first in its top-${d.cutoff} (${d.reason}); a zero contribution of ${d.input} here says nothing about ${d.input}`,
       })),
   );
 
 /**
- * Every warning rule, in the order their warnings are listed. A new kind of caveat (fusion diagnostics that
- * find an arm unreachable, parameters tuned on the test split) is one more rule here, reading whatever new
- * field of ReportData carries its evidence.
+ * Comparisons whose corrected p lies within two Monte Carlo standard errors of alpha: another seed could flip
+ * them. The gate's family is redrawn with more permutations before this is raised, so a gate item means even
+ * the largest draw count left it undecided.
+ */
+const pNearAlpha: WarningRule = (data) => {
+  const near = data.comparisons.filter((c) => c.nearAlpha);
+  const describe = (c: Comparison): string =>
+    `${c.system} vs ${c.baseline} on ${c.measure} in ${c.stratum}: corrected p ${fmtP(c.pAdjusted)} from ${c.permutations} permutations`;
+  const out: ReportWarning[] = [];
+  const gate = near.filter((c) => c.role === 'confirmatory');
+  if (gate.length > 0) {
+    out.push({
+      code: 'p-near-alpha',
+      severity: 'serious',
+      subject: 'gate',
+      gate: true,
+      message:
+        `${plural(gate.length, 'gate comparison')} with a corrected p within two Monte Carlo standard errors of alpha ` +
+        `${data.compare.alpha} (${listSome(gate.map(describe))}): another seed could change the verdict; raise compare.permutations`,
+    });
+  }
+  const explore = near.filter((c) => c.role === 'exploratory');
+  if (explore.length > 0) {
+    out.push({
+      code: 'p-near-alpha',
+      severity: 'info',
+      subject: 'exploratory',
+      gate: false,
+      message:
+        `${plural(explore.length, 'exploratory comparison')} with a corrected p within two Monte Carlo standard errors of ` +
+        `alpha (${listSome(explore.map(describe))}); their significance depends on the draws`,
+    });
+  }
+  return out;
+};
+
+/**
+ * Every warning rule. A new kind of caveat (fusion diagnostics that find an arm unreachable, parameters tuned
+ * on the test split) is one more rule here, reading whatever new field of ReportData carries its evidence.
  */
 export const warningRules = {
   'underpowered-stratum': underpoweredStratum,
@@ -146,8 +252,16 @@ export const warningRules = {
   substitute: substitutes,
   'permutations-too-few': permutationsTooFew,
   'input-unreachable': unreachableInputs,
+  'p-near-alpha': pNearAlpha,
 } as const satisfies Record<string, WarningRule>;
 
+const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };
+
+/** Every rule's warnings, those bearing on the gate first, then by severity, then in rule order. */
 export function deriveWarnings(data: ReportCore): ReportWarning[] {
-  return Object.values(warningRules).flatMap((rule) => rule(data));
+  return Object.values(warningRules)
+    .flatMap((rule) => rule(data))
+    .map((w, i) => ({ w, i }))
+    .sort((x, y) => Number(y.w.gate) - Number(x.w.gate) || SEVERITY_RANK[x.w.severity] - SEVERITY_RANK[y.w.severity] || x.i - y.i)
+    .map((x) => x.w);
 }

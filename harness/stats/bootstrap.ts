@@ -1,18 +1,19 @@
 import { HarnessError } from '../errors.js';
 import { buildChunkTable, chunkCount, drawResamples, groupByLength, resampleSums, type ResampleDraws } from './draws.js';
-import { positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { normalCdf, normalQuantile } from './special.js';
 
 export type BootstrapMethod = 'percentile' | 'bca';
 
 export interface BootstrapOptions {
-  /** Number of bootstrap resamples B. */
-  readonly resamples: number;
-  /** Seed of the resampling stream (see rng.ts). */
-  readonly seed: number;
+  /** Number of bootstrap resamples B; default 10,000. */
+  readonly resamples?: number;
+  /** Seed of the resampling stream (see rng.ts); default 42, the config's. */
+  readonly seed?: number;
   /** Confidence level in (0, 1); default 0.95. */
   readonly level?: number;
-  readonly method: BootstrapMethod;
+  /** Default `bca`, scipy's. */
+  readonly method?: BootstrapMethod;
 }
 
 export interface BootstrapResult {
@@ -42,7 +43,7 @@ export interface BootstrapResult {
  * @throws HarnessError when BCa's bias correction is undefined (every resample mean on one side of θ̂, which
  * only happens with very few resamples); use more resamples or the percentile method.
  */
-export function bootstrapCI(values: Vector, opts: BootstrapOptions): BootstrapResult {
+export function bootstrapCI(values: Vector, opts: BootstrapOptions = {}): BootstrapResult {
   const x = toVector('bootstrapCI', values, 1);
   const [r] = bootstrapGroup([x], opts);
   return r as BootstrapResult;
@@ -52,7 +53,7 @@ export function bootstrapCI(values: Vector, opts: BootstrapOptions): BootstrapRe
  * {@link bootstrapCI} for many vectors, sharing one set of resample indices among all vectors of the same
  * length (the same queries are resampled for every system, stratum and measure). Results in input order.
  */
-export function bootstrapCIMany(values: readonly Vector[], opts: BootstrapOptions): BootstrapResult[] {
+export function bootstrapCIMany(values: readonly Vector[], opts: BootstrapOptions = {}): BootstrapResult[] {
   const vectors = values.map((v, i) => {
     try {
       return toVector('bootstrapCIMany', v, 1);
@@ -83,12 +84,13 @@ function percentileSorted(sorted: Float64Array, q: number): number {
 
 function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions): BootstrapResult[] {
   const fn = 'bootstrapCI';
-  const resamples = positiveInt(fn, 'resamples', opts.resamples);
-  const seed = seedOf(fn, opts.seed);
+  const resamples = positiveInt(fn, 'resamples', opts.resamples ?? DEFAULT_DRAWS);
+  const seed = seedOf(fn, opts.seed ?? DEFAULT_SEED);
+  const method = opts.method ?? 'bca';
   const level = opts.level ?? 0.95;
   if (!(level > 0 && level < 1)) throw new HarnessError(`${fn}: level must be in (0, 1), got ${level}`);
-  if (opts.method !== 'percentile' && opts.method !== 'bca') {
-    throw new HarnessError(`${fn}: unknown method "${String(opts.method)}" (known: percentile, bca)`);
+  if (method !== 'percentile' && method !== 'bca') {
+    throw new HarnessError(`${fn}: unknown method "${String(method)}" (known: percentile, bca)`);
   }
   const n = (vectors[0] as Float64Array).length;
   let draws: ResampleDraws | undefined;
@@ -107,7 +109,7 @@ function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions
     resampleSums(draws, x, table, sums);
     let qLo = alpha;
     let qHi = 1 - alpha;
-    if (opts.method === 'bca') [qLo, qHi] = bcaLevels(x, total, sums, alpha);
+    if (method === 'bca') [qLo, qHi] = bcaLevels(x, total, sums, alpha);
     const means = sums.map((s) => s / n).sort();
     return { lo: percentileSorted(means, qLo), hi: percentileSorted(means, qHi), estimate };
   });

@@ -16,10 +16,20 @@ export {
   winTieLoss,
   type PairedTTestResult,
   type WilcoxonMethod,
+  type WilcoxonOptions,
+  type WilcoxonZeroMethod,
   type WilcoxonResult,
   type WinTieLoss,
 } from './paired.js';
-export { randomizationTest, randomizationTestMany, type RandomizationOptions, type RandomizationResult } from './randomization.js';
+export {
+  randomizationCI,
+  randomizationCIMany,
+  randomizationTest,
+  randomizationTestMany,
+  type RandomizationCIOptions,
+  type RandomizationOptions,
+  type RandomizationResult,
+} from './randomization.js';
 export { createRng, Rng } from './rng.js';
 export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
 export type { Vector } from './input.js';

@@ -1,5 +1,10 @@
 import { HarnessError } from '../errors.js';
 
+/** Default Monte Carlo draws (sign flips, resamples) of the exported functions, equal to the config's. */
+export const DEFAULT_DRAWS = 10_000;
+/** Default seed of the exported functions, equal to the config's. */
+export const DEFAULT_SEED = 42;
+
 /** A numeric vector: a plain array or a typed array. */
 export type Vector = ArrayLike<number>;
 

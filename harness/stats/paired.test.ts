@@ -61,7 +61,7 @@ describe('wilcoxonSignedRank by hand', () => {
     const a = [0, 0, 0, 0];
     const b = [1, -2, 3, 4];
     // Exact: subsets of {1, 2, 3, 4} with sum <= 2 are {}, {1}, {2}: P(W <= 2) = 3/16, p = 2·3/16.
-    expect(wilcoxonSignedRank(a, b, { method: 'exact' })).toEqual({ statistic: 2, p: 6 / 16, n: 4 });
+    expect(wilcoxonSignedRank(a, b, { method: 'exact' })).toEqual({ statistic: 2, p: 6 / 16, n: 4, method: 'exact' });
     // Approx: mean 4·5/4 = 5, variance 4·5·9/24 = 7.5, z = −3/√7.5.
     const approx = wilcoxonSignedRank(a, b, { method: 'approx' });
     expect(approx.statistic).toBe(2);
@@ -77,12 +77,21 @@ describe('wilcoxonSignedRank by hand', () => {
     expect(r.p).toBeCloseTo(2 * normalSf(1 / Math.sqrt(177 / 24)), 15);
   });
 
-  it('exact refuses zeros or ties instead of switching method silently', () => {
-    expect(() => wilcoxonSignedRank([0, 0, 0], [1, 0, 2], { method: 'exact' })).toThrow(/zero/);
-    expect(() => wilcoxonSignedRank([0, 0, 0], [1, -1, 2], { method: 'exact' })).toThrow(/tied/);
+  it('exact with ties and a zero: d = [1, 1, 2, −3, 0] over the 16 sign flips of the non-zero ranks', () => {
+    // Doubled ranks 3, 3, 6, 8; observed W+ = 1.5 + 1.5 + 3 = 6 (12 doubled). Subset sums of {3, 3, 6, 8}:
+    // 0 3 3 6 6 8 9 9 11 11 12 14 14 17 17 20, six of them >= 12, so p = 2 · 6/16.
+    const r = wilcoxonSignedRank([0, 0, 0, 0, 0], [1, 1, 2, -3, 0], { method: 'exact' });
+    expect(r).toEqual({ statistic: 4, p: 12 / 16, n: 4, method: 'exact' });
+    // n = 5 <= 13 with ties and zeros: auto enumerates too.
+    expect(wilcoxonSignedRank([0, 0, 0, 0, 0], [1, 1, 2, -3, 0])).toEqual(r);
+  });
+
+  it('rejects unknown options instead of guessing', () => {
+    expect(() => wilcoxonSignedRank([0], [1], { method: 'exakt' as never })).toThrow(/unknown method/);
+    expect(() => wilcoxonSignedRank([0], [1], { zeroMethod: 'drop' as never })).toThrow(/unknown zeroMethod/);
   });
 
   it('all differences zero: n 0, p 1', () => {
-    expect(wilcoxonSignedRank([0.1, 0.2], [0.1, 0.2], { method: 'approx' })).toEqual({ statistic: 0, p: 1, n: 0 });
+    expect(wilcoxonSignedRank([0.1, 0.2], [0.1, 0.2], { method: 'approx' })).toEqual({ statistic: 0, p: 1, n: 0, method: 'approx' });
   });
 });

@@ -121,94 +121,143 @@ export function minimumDetectableEffect(
   return ((studentTQuantile(1 - alpha / 2, df) + studentTQuantile(power, df)) * sdDiff) / Math.sqrt(n);
 }
 
-export type WilcoxonMethod = 'exact' | 'approx';
+/**
+ * `auto` (default): scipy 1.17's rule: `exact` when n <= 50 and no |d| is zero or tied, else `exact` when
+ * n <= 13 (scipy enumerates all 2ⁿ sign flips there), else `approx`; `exact`: the exact sign-flip
+ * distribution of the statistic; `approx`: the normal approximation.
+ */
+export type WilcoxonMethod = 'auto' | 'exact' | 'approx';
+
+/**
+ * How zero differences are treated (scipy's `zero_method`): `wilcox` drops them before ranking; `pratt` ranks
+ * them with the rest and then ignores their ranks (Pratt 1959); `zsplit` ranks them and splits their ranks
+ * equally between W+ and W−.
+ */
+export type WilcoxonZeroMethod = 'wilcox' | 'pratt' | 'zsplit';
+
+export interface WilcoxonOptions {
+  /** Default `auto`. */
+  readonly method?: WilcoxonMethod;
+  /** Default `wilcox`. */
+  readonly zeroMethod?: WilcoxonZeroMethod;
+  /** Continuity correction of the normal approximation (scipy `correction`); default false. */
+  readonly correction?: boolean;
+}
 
 export interface WilcoxonResult {
-  /** min(W+, W−): the smaller of the signed-rank sums over non-zero differences. */
+  /** min(W+, W−), the signed-rank sums (with `zsplit`, each includes half the zero ranks). */
   readonly statistic: number;
   /** Two-sided p-value. */
   readonly p: number;
-  /** Number of non-zero differences (the effective sample size). */
+  /** Differences the ranks run over: the non-zero ones under `wilcox`, all of them otherwise. */
   readonly n: number;
+  /** The method that produced `p` (`auto` resolved). */
+  readonly method: 'exact' | 'approx';
+}
+
+const WILCOXON_METHODS: readonly WilcoxonMethod[] = ['auto', 'exact', 'approx'];
+const ZERO_METHODS: readonly WilcoxonZeroMethod[] = ['wilcox', 'pratt', 'zsplit'];
+
+/**
+ * Wilcoxon signed-rank test of the paired differences d = b − a (Wilcoxon 1945, doi:10.2307/3001968), two-sided,
+ * following scipy 1.17 `wilcoxon(b, a, zero_method, correction, method)`:
+ *
+ * - |d| is ranked with average ranks for exact ties (exact floating equality, as scipy); zeros are dropped
+ *   before ranking (`wilcox`) or ranked with the rest (`pratt`, `zsplit`); W+ sums the ranks of d > 0;
+ *   statistic T = min(W+, W−).
+ * - `exact`: the exact distribution of W+ over the 2ᵏ equally likely sign assignments of the k non-zero
+ *   differences, with their actual (possibly tied, half-integer) ranks, by dynamic programming on doubled
+ *   ranks; p = min(1, 2·min(P(W+ <= w), P(W+ >= w))). Without ties or zeros this is the classical table;
+ *   with them it is the permutation distribution scipy's `auto` enumerates for n <= 13. (scipy's explicit
+ *   `method="exact"` instead rounds a tied statistic onto the untied table; we never do.)
+ * - `approx`: z = (W+ − μ) / σ with μ = n(n+1)/4, σ² = [n(n+1)(2n+1) − ½ Σ t(t² − 1)] / 24 over tie groups of
+ *   size t; under `pratt`, μ and σ² lose the zeros' share (Cureton 1967) and the zeros' tie group; optional
+ *   continuity correction z − sign(z)·½/σ; p = 2·(1 − Φ(|z|)).
+ *
+ * When every difference is zero there is no evidence of a difference: statistic as computed, p = 1.
+ *
+ * @throws HarnessError when the vectors differ in length, hold non-finite values, are empty, or an option is unknown.
+ */
+export function wilcoxonSignedRank(a: Vector, b: Vector, opts: WilcoxonOptions = {}): WilcoxonResult {
+  const fn = 'wilcoxonSignedRank';
+  const method = opts.method ?? 'auto';
+  const zeroMethod = opts.zeroMethod ?? 'wilcox';
+  if (!WILCOXON_METHODS.includes(method)) throw new HarnessError(`${fn}: unknown method "${String(method)}" (known: ${WILCOXON_METHODS.join(', ')})`);
+  if (!ZERO_METHODS.includes(zeroMethod)) throw new HarnessError(`${fn}: unknown zeroMethod "${String(zeroMethod)}" (known: ${ZERO_METHODS.join(', ')})`);
+  const all = pairedDiffs(fn, a, b, 1);
+  const ranked = zeroMethod === 'wilcox' ? all.filter((x) => x !== 0) : all;
+  const n = ranked.length;
+  let zeros = 0;
+  for (let i = 0; i < all.length; i++) if (all[i] === 0) zeros++;
+  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => Math.abs(ranked[i] as number) - Math.abs(ranked[j] as number));
+  // Ranks are kept doubled (2·rank is an integer even for averaged ties) so the exact distribution is over integers.
+  const rank2 = new Float64Array(n);
+  let tieTerm = 0;
+  let hasTies = false;
+  for (let start = 0; start < n; ) {
+    const v = Math.abs(ranked[order[start] as number] as number);
+    let end = start + 1;
+    while (end < n && Math.abs(ranked[order[end] as number] as number) === v) end++;
+    const size = end - start;
+    if (size > 1) {
+      hasTies = true;
+      // pratt leaves the zeros' own tie group out of the variance correction.
+      if (!(zeroMethod === 'pratt' && v === 0)) tieTerm += size * (size * size - 1);
+    }
+    for (let k = start; k < end; k++) rank2[order[k] as number] = start + 1 + end;
+    start = end;
+  }
+  let wPlus2 = 0;
+  let wMinus2 = 0;
+  let zero2 = 0;
+  const nonZeroRanks2: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = ranked[i] as number;
+    const r = rank2[i] as number;
+    if (x > 0) wPlus2 += r;
+    else if (x < 0) wMinus2 += r;
+    else zero2 += r;
+    if (x !== 0) nonZeroRanks2.push(r);
+  }
+  const split = zeroMethod === 'zsplit' ? zero2 / 2 : 0;
+  const statistic = Math.min(wPlus2 + split, wMinus2 + split) / 2;
+  const resolved: 'exact' | 'approx' =
+    method !== 'auto' ? method : all.length > 50 ? 'approx' : !hasTies && zeros === 0 ? 'exact' : all.length <= 13 ? 'exact' : 'approx';
+  if (nonZeroRanks2.length === 0) return { statistic, p: 1, n, method: resolved };
+  if (resolved === 'exact') return { statistic, p: exactSignedRankP(nonZeroRanks2, wPlus2), n, method: 'exact' };
+  let mean = (n * (n + 1)) / 4;
+  let v = n * (n + 1) * (2 * n + 1);
+  if (zeroMethod === 'pratt') {
+    mean -= (zeros * (zeros + 1)) / 4;
+    v -= zeros * (zeros + 1) * (2 * zeros + 1);
+  }
+  const sigma = Math.sqrt((v - tieTerm / 2) / 24);
+  let z = ((wPlus2 + split) / 2 - mean) / sigma;
+  if (opts.correction === true) z -= (Math.sign(z) * 0.5) / sigma;
+  return { statistic, p: Math.min(1, 2 * normalSf(Math.abs(z))), n, method: 'approx' };
 }
 
 /**
- * Wilcoxon signed-rank test of the paired differences d = b − a (Wilcoxon 1945, doi:10.2307/3001968), with
- * scipy's conventions `wilcoxon(b, a, zero_method="wilcox", correction=False)`:
- *
- * - zero differences are dropped (n counts the rest); |d| is ranked with average ranks for exact ties
- *   (exact floating equality, as scipy);
- * - statistic T = min(W+, W−);
- * - `approx`: z = (T − n(n+1)/4) / σ with σ² = [n(n+1)(2n+1) − ½ Σ t(t² − 1)] / 24 (tie-corrected, t the size of
- *   each tie group), no continuity correction, p = 2·(1 − Φ(|z|));
- * - `exact`: the exact null distribution of W+ (all 2ⁿ sign assignments, by dynamic programming),
- *   p = min(1, 2·P(W ≤ T)). Valid only without zero or tied |d|: then it throws rather than silently
- *   switching method, because the exact distribution assumes distinct integer ranks.
- *
- * When every difference is zero (n = 0) there is no evidence of a difference: statistic 0, p = 1.
+ * Two-sided p of W+ (doubled: `observed2`) under the sign-flip null: each non-zero difference carries its
+ * doubled rank with sign + or − with probability ½. Counts are exact integers up to 2⁵³ and then relative.
  */
-export function wilcoxonSignedRank(a: Vector, b: Vector, opts: { readonly method: WilcoxonMethod }): WilcoxonResult {
-  const all = pairedDiffs('wilcoxonSignedRank', a, b, 1);
-  const nonZero: number[] = [];
-  for (let i = 0; i < all.length; i++) if (all[i] !== 0) nonZero.push(all[i] as number);
-  const n = nonZero.length;
-  const zeros = all.length - n;
-  if (n === 0) {
-    if (opts.method === 'exact') throw exactInvalid(`all ${all.length} differences are zero`);
-    return { statistic: 0, p: 1, n: 0 };
-  }
-  const order = nonZero.map((_, i) => i).sort((i, j) => Math.abs(nonZero[i] as number) - Math.abs(nonZero[j] as number));
-  let wPlus = 0;
-  let wMinus = 0;
-  let tieTerm = 0;
-  for (let start = 0; start < n; ) {
-    const v = Math.abs(nonZero[order[start] as number] as number);
-    let end = start + 1;
-    while (end < n && Math.abs(nonZero[order[end] as number] as number) === v) end++;
-    const size = end - start;
-    const rank = (start + 1 + end) / 2;
-    if (size > 1) tieTerm += size * (size * size - 1);
-    for (let k = start; k < end; k++) {
-      if ((nonZero[order[k] as number] as number) > 0) wPlus += rank;
-      else wMinus += rank;
-    }
-    start = end;
-  }
-  const statistic = Math.min(wPlus, wMinus);
-  if (opts.method === 'exact') {
-    if (zeros > 0) throw exactInvalid(`${zeros} of ${all.length} differences are zero`);
-    if (tieTerm > 0) throw exactInvalid('some |differences| are tied');
-    return { statistic, p: Math.min(1, 2 * signedRankCdf(n, statistic)), n };
-  }
-  const mean = (n * (n + 1)) / 4;
-  const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1) - 0.5 * tieTerm) / 24);
-  const z = (statistic - mean) / sigma;
-  return { statistic, p: Math.min(1, 2 * normalSf(Math.abs(z))), n };
-}
-
-function exactInvalid(why: string): HarnessError {
-  return new HarnessError(`wilcoxonSignedRank: the exact method needs distinct non-zero differences, but ${why}`, {
-    hint: "use { method: 'approx' } (tie-corrected normal approximation), or randomizationTest for an exact test",
-  });
-}
-
-/** P(W+ ≤ t) under H0 for n distinct ranks: the subset-sum distribution of {1..n}, each subset weight 2⁻ⁿ. */
-function signedRankCdf(n: number, t: number): number {
-  const max = (n * (n + 1)) / 2;
-  let pmf = new Float64Array(max + 1);
+function exactSignedRankP(ranks2: readonly number[], observed2: number): number {
+  let total = 0;
+  for (const r of ranks2) total += r;
+  const pmf = new Float64Array(total + 1);
   pmf[0] = 1;
   let top = 0;
-  for (let k = 1; k <= n; k++) {
-    const next = new Float64Array(max + 1);
-    for (let s = 0; s <= top; s++) {
-      const h = (pmf[s] as number) * 0.5;
-      next[s] = (next[s] as number) + h;
-      next[s + k] = (next[s + k] as number) + h;
-    }
-    top += k;
-    pmf = next;
+  for (const r of ranks2) {
+    // In place, top down, so pmf[s] is still the previous step's value when it is added at s + r.
+    for (let s = top; s >= 0; s--) pmf[s + r] = (pmf[s + r] as number) + (pmf[s] as number);
+    top += r;
+    for (let s = 0; s <= top; s++) pmf[s] = (pmf[s] as number) * 0.5;
   }
-  let cdf = 0;
-  for (let s = 0; s <= Math.floor(t); s++) cdf += pmf[s] as number;
-  return cdf;
+  let below = 0;
+  let above = 0;
+  for (let s = 0; s <= total; s++) {
+    if (s <= observed2) below += pmf[s] as number;
+    if (s >= observed2) above += pmf[s] as number;
+  }
+  return Math.min(1, 2 * Math.min(below, above));
 }

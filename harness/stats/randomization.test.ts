@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { randomizationTest, randomizationTestMany } from './randomization.js';
+import { randomizationCI, randomizationCIMany, randomizationTest, randomizationTestMany } from './randomization.js';
+import { createRng } from './rng.js';
 
 describe('randomizationTest, exact enumeration by hand', () => {
   it('d = [1, 2, 3]: the 8 sign sums are ±6, ±4, ±2, 0, 0; |S| >= 6 twice → p = 2/8', () => {
@@ -62,5 +63,50 @@ describe('randomizationTest, Monte Carlo', () => {
     expect(() => randomizationTest(a, b, { permutations: 0, seed: 1 })).toThrow(/permutations/);
     expect(() => randomizationTest(a, b, { permutations: 100, seed: -3 })).toThrow(/seed/);
     expect(() => randomizationTestMany([Float64Array.from([1, Number.NaN])], { permutations: 10, seed: 1 })).toThrow(/diffs\[0\]/);
+  });
+});
+
+describe('randomizationCI: the interval that inverts the test', () => {
+  // IR-like differences: rounded to tenths, a third of them zero, so |d| ties and the observed sum recurs.
+  const rng = createRng(11);
+  const vectors = [8, 14, 40, 106].map((n) =>
+    Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 0 : Math.round((rng.nextFloat() - 0.35) * 10) / 10)),
+  );
+
+  it.each(vectors.map((d) => ({ d, n: d.length })))('n = $n: 0 is outside exactly when p < alpha, at alpha = p and just above', ({ d }) => {
+    const opts = { permutations: 2000, seed: 5 };
+    const zeros = d.map(() => 0);
+    const { p } = randomizationTest(zeros, d, opts);
+    const inside = (ci: readonly [number | null, number | null]): boolean => (ci[0] ?? -Infinity) <= 0 && 0 <= (ci[1] ?? Infinity);
+    expect(inside(randomizationCI(d, { ...opts, alpha: p }))).toBe(true);
+    if (p < 1) expect(inside(randomizationCI(d, { ...opts, alpha: Math.min(0.999, p * 1.001) }))).toBe(false);
+  });
+
+  it('its bounds are where the shifted test crosses alpha', () => {
+    const d = vectors[2] as number[];
+    const opts = { permutations: 2000, seed: 5 };
+    const [lo, hi] = randomizationCI(d, { ...opts, alpha: 0.05 });
+    const pAt = (delta: number): number => randomizationTest(d.map(() => 0), d.map((x) => x - delta), opts).p;
+    const eps = 1e-7;
+    expect(pAt((hi as number) - eps)).toBeGreaterThanOrEqual(0.05);
+    expect(pAt((hi as number) + eps)).toBeLessThan(0.05);
+    expect(pAt((lo as number) + eps)).toBeGreaterThanOrEqual(0.05);
+    expect(pAt((lo as number) - eps)).toBeLessThan(0.05);
+  });
+
+  it('exact enumeration: d = [1, 2, 3] at alpha 0.25 inverts p = count/8', () => {
+    // p(δ) >= 0.25 needs 2 of the 8 sign vectors to count. The all-plus and all-minus vectors always count, so
+    // every δ is inside: no shift of three values can be rejected at 0.25 by 8 equally likely sign vectors.
+    expect(randomizationCI([1, 2, 3], { permutations: 8, seed: 1, alpha: 0.25 })).toEqual([null, null]);
+    // At alpha 0.5 four must count; the interval is finite and holds the mean 2.
+    const [lo, hi] = randomizationCI([1, 2, 3], { permutations: 8, seed: 1, alpha: 0.5 });
+    expect(lo as number).toBeLessThan(2);
+    expect(hi as number).toBeGreaterThan(2);
+  });
+
+  it('the batch form equals the single form per vector', () => {
+    const alphas = vectors.map((_, i) => 0.01 * (i + 1));
+    const many = randomizationCIMany(vectors, alphas, { permutations: 3000, seed: 9 });
+    vectors.forEach((d, i) => expect(many[i]).toEqual(randomizationCI(d, { permutations: 3000, seed: 9, alpha: alphas[i] as number })));
   });
 });

@@ -1,12 +1,12 @@
 import { HarnessError } from '../errors.js';
 import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, lookupSum } from './draws.js';
-import { pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 
 export interface RandomizationOptions {
-  /** Monte Carlo sign flips B; when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
-  readonly permutations: number;
-  /** Seed of the sign-flip stream (see rng.ts). */
-  readonly seed: number;
+  /** Monte Carlo sign flips B (default 10,000); when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
+  readonly permutations?: number;
+  /** Seed of the sign-flip stream (see rng.ts); default 42, the config's. */
+  readonly seed?: number;
 }
 
 export interface RandomizationResult {
@@ -36,7 +36,7 @@ export interface RandomizationResult {
  * The result for a vector depends only on (d, permutations, seed): {@link randomizationTestMany} with the same
  * options returns the same p for it.
  */
-export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptions): RandomizationResult {
+export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptions = {}): RandomizationResult {
   const d = pairedDiffs('randomizationTest', a, b, 1);
   const [result] = randomizationOnGroup([d], opts);
   return result as RandomizationResult;
@@ -48,7 +48,7 @@ export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptio
  * the tests are positively dependent through the shared draws, which the family-wise corrections used here
  * (Holm, Hommel, Bonferroni, BY) tolerate). Results are in input order.
  */
-export function randomizationTestMany(diffs: readonly Vector[], opts: RandomizationOptions): RandomizationResult[] {
+export function randomizationTestMany(diffs: readonly Vector[], opts: RandomizationOptions = {}): RandomizationResult[] {
   const vectors = diffs.map((v, i) => {
     try {
       return toVector('randomizationTestMany', v, 1);
@@ -68,8 +68,8 @@ export function randomizationTestMany(diffs: readonly Vector[], opts: Randomizat
 
 /** All vectors have the same length n >= 1. */
 function randomizationOnGroup(vectors: readonly Float64Array[], opts: RandomizationOptions): RandomizationResult[] {
-  const permutations = positiveInt('randomizationTest', 'permutations', opts.permutations);
-  const seed = seedOf('randomizationTest', opts.seed);
+  const permutations = positiveInt('randomizationTest', 'permutations', opts.permutations ?? DEFAULT_DRAWS);
+  const seed = seedOf('randomizationTest', opts.seed ?? DEFAULT_SEED);
   const n = (vectors[0] as Float64Array).length;
   const chunks = chunkCount(n);
   const table = new Float64Array(chunks * 256);
@@ -97,4 +97,141 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
     }
     return { p: (count + 1) / (permutations + 1), exact: false, permutations };
   });
+}
+
+export interface RandomizationCIOptions extends RandomizationOptions {
+  /** The test level α the interval inverts; the interval's confidence is 1 − α. */
+  readonly alpha: number;
+}
+
+/**
+ * The confidence interval for the mean difference that inverts {@link randomizationTest} with the same draws:
+ * δ is inside iff the test of d − δ (each difference shifted by δ) has p >= α, so the interval excludes 0
+ * exactly when the test rejects at α. Each draw's end points are widened by the test's
+ * own tolerance on sums (1e-10·Σ|d_i|, divided by n), so ties with the observed sum count here as they do there. Bounds are `null` where no shift is
+ * rejected (α·(B + 1) <= 1 for Monte Carlo draws): the test cannot reach that level.
+ *
+ * For one sign vector s (with k = Σ s_i) the shifted draw counts when |Σ s_i d_i − δk| >= |Σ d_i − nδ|, a
+ * quadratic inequality in δ whose solution set is the closed interval between δ₁ = (T − A)/(n − k) and
+ * δ₂ = (T + A)/(n + k), with A = Σ s_i d_i and T = Σ d_i (the whole line when s = ±1). The count is therefore
+ * unimodal in δ, and the bounds are the K-th smallest δ-lower end and the K-th largest δ-upper end, with
+ * K = ⌈α·2ⁿ⌉ for exact enumeration and K = ⌈α·(B + 1)⌉ − 1 for Monte Carlo (Fisher 1935; Ernst 2004,
+ * doi:10.1214/088342304000000396 on inverting permutation tests).
+ */
+export function randomizationCI(d: Vector, opts: RandomizationCIOptions): readonly [number | null, number | null] {
+  const [r] = randomizationCIMany([d], [opts.alpha], opts);
+  return r as readonly [number | null, number | null];
+}
+
+/** {@link randomizationCI} for many vectors, each at its own α, sharing the draws by length as the tests do. */
+export function randomizationCIMany(
+  diffs: readonly Vector[],
+  alphas: readonly number[],
+  opts: RandomizationOptions = {},
+): (readonly [number | null, number | null])[] {
+  const permutations = positiveInt('randomizationCI', 'permutations', opts.permutations ?? DEFAULT_DRAWS);
+  const seed = seedOf('randomizationCI', opts.seed ?? DEFAULT_SEED);
+  const vectors = diffs.map((v, i) => {
+    const a = alphas[i] as number;
+    if (!(a > 0 && a < 1)) throw new HarnessError(`randomizationCI: alpha[${i}] must be in (0, 1), got ${a}`);
+    return toVector('randomizationCI', v, 1);
+  });
+  const out = new Array<readonly [number | null, number | null]>(vectors.length);
+  for (const indices of groupByLength(vectors).values()) {
+    const n = (vectors[indices[0] as number] as Float64Array).length;
+    const chunks = chunkCount(n);
+    const exact = n < 53 && 2 ** n <= permutations;
+    const count = exact ? 2 ** n : permutations;
+    const bytes = exact ? enumerateSignBytes(n) : drawSignBytes(n, permutations, seed);
+    // k_b = Σ s_i = 2·(number of + signs) − n depends on the draw only.
+    const k = new Float64Array(count);
+    for (let b = 0; b < count; b++) {
+      let plus = 0;
+      for (let c = 0; c < chunks; c++) plus += popcount8(bytes[b * chunks + c] as number);
+      k[b] = 2 * plus - n;
+    }
+    const table = new Float64Array(chunks * 256);
+    const lows = new Float64Array(count);
+    const highs = new Float64Array(count);
+    for (const i of indices) {
+      const d = vectors[i] as Float64Array;
+      buildChunkTable(d, table);
+      let total = 0;
+      for (let j = 0; j < n; j++) total += d[j] as number;
+      // The test's tolerance on sums (see randomizationTest), carried to δ: a shift of ε moves |T − nδ| by nε.
+      const tol = sumTolerance(d) / n;
+      for (let b = 0; b < count; b++) {
+        const kb = k[b] as number;
+        if (kb === n || kb === -n) {
+          lows[b] = -Infinity;
+          highs[b] = Infinity;
+          continue;
+        }
+        const a = 2 * lookupSum(table, bytes, b * chunks, chunks) - total;
+        const r1 = (total - a) / (n - kb);
+        const r2 = (total + a) / (n + kb);
+        lows[b] = Math.min(r1, r2) - tol;
+        highs[b] = Math.max(r1, r2) + tol;
+      }
+      const alpha = alphas[i] as number;
+      // Draws that must still count for δ to stay inside; the Monte Carlo p adds the observed labelling once.
+      const need = exact ? Math.ceil(alpha * count - 1e-9) : Math.ceil(alpha * (count + 1) - 1e-9) - 1;
+      if (need <= 0) {
+        out[i] = [null, null];
+        continue;
+      }
+      const lo = selectKth(lows, need - 1);
+      const hi = selectKth(highs, count - need);
+      out[i] = [Number.isFinite(lo) ? lo : null, Number.isFinite(hi) ? hi : null];
+    }
+  }
+  return out;
+}
+
+/**
+ * The k-th smallest value (0-based) of `a`, which it reorders: Hoare's quickselect with a median-of-three
+ * pivot, O(length) on average. A full sort of 10,000 draws per comparison took most of a report's build time.
+ */
+function selectKth(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = a[lo] as number;
+    const y = a[mid] as number;
+    const z = a[hi] as number;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i] = a[j] as number;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k] as number;
+  }
+  return a[k] as number;
+}
+
+function popcount8(x: number): number {
+  x = x - ((x >>> 1) & 0x55);
+  x = (x & 0x33) + ((x >>> 2) & 0x33);
+  return (x + (x >>> 4)) & 0x0f;
+}
+
+/** All 2ⁿ sign vectors in the byte layout of drawSignBytes, in the order the exact test enumerates them. */
+function enumerateSignBytes(n: number): Uint8Array {
+  const chunks = chunkCount(n);
+  const m = 2 ** n;
+  const out = new Uint8Array(m * chunks);
+  for (let s = 0; s < m; s++) for (let c = 0; c < chunks; c++) out[s * chunks + c] = (s / 2 ** (8 * c)) & 0xff;
+  return out;
 }

@@ -24,7 +24,9 @@ const alt = (n: number, a: number, b: number): number[] => Array.from({ length: 
 
 export const FIXTURE_MEASURES = ['nDCG@10', 'R@10', 'R@100', 'Judged@10'] as const;
 
-export function fixtureInput(opts: { compare?: CompareConfigInput; gate?: GateConfigInput } = {}): ReportInput {
+export function fixtureInput(
+  opts: { compare?: CompareConfigInput; gate?: GateConfigInput; qrelsJudgesNonRelevant?: boolean } = {},
+): ReportInput {
   const queries = Array.from({ length: 24 }, (_, i) => ({
     id: `q${String(i + 1).padStart(2, '0')}`,
     stratum: i < 12 ? 'exact' : 'paraphrase',
@@ -62,6 +64,8 @@ export function fixtureInput(opts: { compare?: CompareConfigInput; gate?: GateCo
       strata: { exact: 12, paraphrase: 12 },
       notes: ['2 run queries absent from the qrels were dropped'],
       qrelsSource: 'gold',
+      // A pooled qrels (judged non-relevant documents listed), so Judged@10 measures judgment holes.
+      qrelsJudgesNonRelevant: opts.qrelsJudgesNonRelevant ?? true,
     },
     runs: [
       { id: 'bm25', kind: 'bm25', fingerprint: 'bm25-k1=0.9-b=0.4' },
