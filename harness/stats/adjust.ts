@@ -20,11 +20,11 @@ export const ADJUST_METHODS = ['holm', 'bonferroni', 'bh', 'by', 'hommel'] as co
  * - `by` (FDR under any dependence; Benjamini & Yekutieli 2001, doi:10.1214/aos/1013699998): BH times
  *   c(m) = Σ_{k=1..m} 1/k.
  *
- * Ties in p keep their input order (stable sort), which does not change any adjusted value.
+ * Ties in p keep their input order (stable sort), which does not change any adjusted value. Default: `holm`.
  *
  * @throws HarnessError on an empty list or a p outside [0, 1] (including NaN).
  */
-export function adjustPValues(p: ArrayLike<number>, method: AdjustMethod): Float64Array {
+export function adjustPValues(p: ArrayLike<number>, method: AdjustMethod = 'holm'): Float64Array {
   const m = p.length;
   if (m === 0) throw new HarnessError('adjustPValues: the family is empty; there is nothing to adjust');
   for (let i = 0; i < m; i++) {

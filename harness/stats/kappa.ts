@@ -4,7 +4,8 @@ export type KappaWeights = 'none' | 'linear' | 'quadratic';
 export type Label = number | string;
 
 export interface KappaOptions {
-  readonly weights: KappaWeights;
+  /** Default `none` (scikit-learn's `weights=None`). */
+  readonly weights?: KappaWeights;
   /**
    * The ordered label set; weights use each label's position in it (so ordinal labels must be listed in
    * order). Default: the sorted union of the observed labels (numeric order for numbers).
@@ -38,7 +39,7 @@ export interface KappaResult {
  * @throws HarnessError when the lists differ in length or are empty, a rating is not in `labels` (scikit-learn
  * silently drops it), or κ is undefined because chance disagreement is 0 (both raters used one label only).
  */
-export function cohensKappa(a: readonly Label[], b: readonly Label[], opts: KappaOptions): KappaResult {
+export function cohensKappa(a: readonly Label[], b: readonly Label[], opts: KappaOptions = {}): KappaResult {
   if (a.length !== b.length) throw new HarnessError(`cohensKappa: the rating lists differ in length (a: ${a.length}, b: ${b.length})`, { hint: 'align both raters on the same (queryId, docId) pairs first' });
   const n = a.length;
   if (n === 0) throw new HarnessError('cohensKappa: no paired ratings');
@@ -62,11 +63,12 @@ export function cohensKappa(a: readonly Label[], b: readonly Label[], opts: Kapp
   }
   const rows = confusion.map((r) => r.reduce((s, x) => s + x, 0));
   const cols = labels.map((_, j) => confusion.reduce((s, r) => s + (r[j] as number), 0));
+  const weights = opts.weights ?? 'none';
   const weight = (i: number, j: number): number => {
-    if (opts.weights === 'none') return i === j ? 0 : 1;
-    if (opts.weights === 'linear') return Math.abs(i - j);
-    if (opts.weights === 'quadratic') return (i - j) * (i - j);
-    throw new HarnessError(`cohensKappa: unknown weights "${String(opts.weights)}" (known: none, linear, quadratic)`);
+    if (weights === 'none') return i === j ? 0 : 1;
+    if (weights === 'linear') return Math.abs(i - j);
+    if (weights === 'quadratic') return (i - j) * (i - j);
+    throw new HarnessError(`cohensKappa: unknown weights "${String(weights)}" (known: none, linear, quadratic)`);
   };
   let wObserved = 0;
   let wExpected = 0;

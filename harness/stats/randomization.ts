@@ -100,8 +100,8 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
 }
 
 export interface RandomizationCIOptions extends RandomizationOptions {
-  /** The test level α the interval inverts; the interval's confidence is 1 − α. */
-  readonly alpha: number;
+  /** The test level α the interval inverts; the interval's confidence is 1 − α. Default 0.05. */
+  readonly alpha?: number;
 }
 
 /**
@@ -118,8 +118,8 @@ export interface RandomizationCIOptions extends RandomizationOptions {
  * K = ⌈α·2ⁿ⌉ for exact enumeration and K = ⌈α·(B + 1)⌉ − 1 for Monte Carlo (Fisher 1935; Ernst 2004,
  * doi:10.1214/088342304000000396 on inverting permutation tests).
  */
-export function randomizationCI(d: Vector, opts: RandomizationCIOptions): readonly [number | null, number | null] {
-  const [r] = randomizationCIMany([d], [opts.alpha], opts);
+export function randomizationCI(d: Vector, opts: RandomizationCIOptions = {}): readonly [number | null, number | null] {
+  const [r] = randomizationCIMany([d], [opts.alpha ?? 0.05], opts);
   return r as readonly [number | null, number | null];
 }
 
