@@ -251,6 +251,9 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       strata,
       notes: [...(es.notes ?? []), ...scored.notes],
       qrelsSource: 'gold',
+      // A pooled qrels judges documents not relevant too; qrels that list only relevant documents make Judged@k
+      // equal P@k, so judgment holes can only be read from the former.
+      qrelsJudgesNonRelevant: [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel)),
     },
     runs: [...[...outcomes.values()].map(reportRun), ...tuned.map(tunedRun)],
     measures: cfg.measures,
