@@ -68,12 +68,12 @@ export const compareCommand = defineCommand({
   async run(args, io) {
     const { existsSync } = await import('node:fs');
     const { join, relative, resolve } = await import('node:path');
-    const { compareInput } = await import('../compare/run.js');
+    const { compareInput } = await import('../report/from-trec.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { buildReportData } = await import('../report/build.js');
     const { writeReport } = await import('../report/write.js');
     const { formatMeasure, parseMeasure } = await import('../metrics/measure.js');
-    const { gateSchema } = await import('../report/config.js');
+    const { gateSchema } = await import('../compare/config.js');
     for (const r of args.runs) {
       if (existsSync(resolve(io.cwd, r))) continue;
       let measureLike = false;

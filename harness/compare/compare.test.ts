@@ -7,7 +7,7 @@ import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 import { comparisonPairs, familyId, isTestedMeasure } from './comparisons.js';
-import { compareSchema } from '../report/config.js';
+import { compareSchema } from './config.js';
 
 function testIo(cwd: string): CliIo & { stdout: string[] } {
   const stdout: string[] = [];

@@ -12,8 +12,8 @@ import {
   winTieLoss,
   type AdjustMethod,
 } from '../stats/index.js';
-import type { CompareConfig } from '../report/config.js';
-import type { Comparison, ComparisonRole, FamilyInfo } from '../report/types.js';
+import type { CompareConfig } from './config.js';
+import type { Comparison, ComparisonRole, FamilyInfo } from './types.js';
 
 /** One ordered pair: `system` is compared against `baseline` (delta = system − baseline). */
 export interface Pair {

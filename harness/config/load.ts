@@ -10,7 +10,7 @@ import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { ConfigError } from '../errors.js';
 import { formatMeasure, parseMeasure } from '../metrics/index.js';
 import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
-import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../report/config.js';
+import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
 import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from '../util/suggest.js';
 import { keysOf, zodProblems } from './problems.js';

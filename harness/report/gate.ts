@@ -1,4 +1,4 @@
-import type { GateConfig } from './config.js';
+import type { GateConfig } from '../compare/config.js';
 import { gateCorrection } from '../compare/comparisons.js';
 import { fmtCI, fmtDelta, fmtLevel, fmtMde, fmtMean, fmtP } from './format.js';
 import { findComparison, overallStratum, properStrata, type ReportCore } from './select.js';

@@ -1,5 +1,5 @@
-export { compareSchema, gateSchema } from './config.js';
-export type { CompareConfig, CompareConfigInput, GateConfig, GateConfigInput, GateRule, TestKind, Correction } from './config.js';
+export { compareSchema, gateSchema } from '../compare/config.js';
+export type { CompareConfig, CompareConfigInput, GateConfig, GateConfigInput, GateRule, TestKind, Correction } from '../compare/config.js';
 export { buildReportData, checkReportInput } from './build.js';
 export { evaluateGate } from './gate.js';
 export { deriveWarnings, warningRules } from './warnings.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { studentTQuantile, studentTTwoSided } from '../stats/index.js';
 import { ConfigError } from '../errors.js';
 import { buildReportData, checkReportInput, runLetter } from './build.js';
-import { compareSchema, gateSchema } from './config.js';
+import { compareSchema, gateSchema } from '../compare/config.js';
 import { findComparison } from './select.js';
 import { fixtureInput } from './testdata/fixture.js';
 import type { Comparison, ReportData, ReportInput } from './types.js';

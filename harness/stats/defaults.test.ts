@@ -11,7 +11,7 @@ import {
   wilcoxonSignedRank,
 } from './index.js';
 
-// Every exported statistic runs with only its data; each default equals the config's (harness/report/config.ts)
+// Every exported statistic runs with only its data; each default equals the config's (harness/compare/config.ts)
 // or the reference library's, written out here so a changed default fails a test.
 describe('defaults of the exported statistics', () => {
   const a = [0.1, 0.4, 0.35, 0.8, 0.5, 0.2, 0.9, 0.3, 0.45, 0.6, 0.15, 0.7, 0.05, 0.55, 0.25];

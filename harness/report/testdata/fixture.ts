@@ -1,4 +1,4 @@
-import { compareSchema, type CompareConfigInput, type GateConfigInput, gateSchema } from '../config.js';
+import { compareSchema, type CompareConfigInput, type GateConfigInput, gateSchema } from '../../compare/config.js';
 import type { ReportInput } from '../types.js';
 
 /**

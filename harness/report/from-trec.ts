@@ -6,9 +6,9 @@ import type { Run } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { InputError, UsageError } from '../errors.js';
 import { compareIds, formatMeasure, parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
-import { scoreRuns } from './score.js';
-import { compareSchema, type CompareConfigInput } from '../report/config.js';
-import type { ReportInput, ReportRun } from '../report/types.js';
+import { scoreRuns } from '../compare/score.js';
+import { compareSchema, type CompareConfigInput } from '../compare/config.js';
+import type { ReportInput, ReportRun } from './types.js';
 
 /** Measures `harness compare` evaluates when `--measures` is not given. */
 export const DEFAULT_COMPARE_MEASURES = ['nDCG@10', 'R@100', 'RR', 'Judged@10'] as const;
