@@ -86,12 +86,13 @@ export function renderHtml(data: ReportData): string {
   H.push('</table>');
   if (e.notes.length > 0) H.push('<ul>', ...e.notes.map((n) => `<li>${esc(n)}</li>`), '</ul>');
 
-  H.push('<h2>Runs</h2>', '<table>', `<tr>${th('')}${th('run')}${th('kind')}${th('from')}${th('fingerprint')}${th('note')}</tr>`);
+  const from = data.runs.some((r) => r.inputs !== undefined);
+  H.push('<h2>Runs</h2>', '<table>', `<tr>${th('')}${th('run')}${th('kind')}${from ? th('from') : ''}${th('fingerprint')}${th('note')}</tr>`);
   for (const r of data.runs) {
     const note = [r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ');
     const kind = r.node && r.node !== r.kind ? `${r.node} ${r.kind}` : r.kind;
     H.push(
-      `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(kind))}${td(esc(r.inputs?.join(', ') ?? ''))}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(note))}</tr>`,
+      `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(kind))}${from ? td(esc(r.inputs?.join(', ') ?? '')) : ''}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(note))}</tr>`,
     );
   }
   H.push('</table>');

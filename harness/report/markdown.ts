@@ -45,15 +45,17 @@ export function renderMarkdown(data: ReportData): string {
   if (e.notes.length > 0) L.push('Notes from loading:', '', ...e.notes.map((n) => `- ${n}`), '');
 
   L.push('## Runs', '');
+  // The inputs column only when some run is computed from others.
+  const from = data.runs.some((r) => r.inputs !== undefined);
   L.push(
     ...table(
-      ['', 'run', 'kind', 'from', 'fingerprint', 'note'],
-      ['l', 'l', 'l', 'l', 'l', 'l'],
+      ['', 'run', 'kind', ...(from ? ['from'] : []), 'fingerprint', 'note'],
+      ['l', 'l', 'l', ...(from ? (['l'] as const) : []), 'l', 'l'],
       data.runs.map((r) => [
         String(data.letters[r.id]),
         cell(r.label ? `${r.id} (${r.label})` : r.id),
         cell(r.node && r.node !== r.kind ? `${r.node} ${r.kind}` : r.kind),
-        cell(r.inputs ? r.inputs.join(', ') : ''),
+        ...(from ? [cell(r.inputs ? r.inputs.join(', ') : '')] : []),
         `\`${cell(r.fingerprint)}\``,
         cell([r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ')),
       ]),

@@ -16,7 +16,16 @@ export function withoutTimings(file: string, text: string): string {
     }
     return JSON.stringify(data);
   }
-  if (file === 'report.md') return text.replace(/\n## Cost\n[\s\S]*?(?=\n## )/, '\n## Cost (timings)\n');
+  if (file === 'report.md') {
+    // Keep the cost table's sizes; blank its three timing columns (index ms, query ms p50, p95).
+    return text.replace(/\n## Cost\n[\s\S]*?(?=\n## )/, (section) =>
+      section.replace(/^\| (?!system \||---)(.*) \|$/gm, (row) => {
+        const cells = row.slice(2, -2).split(' | ');
+        for (const i of [2, 3, 4]) if (cells[i] !== undefined) cells[i] = '(timing)';
+        return `| ${cells.join(' | ')} |`;
+      }),
+    );
+  }
   if (file === 'report.html') return text.replace(/<h2>Cost<\/h2>[\s\S]*?(?=<h2>)/, '<h2>Cost (timings)</h2>');
   return text;
 }
