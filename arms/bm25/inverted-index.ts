@@ -3,8 +3,6 @@ import { lengthToNormByte, normByteToLength } from './small-float.js';
 import { TokenTable } from './token-table.js';
 import { TopK, type Hit } from './top-k.js';
 
-export type { Hit } from './top-k.js';
-
 export interface Bm25Scoring {
   readonly k1: number;
   readonly b: number;

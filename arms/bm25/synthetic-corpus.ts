@@ -5,7 +5,7 @@ import { createRng } from '../../harness/stats/rng.js';
  * Frequency ranks 0..32 are Lucene's English stop words in rough English order; the other words are invented
  * from syllables, so no stemmer conflates two of them by accident of English morphology.
  */
-export const STOP_FIRST: readonly string[] = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'as', 'was', 'with', 'be', 'by', 'on', 'not', 'this', 'are', 'at', 'or', 'an', 'but', 'they', 'there', 'their', 'no', 'if', 'into', 'such', 'then', 'these', 'will'];
+const STOP_FIRST: readonly string[] = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'as', 'was', 'with', 'be', 'by', 'on', 'not', 'this', 'are', 'at', 'or', 'an', 'but', 'they', 'there', 'their', 'no', 'if', 'into', 'such', 'then', 'these', 'will'];
 
 export interface SyntheticOptions {
   readonly documents: number;
