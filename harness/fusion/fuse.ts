@@ -133,8 +133,9 @@ export function checkFusion(inputs: readonly FusionInput[], spec: FusionSpec): C
  *   and with `tm2c2` their TM2C2. Same ranking as CombSUM; scores stay in [0, 1] after min-max / tm2c2.
  * Missing documents contribute a_i (0 under `zero`). Inputs of weight 0 or depth 0 are not read.
  *
- * Cost per query: one pass over the entries read, plus an expected-linear selection of the topK best of the
- * union and a sort of those topK: no per-document objects and no sort of the whole union.
+ * Cost per query: one pass over the entries read into a dense per-query accumulator (see accumulate.ts), one
+ * pass over the union with a bounded heap of topK seeded from the inputs' first places, and a heap sort of
+ * those topK: no per-document objects and no sort of the whole union.
  */
 export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRun {
   const checked = checkFusion(inputs, spec);
@@ -205,8 +206,9 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
 
 /**
  * Replaces the heap's worst entry by every document of the union that outranks it and is not already in the
- * heap. The heap's worst score is cached, so a rejected document costs one load and one comparison; local
- * positions rise through the scan, so only a document above the worst (or tied with a lower position) enters.
+ * heap. The heap's worst score is cached, so a rejected document costs one load and one comparison. A document
+ * enters when it scores above the worst entry, or ties it from a higher local position (= higher DocTable
+ * index, which ranks first in the trec order).
  */
 function scanUnion(final: Float64Array, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
   let worst = hs[0]!;
