@@ -152,7 +152,7 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
   const outDocs = new Int32Array(bound);
   const outScores = new Float64Array(bound);
   const accu = new QueryAccumulator(checked, spec);
-  const selector = new TopKSelector(checked, topK);
+  const selector = new TopKSelector(checked, spec, topK);
   let used = 0;
   for (let q = 0; q < nq; q++) {
     accu.accumulate(q);
@@ -177,11 +177,15 @@ class TopKSelector {
   private readonly seeded: Uint8Array;
   private readonly seeds: Int32Array;
   private readonly final: Float64Array;
+  /** The fused score is base + acc: rrf, combsum, and cc whose weights sum to 1. */
+  private readonly scoreIsSum: boolean;
 
   constructor(
     private readonly checked: CheckedFusion,
+    spec: FusionSpec,
     private readonly topK: number,
   ) {
+    this.scoreIsSum = spec.method === 'rrf' || spec.method === 'combsum' || (spec.method === 'cc' && checked.weightSum === 1);
     const maxUnion = checked.index.maxUnion;
     this.heapScores = new Float64Array(Math.min(topK, maxUnion));
     this.heapLocal = new Int32Array(this.heapScores.length);
@@ -215,8 +219,13 @@ class TopKSelector {
     }
     // A heap left short of topK already holds every document read; otherwise scan the rest of the union.
     if (kept === topK) {
-      accu.finalScores(this.final);
-      scanUnion(this.final, size, heapScores, heapLocal, seeded);
+      if (counted || !this.scoreIsSum) {
+        accu.finalScores(this.final);
+        scanUnion(this.final, 0, size, heapScores, heapLocal, seeded);
+      } else {
+        // Every document read, and a score that is base + acc (not CombMNZ, no cc division): scan acc itself.
+        scanUnion(acc, accu.base, size, heapScores, heapLocal, seeded);
+      }
     }
     for (let j = 0; j < nSeeds; j++) seeded[seeds[j]!] = 0;
     heapSortBestFirst(heapScores, heapLocal, kept);
@@ -230,15 +239,15 @@ class TopKSelector {
 }
 
 /**
- * Replaces the heap's worst entry by every document of the union that outranks it and is not already in the
- * heap. The heap's worst score is cached, so a rejected document costs one load and one comparison. A document
+ * Replaces the heap's worst entry by every document of the union (score: base + scores[l]) that outranks it and
+ * is not already in the heap. The heap's worst score is cached, so a rejected document costs one load and one comparison. A document
  * enters when it scores above the worst entry, or ties it from a higher local position (= higher DocTable
  * index, which ranks first in the trec order).
  */
-function scanUnion(final: Float64Array, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
+function scanUnion(scores: Float64Array, base: number, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
   let worst = hs[0]!;
   for (let l = 0; l < size; l++) {
-    const s = final[l]!;
+    const s = base + scores[l]!;
     if (s < worst) continue;
     if ((s === worst && l <= hl[0]!) || inHeap[l] === 1) continue;
     heapReplaceRoot(hs, hl, hs.length, s, l);
