@@ -1,7 +1,7 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './packed.js';
-import { heapOffer, heapReplaceRoot, heapSortBestFirst } from './rank-sort.js';
+import { heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
 
 export const FUSION_METHODS = ['rrf', 'combsum', 'combmnz', 'cc'] as const;
 /** See {@link fuse} for each method's formula and source. */
@@ -177,6 +177,7 @@ class TopKSelector {
   private readonly seeded: Uint8Array;
   private readonly seeds: Int32Array;
   private readonly final: Float64Array;
+  private readonly candidates: Int32Array;
   /** The fused score is base + acc: rrf, combsum, and cc whose weights sum to 1. */
   private readonly scoreIsSum: boolean;
 
@@ -192,6 +193,32 @@ class TopKSelector {
     this.seeded = new Uint8Array(maxUnion);
     this.seeds = new Int32Array(this.heapScores.length);
     this.final = new Float64Array(maxUnion);
+    this.candidates = new Int32Array(maxUnion);
+  }
+
+  /**
+   * When topK is a large share of the union (a fused list as long as the runs), a heap would take most
+   * documents in and out: quickselect the topK (expected linear) and sort those instead.
+   */
+  private selectBySort(accu: QueryAccumulator, q: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
+    const { final, candidates } = this;
+    accu.finalScores(final);
+    let n = 0;
+    for (let l = 0; l < accu.size; l++) {
+      if (final[l] === -Infinity) continue;
+      candidates[n] = l;
+      final[n++] = final[l]!;
+    }
+    const keep = Math.min(this.topK, n);
+    selectBest(candidates, final, 0, n, keep);
+    sortRanked(candidates, final, 0, keep);
+    const { union, unionOffsets } = this.checked.index;
+    const u0 = unionOffsets[q]!;
+    for (let j = 0; j < keep; j++) {
+      outDocs[used + j] = union[u0 + candidates[j]!]!;
+      outScores[used + j] = final[j]!;
+    }
+    return used + keep;
   }
 
   /** Writes query q's fused list, best first, at `used` in the output arrays; returns the new end. */
@@ -199,6 +226,7 @@ class TopKSelector {
     const { heapScores, heapLocal, seeded, seeds, topK } = this;
     const { acc, count, size, counted, reads } = accu;
     const { active, index } = this.checked;
+    if (topK * 4 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
     // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
     // worst entry starts high and the scan below rejects nearly every other document with one comparison.
     let kept = 0;
