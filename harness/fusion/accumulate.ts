@@ -168,7 +168,9 @@ export class QueryAccumulator {
       const { scores, offsets } = input.run;
       const li = local[at]!;
       const from = offsets[q]!;
-      const to = Math.min(offsets[q + 1]!, from + input.depth);
+      const end = offsets[q + 1]!;
+      // Compare before adding: from + Infinity would turn the loop bound into a double.
+      const to = input.depth < end - from ? from + input.depth : end;
       this.reads[i] = to - from;
       if (to === from) continue;
       const w = input.weight;

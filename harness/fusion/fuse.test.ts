@@ -349,8 +349,7 @@ function reference(runs: readonly PackedRun[], inputs: readonly FusionInput[], s
     const vals = new Map<number, number>();
     const raw = Array.from(run.scores.subarray(from, to));
     const n = raw.length;
-    const phi = (x: number, r: number): number => {
-      if (s.method === 'rrf') return 1 / (s.rrfK + r);
+    const phi = (x: number): number => {
       const max = raw[0]!;
       const min = raw[n - 1]!;
       if (s.normalization === 'min-max') return max === min ? 1 : (x - min) / (max - min);
@@ -362,9 +361,11 @@ function reference(runs: readonly PackedRun[], inputs: readonly FusionInput[], s
       }
       return x;
     };
-    for (let e = from; e < to; e++) vals.set(run.docs[e]!, input.weight * phi(run.scores[e]!, e - from + 1));
+    // w / (rrfK + r) as written in the formula; w·φ for scores.
+    const gain = (x: number, r: number): number => (s.method === 'rrf' ? input.weight / (s.rrfK + r) : input.weight * phi(x));
+    for (let e = from; e < to; e++) vals.set(run.docs[e]!, gain(run.scores[e]!, e - from + 1));
     present.push(vals);
-    absent.push(n === 0 || s.absent === 'zero' ? 0 : input.weight * phi(raw[n - 1]!, n));
+    absent.push(n === 0 || s.absent === 'zero' ? 0 : gain(raw[n - 1]!, n));
   });
   const wsum = inputs.reduce((a, i) => a + i.weight, 0);
   for (const vals of present) for (const d of vals.keys()) count.set(d, (count.get(d) ?? 0) + 1);
@@ -399,13 +400,21 @@ describe('against a direct transcription of the formulas (seeded random runs)', 
   });
   const cases: FusionSpec[] = [];
   for (const absent of ['zero', 'min'] as const) {
-    cases.push(rrf({ absent, topK: 15 }), rrf({ absent, rrfK: 0, topK: 1000 }));
+    // topK 3 keeps the bounded-heap path busy (union > 4 topK); topK 1000 takes the quickselect path.
+    cases.push(rrf({ absent, topK: 3 }), rrf({ absent, topK: 15 }), rrf({ absent, rrfK: 0, topK: 1000 }), spec('combmnz', 'min-max', { absent, topK: 3 }));
     for (const method of ['combsum', 'combmnz', 'cc'] as const) {
       for (const normalization of ['none', 'min-max', 'z-score', 'tm2c2'] as const) cases.push(spec(method, normalization, { absent, topK: 12 }));
     }
   }
-  it.each(cases.map((c) => ({ c, name: `${c.method} ${c.normalization} ${c.absent} topK ${c.topK}` })))('$name', ({ c }) => {
-    const inputs: FusionInput[] = runs.map((run, i) => ({ run, weight: [0.5, 1, 2, 0.75][i]!, depth: [Infinity, 25, 10, 40][i]!, theoreticalMin: i % 2 === 0 ? 0 : -1 }));
+  // Cut depths (some documents of the union unread) and full reads with weights summing to 1 take different
+  // paths through the kernel; both must equal the transcription.
+  const shapes = [
+    { name: 'cut depths', weights: [0.5, 1, 2, 0.75], depths: [Infinity, 25, 10, 40] },
+    { name: 'full reads', weights: [0.25, 0.25, 0.375, 0.125], depths: [Infinity, Infinity, Infinity, Infinity] },
+  ];
+  const grid = cases.flatMap((c) => shapes.map((shape) => ({ c, shape, name: `${c.method} ${c.normalization} ${c.absent} topK ${c.topK}, ${shape.name}` })));
+  it.each(grid)('$name', ({ c, shape }) => {
+    const inputs: FusionInput[] = runs.map((run, i) => ({ run, weight: shape.weights[i]!, depth: shape.depths[i]!, theoreticalMin: i % 2 === 0 ? 0 : -1 }));
     const out = fuse(inputs, c);
     for (let q = 0; q < nq; q++) {
       const got = Array.from(out.docs.subarray(out.offsets[q]!, out.offsets[q + 1]!));

@@ -1,7 +1,7 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './packed.js';
-import { heapOffer, heapReplaceRoot, heapSortBestFirst } from './rank-sort.js';
+import { heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
 
 export const FUSION_METHODS = ['rrf', 'combsum', 'combmnz', 'cc'] as const;
 /** See {@link fuse} for each method's formula and source. */
@@ -133,8 +133,9 @@ export function checkFusion(inputs: readonly FusionInput[], spec: FusionSpec): C
  *   and with `tm2c2` their TM2C2. Same ranking as CombSUM; scores stay in [0, 1] after min-max / tm2c2.
  * Missing documents contribute a_i (0 under `zero`). Inputs of weight 0 or depth 0 are not read.
  *
- * Cost per query: one pass over the entries read, plus an expected-linear selection of the topK best of the
- * union and a sort of those topK: no per-document objects and no sort of the whole union.
+ * Cost per query: one pass over the entries read into a dense per-query accumulator (see accumulate.ts), one
+ * pass over the union with a bounded heap of topK seeded from the inputs' first places, and a heap sort of
+ * those topK: no per-document objects and no sort of the whole union.
  */
 export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRun {
   const checked = checkFusion(inputs, spec);
@@ -151,48 +152,11 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
   const outDocs = new Int32Array(bound);
   const outScores = new Float64Array(bound);
   const accu = new QueryAccumulator(checked, spec);
-  const { union, unionOffsets, local } = checked.index;
-  const heapScores = new Float64Array(Math.min(topK, checked.index.maxUnion));
-  const heapLocal = new Int32Array(heapScores.length);
-  const seeded = new Uint8Array(checked.index.maxUnion);
-  const seeds = new Int32Array(heapScores.length);
-  const final = new Float64Array(checked.index.maxUnion);
-  const active = checked.active;
+  const selector = new TopKSelector(checked, spec, topK);
   let used = 0;
   for (let q = 0; q < nq; q++) {
     accu.accumulate(q);
-    const { acc, count, size, counted, reads } = accu;
-    // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
-    // worst entry starts high and the scan below rejects nearly every other document with one comparison.
-    let kept = 0;
-    let nSeeds = 0;
-    for (let r = 0; kept < topK; r++) {
-      let more = false;
-      for (let i = 0; i < active.length && kept < topK; i++) {
-        if (r >= reads[i]!) continue;
-        more = true;
-        const { input, at } = active[i]!;
-        const l = local[at]![input.run.offsets[q]! + r]!;
-        if (seeded[l] === 1) continue;
-        seeded[l] = 1;
-        seeds[nSeeds++] = l;
-        kept = heapOffer(heapScores, heapLocal, kept, topK, accu.score(acc[l]!, counted ? count[l]! : 1), l);
-      }
-      if (!more) break;
-    }
-    // A heap left short of topK already holds every document read; otherwise scan the rest of the union.
-    if (kept === topK) {
-      accu.finalScores(final);
-      scanUnion(final, size, heapScores, heapLocal, seeded);
-    }
-    for (let j = 0; j < nSeeds; j++) seeded[seeds[j]!] = 0;
-    heapSortBestFirst(heapScores, heapLocal, kept);
-    const u0 = unionOffsets[q]!;
-    for (let j = 0; j < kept; j++) {
-      outDocs[used + j] = union[u0 + heapLocal[j]!]!;
-      outScores[used + j] = heapScores[j]!;
-    }
-    used += kept;
+    used = selector.select(accu, q, outDocs, outScores, used);
     offsets[q + 1] = used;
   }
   return {
@@ -204,14 +168,114 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
 }
 
 /**
- * Replaces the heap's worst entry by every document of the union that outranks it and is not already in the
- * heap. The heap's worst score is cached, so a rejected document costs one load and one comparison; local
- * positions rise through the scan, so only a document above the worst (or tied with a lower position) enters.
+ * Picks each query's topK from its accumulated scores. A class of its own, and the union scan a function of
+ * its own, so that the JIT optimizes them apart from `fuse` (inlined into it they ran several times slower).
  */
-function scanUnion(final: Float64Array, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
+class TopKSelector {
+  private readonly heapScores: Float64Array;
+  private readonly heapLocal: Int32Array;
+  private readonly seeded: Uint8Array;
+  private readonly seeds: Int32Array;
+  private readonly final: Float64Array;
+  private readonly candidates: Int32Array;
+  /** The fused score is base + acc: rrf, combsum, and cc whose weights sum to 1. */
+  private readonly scoreIsSum: boolean;
+
+  constructor(
+    private readonly checked: CheckedFusion,
+    spec: FusionSpec,
+    private readonly topK: number,
+  ) {
+    this.scoreIsSum = spec.method === 'rrf' || spec.method === 'combsum' || (spec.method === 'cc' && checked.weightSum === 1);
+    const maxUnion = checked.index.maxUnion;
+    this.heapScores = new Float64Array(Math.min(topK, maxUnion));
+    this.heapLocal = new Int32Array(this.heapScores.length);
+    this.seeded = new Uint8Array(maxUnion);
+    this.seeds = new Int32Array(this.heapScores.length);
+    this.final = new Float64Array(maxUnion);
+    this.candidates = new Int32Array(maxUnion);
+  }
+
+  /**
+   * When topK is a large share of the union (a fused list as long as the runs), a heap would take most
+   * documents in and out: quickselect the topK (expected linear) and sort those instead.
+   */
+  private selectBySort(accu: QueryAccumulator, q: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
+    const { final, candidates } = this;
+    accu.finalScores(final);
+    let n = 0;
+    for (let l = 0; l < accu.size; l++) {
+      if (final[l] === -Infinity) continue;
+      candidates[n] = l;
+      final[n++] = final[l]!;
+    }
+    const keep = Math.min(this.topK, n);
+    selectBest(candidates, final, 0, n, keep);
+    sortRanked(candidates, final, 0, keep);
+    const { union, unionOffsets } = this.checked.index;
+    const u0 = unionOffsets[q]!;
+    for (let j = 0; j < keep; j++) {
+      outDocs[used + j] = union[u0 + candidates[j]!]!;
+      outScores[used + j] = final[j]!;
+    }
+    return used + keep;
+  }
+
+  /** Writes query q's fused list, best first, at `used` in the output arrays; returns the new end. */
+  select(accu: QueryAccumulator, q: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
+    const { heapScores, heapLocal, seeded, seeds, topK } = this;
+    const { acc, count, size, counted, reads } = accu;
+    const { active, index } = this.checked;
+    if (topK * 4 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
+    // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
+    // worst entry starts high and the scan below rejects nearly every other document with one comparison.
+    let kept = 0;
+    let nSeeds = 0;
+    for (let r = 0; kept < topK; r++) {
+      let more = false;
+      for (let i = 0; i < active.length && kept < topK; i++) {
+        if (r >= reads[i]!) continue;
+        more = true;
+        const { input, at } = active[i]!;
+        const l = index.local[at]![input.run.offsets[q]! + r]!;
+        if (seeded[l] === 1) continue;
+        seeded[l] = 1;
+        seeds[nSeeds++] = l;
+        kept = heapOffer(heapScores, heapLocal, kept, topK, accu.score(acc[l]!, counted ? count[l]! : 1), l);
+      }
+      if (!more) break;
+    }
+    // A heap left short of topK already holds every document read; otherwise scan the rest of the union.
+    if (kept === topK) {
+      if (counted || !this.scoreIsSum) {
+        accu.finalScores(this.final);
+        scanUnion(this.final, 0, size, heapScores, heapLocal, seeded);
+      } else {
+        // Every document read, and a score that is base + acc (not CombMNZ, no cc division): scan acc itself.
+        scanUnion(acc, accu.base, size, heapScores, heapLocal, seeded);
+      }
+    }
+    for (let j = 0; j < nSeeds; j++) seeded[seeds[j]!] = 0;
+    heapSortBestFirst(heapScores, heapLocal, kept);
+    const u0 = index.unionOffsets[q]!;
+    for (let j = 0; j < kept; j++) {
+      outDocs[used + j] = index.union[u0 + heapLocal[j]!]!;
+      outScores[used + j] = heapScores[j]!;
+    }
+    return used + kept;
+  }
+}
+
+/**
+ * Replaces the heap's worst entry by every document of the union (score: base + scores[l]) that outranks it and
+ * is not already in the heap. The heap's worst score is cached, so a rejected document costs one load and one comparison. A document
+ * enters when it scores above the worst entry, or ties it from a higher local position (= higher DocTable
+ * index, which ranks first in the trec order).
+ */
+function scanUnion(scores: Float64Array, base: number, size: number, hs: Float64Array, hl: Int32Array, inHeap: Uint8Array): void {
   let worst = hs[0]!;
   for (let l = 0; l < size; l++) {
-    const s = final[l]!;
+    const s = base + scores[l]!;
     if (s < worst) continue;
     if ((s === worst && l <= hl[0]!) || inHeap[l] === 1) continue;
     heapReplaceRoot(hs, hl, hs.length, s, l);

@@ -72,6 +72,25 @@ export function sortRanked(d: Int32Array, s: Float64Array, from: number, to: num
   insertionSort(d, s, lo, hi);
 }
 
+
+
+/**
+ * Reorders [from, to) so that its best `k` entries occupy [from, from + k), in no particular order
+ * (quickselect, expected O(n)). No-op when k >= to - from.
+ */
+export function selectBest(d: Int32Array, s: Float64Array, from: number, to: number, k: number): void {
+  if (k <= 0 || k >= to - from) return;
+  const target = from + k - 1;
+  let lo = from;
+  let hi = to - 1;
+  while (hi - lo > 16) {
+    const p = partition(d, s, lo, hi);
+    if (target <= p) hi = p;
+    else lo = p + 1;
+  }
+  insertionSort(d, s, lo, hi);
+}
+
 /** True when (sa, la) ranks strictly after (sb, lb). */
 function after(sa: number, la: number, sb: number, lb: number): boolean {
   return sa < sb || (sa === sb && la < lb);
