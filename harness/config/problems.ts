@@ -35,8 +35,10 @@ export function keysOf(schema: z.ZodType, path: Path): readonly string[] {
   let s: unknown = schema;
   const unwrap = () => {
     for (;;) {
-      const def = (s as { def?: { type?: string; innerType?: unknown; element?: unknown } }).def;
+      const def = (s as { def?: { type?: string; innerType?: unknown; element?: unknown; in?: unknown } }).def;
       if (def && (def.type === 'optional' || def.type === 'default' || def.type === 'prefault' || def.type === 'nullable')) s = def.innerType;
+      // A schema with a transform is a pipe: its keys are those of the schema it reads.
+      else if (def && def.type === 'pipe') s = def.in;
       else return;
     }
   };

@@ -86,4 +86,21 @@ describe('buildPlan', () => {
       'arms[dup].grid.seed: also set in params; set it in one place',
     ]);
   });
+
+  it('checks fusion params with the fusion schema: a typo gets a did-you-mean, a weight must name an input', () => {
+    const { problems } = buildPlan(
+      [arm('a'), arm('b'), fusion('f', ['a', 'b'], { method: 'rrf', rrfk: 60 }), fusion('g', ['a', 'b'], { method: 'rrf', weights: { c: 1 } })],
+      10,
+    );
+    expect(problems).toEqual([
+      'systems[f].params.rrfk: unknown key "rrfk"; did you mean "rrfK"? (known: method, rrfK, depth, weights, alpha, normalization, absent, priors)',
+      'systems[g].params.weights.c: "c" is not an input of this fusion; did you mean "a"? (inputs: a, b)',
+    ]);
+  });
+
+  it('folds a fusion fingerprint over its inputs: changing an arm changes every fusion over it', () => {
+    const fp = (seed: number) => buildPlan([arm('a', { seed }), arm('b'), fusion('f', ['a', 'b'], { method: 'rrf' })], 10).plan.systems[2]!.fingerprintHash;
+    expect(fp(1)).toBe(fp(1));
+    expect(fp(1)).not.toBe(fp(2));
+  });
 });
