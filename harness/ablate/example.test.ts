@@ -156,4 +156,43 @@ describe('the bundled example report', () => {
       expect([c.delta, c.p]).toEqual([a?.delta, a?.p]);
     }
   });
+
+  it('carries what a memory engineer decides on: the qrels and strata it scored, recall at every depth, cost, and the queries that differ most', () => {
+    const data = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ReportData;
+    const queries = readFileSync(join(PROJECT_ROOT, 'evalset/examples/alex-memory/queries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; text: string; stratum: string; qrels: Record<string, number> });
+    // qrels.trec and strata.tsv hold exactly the eval set's judgments and strata, so other tools can recompute.
+    const qrelsLines = readFileSync(join(reportDir, 'qrels.trec'), 'utf8').trim().split('\n');
+    expect(qrelsLines).toHaveLength(queries.reduce((n, q) => n + Object.keys(q.qrels).length, 0));
+    expect(qrelsLines).toContain(`qe01 0 m0034 ${queries[0]!.qrels['m0034']}`);
+    expect(readFileSync(join(reportDir, 'strata.tsv'), 'utf8')).toBe(queries.map((q) => `${q.id}\t${q.stratum}\n`).join(''));
+    // Recall curves at every usual depth up to topK 100, per stratum and overall, independent of the measures.
+    expect(data.curves?.cutoffs).toEqual([1, 2, 3, 5, 10, 20, 30, 50, 100]);
+    const r10 = data.curves!.means['bm25']!['all']![4]!;
+    expect(r10).toBeCloseTo(data.summary.find((x) => x.run === 'bm25' && x.stratum === 'all' && x.measure === 'R@10')!.mean, 12);
+    // Cost per system from the arms' own index statistics.
+    expect(data.costs?.['bm25']?.indexStats['documents']).toBe(351);
+    // The gate pair's most different queries, with query text; sensitive memories by id only.
+    const ex = data.examples!;
+    expect([ex.baseline, ex.system, ex.measure]).toEqual(['bm25', 'fts5', 'nDCG@10']);
+    expect(ex.queries.length).toBeGreaterThan(0);
+    const sensitive = new Set(
+      readFileSync(join(PROJECT_ROOT, 'evalset/examples/alex-memory/corpus.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; sensitive?: boolean })
+        .filter((m) => m.sensitive)
+        .map((m) => m.id),
+    );
+    const shown = ex.queries.flatMap((q) => [...q.baselineTop, ...q.systemTop]);
+    expect(shown.some((d) => sensitive.has(d.docId))).toBe(true);
+    for (const d of shown) expect(d.text === undefined, d.docId).toBe(sensitive.has(d.docId));
+    for (const q of ex.queries) {
+      const i = data.queries.findIndex((x) => x.id === q.queryId);
+      expect(q.systemValue - q.baselineValue, q.queryId).toBeCloseTo(data.perQuery['fts5']!['nDCG@10']![i]! - data.perQuery['bm25']!['nDCG@10']![i]!, 12);
+      expect(q.kind === 'gain' ? q.systemValue > q.baselineValue : q.systemValue < q.baselineValue).toBe(true);
+    }
+  });
 });

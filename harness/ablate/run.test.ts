@@ -187,6 +187,30 @@ describe('harness ablate', () => {
   });
 });
 
+describe('checks before any work', () => {
+  it('finds an output that cannot be written and a unit the eval set lacks together, before any arm runs, also under --dry-run', async () => {
+    writeFileSync(join(dir, 'a-file'), 'not a folder');
+    const file = config('unit: session\n');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('output: out', 'output: a-file/out'));
+    for (const extra of [[], ['--dry-run']]) {
+      const r = await cli(['ablate', '--config', file, ...extra]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('study.yaml: 2 problems');
+      expect(r.err).toMatch(/output: .*a-file is a file, not a folder/);
+      expect(r.err).toContain('unit: eval set es has no unit "session" (it defines: none)');
+    }
+    expect(existsSync(join(dir, 'cache', 'run'))).toBe(false);
+  });
+
+  it('refuses a relevance level above every grade before any arm runs, naming the measures it would zero', async () => {
+    const r = await cli(['ablate', '--config', config('relevanceLevel: 9\n')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('relevanceLevel: relevance level 9 is above the highest grade in the qrels (3)');
+    expect(r.err).toContain('RR, R@2');
+    expect(existsSync(join(dir, 'cache', 'run'))).toBe(false);
+  });
+});
+
 describe('scoring at a coarser unit', () => {
   const es = {
     name: 'turns',
