@@ -2,18 +2,29 @@ import { defineCommand } from './io.js';
 
 export const armsCommand = defineCommand({
   command: 'arms',
-  describe: 'List the arm kinds this installation knows, with their params and requirements',
+  describe: 'List the arm kinds and system kinds this installation knows, with their params and requirements',
   builder: (y) => y,
   async run(_args, io) {
     const { armFactories } = await import('../../arms/registry.js');
-    const lines: string[] = [];
+    const { nodeKinds } = await import('../systems/registry.js');
+    const { fuseParamsSchema } = await import('../fusion/index.js');
+    const { keysOf } = await import('../config/problems.js');
+    const lines: string[] = ['arms (kind under arms:):'];
     for (const [kind, f] of Object.entries(armFactories)) {
-      const shape = (f.params as unknown as { shape?: Record<string, unknown> }).shape ?? {};
-      lines.push(`${kind}: ${f.summary}`);
-      lines.push(`  params: ${Object.keys(shape).join(', ') || '(none)'}`);
+      lines.push(`  ${kind}: ${f.summary}`);
+      lines.push(`    params: ${keysOf(f.params, []).join(', ') || '(none)'}`);
+      const min = f.theoreticalMinScore(f.params.parse({}) as never);
+      if (min !== undefined) lines.push(`    theoretical minimum score: ${min}`);
       const req = f.requires as { env?: readonly string[]; packages?: readonly string[] } | undefined;
-      if (req?.env?.length) lines.push(`  needs env: ${req.env.join(', ')}`);
-      if (req?.packages?.length) lines.push(`  needs packages: ${req.packages.join(', ')}`);
+      if (req?.env?.length) lines.push(`    needs env: ${req.env.join(', ')}`);
+      if (req?.packages?.length) lines.push(`    needs packages: ${req.packages.join(', ')}`);
+    }
+    // Systems computed from other systems' runs; one schema per kind, shown the same way.
+    const params: Record<string, readonly string[]> = { fuse: keysOf(fuseParamsSchema, []) };
+    lines.push('systems (kind under systems:):');
+    for (const [kind, k] of Object.entries(nodeKinds)) {
+      if (kind === 'retrieve') continue;
+      lines.push(`  ${kind}: ${k.summary}`, `    inputs: ${k.arity.min} to ${k.arity.max}`, `    params: ${(params[kind] ?? []).join(', ')}`);
     }
     io.out(`${lines.join('\n')}\n`);
   },

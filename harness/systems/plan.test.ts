@@ -104,3 +104,15 @@ describe('buildPlan', () => {
     expect(fp(1)).not.toBe(fp(2));
   });
 });
+
+describe('harness arms', () => {
+  it('lists every arm kind and every system kind from their registries, with their params', async () => {
+    const { runCli } = await import('../cli/main.js');
+    const { memoryLogger } = await import('../log.js');
+    let out = '';
+    expect(await runCli(['arms'], { out: (t) => void (out += t), log: memoryLogger(), env: {}, cwd: '/' })).toBe(0);
+    expect(out).toContain('  bm25: ');
+    expect(out).toContain('  fuse: fuse the runs of its inputs');
+    expect(out).toContain('    params: method, rrfK, depth, weights, alpha, normalization, absent, priors');
+  });
+});
