@@ -226,7 +226,7 @@ class TopKSelector {
     const { heapScores, heapLocal, seeded, seeds, topK } = this;
     const { acc, count, size, counted, reads } = accu;
     const { active, index } = this.checked;
-    if (topK * 4 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
+    if (topK * 16 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
     // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
     // worst entry starts high and the scan below rejects nearly every other document with one comparison.
     let kept = 0;
