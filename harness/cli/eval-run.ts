@@ -1,5 +1,3 @@
-import { statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { stringify } from 'csv-stringify/sync';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
@@ -22,12 +20,8 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
   const run = await peekTrecFile(args.runPath);
   if (run.bom) note(bomNote(args.runPath));
-  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
-  // Every worker re-indexes the qrels: worth it only when they are small next to the run. A gzip run is
-  // one stream that cannot be cut at byte offsets, so it is read on this thread.
-  const auto = qrelsBytes.length * 8 <= runBytes ? Math.min(4, availableParallelism()) : 1;
-  const n = run.gzip ? 1 : threads === 'auto' ? auto : threads;
-  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads: n });
+  // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
+  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads });
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
   }

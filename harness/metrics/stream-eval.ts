@@ -39,15 +39,143 @@ function fnv1a(buf: Uint8Array, s: number, e: number): number {
 }
 
 /**
+ * The arrays behind a QrelsIndex. After QrelsIndex.share() they live in SharedArrayBuffers, so a worker
+ * thread reads the index in place instead of re-reading and re-indexing the qrels file.
+ */
+export interface QrelsIndexParts {
+  /** Query ids in trec_eval order (bytewise). */
+  readonly qids: readonly string[];
+  /** The qrels file's text; judged document ids are byte ranges of it. */
+  readonly bytes: Uint8Array;
+  /** Query q's per-grade counts are levels[levelStart[q] .. levelStart[q + 1]). */
+  readonly levelStart: Int32Array;
+  readonly levels: Int32Array;
+  /** Per judgment: its document id's byte range and its grade. */
+  readonly docStart: Int32Array;
+  readonly docEnd: Int32Array;
+  readonly grade: Int32Array;
+  /** Per query: its open-addressing table is table[tabBase[q] .. tabBase[q] + tabMask[q]] (judgment numbers, -1 empty). */
+  readonly tabBase: Int32Array;
+  readonly tabMask: Int32Array;
+  readonly table: Int32Array;
+}
+
+/** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
+function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
+  let cap = 1 << 12;
+  let lineQ = new Int32Array(cap);
+  let dS = new Int32Array(cap);
+  let dE = new Int32Array(cap);
+  let gr = new Int32Array(cap);
+  let ln = new Int32Array(cap);
+  let n = 0;
+  const firstSeen: string[] = [];
+  const seenIndex = new Map<string, number>();
+  let prevS = -1;
+  let prevE = -1;
+  let prevQ = -1;
+  scanTrecQrels(bytes, file, {
+    line(b, lineNo, qs, qe, ds, de, grade) {
+      let q = -1;
+      if (prevS >= 0 && qe - qs === prevE - prevS) {
+        let k = 0;
+        while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
+        if (k === qe - qs) q = prevQ;
+      }
+      if (q < 0) {
+        const qid = b.toString('utf8', qs, qe);
+        q = seenIndex.get(qid) ?? -1;
+        if (q < 0) {
+          q = firstSeen.length;
+          firstSeen.push(qid);
+          seenIndex.set(qid, q);
+        }
+      }
+      prevS = qs;
+      prevE = qe;
+      prevQ = q;
+      if (n === cap) {
+        cap *= 2;
+        const grow = (a: Int32Array) => {
+          const x = new Int32Array(cap);
+          x.set(a);
+          return x;
+        };
+        lineQ = grow(lineQ);
+        dS = grow(dS);
+        dE = grow(dE);
+        gr = grow(gr);
+        ln = grow(ln);
+      }
+      lineQ[n] = q;
+      dS[n] = ds;
+      dE[n] = de;
+      gr[n] = grade;
+      ln[n] = lineNo;
+      n++;
+    },
+  });
+  const qids = [...firstSeen].sort(compareIds);
+  const remap = new Int32Array(firstSeen.length);
+  qids.forEach((q, i) => (remap[seenIndex.get(q)!] = i));
+  const nq = qids.length;
+  const counts = new Int32Array(nq);
+  const maxGrade = new Int32Array(nq).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const q = remap[lineQ[i]!]!;
+    lineQ[i] = q;
+    counts[q]! += 1;
+    if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
+  }
+  const tabBase = new Int32Array(nq);
+  const tabMask = new Int32Array(nq);
+  const levelStart = new Int32Array(nq + 1);
+  let total = 0;
+  for (let q = 0; q < nq; q++) {
+    let size = 4;
+    while (size < 2 * counts[q]!) size <<= 1;
+    tabBase[q] = total;
+    tabMask[q] = size - 1;
+    total += size;
+    levelStart[q + 1] = levelStart[q]! + Math.max(0, maxGrade[q]! + 1);
+  }
+  const levels = new Int32Array(levelStart[nq]!);
+  const table = new Int32Array(total).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const q = lineQ[i]!;
+    const g = gr[i]!;
+    if (g >= 0) levels[levelStart[q]! + g]! += 1;
+    const s0 = dS[i]!;
+    const len = dE[i]! - s0;
+    const base = tabBase[q]!;
+    const mask = tabMask[q]!;
+    let slot = fnv1a(bytes, s0, s0 + len) & mask;
+    for (;;) {
+      const j = table[base + slot]!;
+      if (j === -1) break;
+      if (dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
+        throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`, {
+          hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
+        });
+      }
+      slot = (slot + 1) & mask;
+    }
+    table[base + slot] = i;
+  }
+  return { qids, bytes, levelStart, levels, docStart: dS.subarray(0, n), docEnd: dE.subarray(0, n), grade: gr.subarray(0, n), tabBase, tabMask, table };
+}
+
+/**
  * The qrels of every query over the qrels file's bytes, with an open-addressing hash table per query;
  * built straight from the file, so no string or map entry exists per judgment.
  */
 export class QrelsIndex {
   /** Query ids in trec_eval order (bytewise). */
-  readonly qids: string[];
+  readonly qids: readonly string[];
   readonly qidIndex = new Map<string, number>();
   /** Per query: number of judged documents with each grade >= 0. */
   readonly relLevels: Int32Array[] = [];
+  private readonly bytes: Uint8Array;
   private readonly docStart: Int32Array;
   private readonly docEnd: Int32Array;
   private readonly grade: Int32Array;
@@ -55,121 +183,55 @@ export class QrelsIndex {
   private readonly tabMask: Int32Array;
   private readonly table: Int32Array;
 
-  private constructor(private readonly bytes: Buffer, file: string) {
-    let cap = 1 << 12;
-    let lineQ = new Int32Array(cap);
-    let dS = new Int32Array(cap);
-    let dE = new Int32Array(cap);
-    let gr = new Int32Array(cap);
-    let ln = new Int32Array(cap);
-    let n = 0;
-    const firstSeen: string[] = [];
-    const seenIndex = new Map<string, number>();
-    let prevS = -1;
-    let prevE = -1;
-    let prevQ = -1;
-    scanTrecQrels(bytes, file, {
-      line(b, lineNo, qs, qe, ds, de, grade) {
-        let q = -1;
-        if (prevS >= 0 && qe - qs === prevE - prevS) {
-          let k = 0;
-          while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
-          if (k === qe - qs) q = prevQ;
-        }
-        if (q < 0) {
-          const qid = b.toString('utf8', qs, qe);
-          q = seenIndex.get(qid) ?? -1;
-          if (q < 0) {
-            q = firstSeen.length;
-            firstSeen.push(qid);
-            seenIndex.set(qid, q);
-          }
-        }
-        prevS = qs;
-        prevE = qe;
-        prevQ = q;
-        if (n === cap) {
-          cap *= 2;
-          const grow = (a: Int32Array) => {
-            const x = new Int32Array(cap);
-            x.set(a);
-            return x;
-          };
-          lineQ = grow(lineQ);
-          dS = grow(dS);
-          dE = grow(dE);
-          gr = grow(gr);
-          ln = grow(ln);
-        }
-        lineQ[n] = q;
-        dS[n] = ds;
-        dE[n] = de;
-        gr[n] = grade;
-        ln[n] = lineNo;
-        n++;
-      },
-    });
-    this.qids = [...firstSeen].sort(compareIds);
-    const remap = new Int32Array(firstSeen.length);
-    this.qids.forEach((q, i) => {
-      this.qidIndex.set(q, i);
-      remap[seenIndex.get(q)!] = i;
-    });
-    const nq = this.qids.length;
-    const counts = new Int32Array(nq);
-    const maxGrade = new Int32Array(nq).fill(-1);
-    for (let i = 0; i < n; i++) {
-      const q = remap[lineQ[i]!]!;
-      lineQ[i] = q;
-      counts[q]! += 1;
-      if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
-    }
-    this.tabBase = new Int32Array(nq);
-    this.tabMask = new Int32Array(nq);
-    let total = 0;
-    for (let q = 0; q < nq; q++) {
-      let size = 4;
-      while (size < 2 * counts[q]!) size <<= 1;
-      this.tabBase[q] = total;
-      this.tabMask[q] = size - 1;
-      total += size;
-      this.relLevels.push(new Int32Array(Math.max(0, maxGrade[q]! + 1)));
-    }
-    this.table = new Int32Array(total).fill(-1);
-    this.docStart = dS;
-    this.docEnd = dE;
-    this.grade = gr;
-    for (let i = 0; i < n; i++) {
-      const q = lineQ[i]!;
-      const g = gr[i]!;
-      if (g >= 0) this.relLevels[q]![g]! += 1;
-      const s0 = dS[i]!;
-      const len = dE[i]! - s0;
-      const base = this.tabBase[q]!;
-      const mask = this.tabMask[q]!;
-      let slot = fnv1a(bytes, s0, s0 + len) & mask;
-      for (;;) {
-        const j = this.table[base + slot]!;
-        if (j === -1) break;
-        if (dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
-          throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${this.qids[q]}" (first at line ${ln[j]})`, {
-            hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
-          });
-        }
-        slot = (slot + 1) & mask;
-      }
-      this.table[base + slot] = i;
-    }
+  private constructor(private readonly parts: QrelsIndexParts) {
+    this.qids = parts.qids;
+    parts.qids.forEach((q, i) => this.qidIndex.set(q, i));
+    for (let q = 0; q < parts.qids.length; q++) this.relLevels.push(parts.levels.subarray(parts.levelStart[q]!, parts.levelStart[q + 1]!));
+    this.bytes = parts.bytes;
+    this.docStart = parts.docStart;
+    this.docEnd = parts.docEnd;
+    this.grade = parts.grade;
+    this.tabBase = parts.tabBase;
+    this.tabMask = parts.tabMask;
+    this.table = parts.table;
+  }
+
+  /** The index's arrays copied into SharedArrayBuffers, for fromParts() in a worker thread. */
+  share(): QrelsIndexParts {
+    const shared = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const sab = new SharedArrayBuffer(a.byteLength);
+      const copy = (a instanceof Int32Array ? new Int32Array(sab) : new Uint8Array(sab)) as T;
+      copy.set(a);
+      return copy;
+    };
+    const p = this.parts;
+    return {
+      qids: p.qids,
+      bytes: shared(p.bytes),
+      levelStart: shared(p.levelStart),
+      levels: shared(p.levels),
+      docStart: shared(p.docStart),
+      docEnd: shared(p.docEnd),
+      grade: shared(p.grade),
+      tabBase: shared(p.tabBase),
+      tabMask: shared(p.tabMask),
+      table: shared(p.table),
+    };
+  }
+
+  /** An index over arrays from share() (or any index's parts). */
+  static fromParts(parts: QrelsIndexParts): QrelsIndex {
+    return new QrelsIndex(parts);
   }
 
   /** Indexes the bytes of a qrels file. */
   static fromBuffer(buf: Buffer, file: string): QrelsIndex {
-    return new QrelsIndex(buf, file);
+    return new QrelsIndex(indexQrels(buf, file));
   }
 
   /** Indexes qrels given as maps (tests, API callers). */
   static fromQrels(qrels: Qrels): QrelsIndex {
-    return new QrelsIndex(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
+    return QrelsIndex.fromBuffer(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
   }
 
   /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
@@ -473,8 +535,11 @@ export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan:
   return { notGrouped: false, qis: qis.slice(0, n), rows: rows.slice(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
 }
 
-/** How a run file is split for parallel scoring: byte offsets where a new query's lines begin. */
-export function splitAtQueryBoundaries(runPath: string, parts: number): number[] {
+/**
+ * How a run file is split for parallel scoring: byte offsets where a new query's lines begin. The first
+ * part gets `firstShare` of the bytes (the main thread, which also prints), the others equal shares.
+ */
+export function splitAtQueryBoundaries(runPath: string, parts: number, firstShare = 1 / parts): number[] {
   const size = statSync(runPath).size;
   const cuts = [0];
   if (parts < 2) return [0, size];
@@ -482,7 +547,8 @@ export function splitAtQueryBoundaries(runPath: string, parts: number): number[]
   try {
     const win = Buffer.allocUnsafe(1 << 20);
     for (let k = 1; k < parts; k++) {
-      let pos = Math.max(Math.floor((size * k) / parts), cuts[cuts.length - 1]!);
+      const share = firstShare + ((k - 1) * (1 - firstShare)) / (parts - 1);
+      let pos = Math.max(Math.floor(size * share), cuts[cuts.length - 1]!);
       let firstQid: Buffer | undefined;
       let cut = -1;
       // Scan forward line by line from the first line start after `pos` until the query id changes.
@@ -535,19 +601,41 @@ export function splitAtQueryBoundaries(runPath: string, parts: number): number[]
 }
 
 const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
-/** Below this size the run is scored on the main thread: a worker's start-up would cost more than it saves. */
+/**
+ * Below this size the run is scored on the main thread alone. Measured (bench/eval.ts, 2-core machine): a
+ * worker costs ~0.1 s to start (a V8 isolate loading the metrics modules) and one thread scores ~60 MB of
+ * run per second at depth 100-1,000, so a run must be well above 6 MB for a second thread to gain; at 32 MB
+ * the gain is ~0.15 s even when the worker starts late on a busy machine.
+ */
 const PARALLEL_MIN_BYTES = 32 << 20;
+/** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
+const MAX_THREADS = 4;
+/**
+ * The main thread prints every query's lines after the split work, which costs about a fifth of scoring
+ * them (-q, trec format; measured on the bench workloads): it takes that much less of the run.
+ */
+const PRINT_COST = 0.2;
 
 /**
- * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (and
- * `qrelsPath`, which each worker indexes itself) a run of at least 32 MB is cut at query boundaries and the
- * parts are scored in worker threads; results are identical, only faster on idle cores.
+ * How many threads score a run of `runBytes` bytes: one below PARALLEL_MIN_BYTES (a worker would cost more
+ * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to the cores and MAX_THREADS.
+ */
+export function chooseThreads(runBytes: number, cores = availableParallelism()): number {
+  if (runBytes < PARALLEL_MIN_BYTES) return 1;
+  return Math.max(1, Math.min(cores, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
+}
+
+/**
+ * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (or
+ * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries and the parts after the
+ * first are scored in worker threads, which read the qrels index in place (SharedArrayBuffer) and send
+ * back typed arrays; results are identical to one thread's.
  */
 export async function evaluateTrecRunFile(
   index: QrelsIndex,
   runPath: string,
   plan: TrecPlan,
-  opts: { readonly qrelsPath?: string; readonly threads?: number; readonly minParallelBytes?: number } = {},
+  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number } = {},
 ): Promise<TrecEvaluation> {
   const nq = index.qids.length;
   const w = plan.width;
@@ -566,16 +654,20 @@ export async function evaluateTrecRunFile(
 
   const size = statSync(runPath, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
-  const threads = Math.min(opts.threads ?? 1, availableParallelism());
-  const parallel = threads > 1 && size >= (opts.minParallelBytes ?? PARALLEL_MIN_BYTES) && opts.qrelsPath !== undefined && existsSync(fileURLToPath(WORKER_URL));
-  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads) : [0, size];
+  const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
+  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
+  const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
+  const printShare = s.perQuery ? PRINT_COST : 0;
+  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads, Math.max(0.1, (1 - printShare * (threads - 1)) / threads)) : [0, size];
 
   let results: RangeResult[];
+  const shared = cuts.length > 2 ? index.share() : undefined;
+  const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const workers = cuts.slice(1, -1).map((start, k) => runWorker({ qrelsPath: opts.qrelsPath!, runPath, settings: s, start, end: cuts[k + 2]! }));
     const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!);
-    results = [local, ...(await Promise.all(workers))];
+    results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
   } catch (e) {
+    for (const x of workers) void x.worker.terminate();
     throw await withAbsoluteLine(e, runPath, cuts);
   }
 
@@ -647,16 +739,17 @@ export type WorkerReply =
 
 /** Input of a worker (see stream-worker.ts). */
 export interface WorkerTask {
-  readonly qrelsPath: string;
+  /** The qrels index, from QrelsIndex.share(). */
+  readonly index: QrelsIndexParts;
   readonly runPath: string;
   readonly settings: TrecEvalSettings;
   readonly start: number;
   readonly end: number;
 }
 
-function runWorker(task: WorkerTask): Promise<RangeResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: task });
+function startWorker(task: WorkerTask): { readonly worker: Worker; readonly result: Promise<RangeResult> } {
+  const worker = new Worker(WORKER_URL, { workerData: task });
+  const result = new Promise<RangeResult>((resolve, reject) => {
     worker.once('message', (reply: WorkerReply) => {
       void worker.terminate();
       if (reply.ok) resolve(reply.result);
@@ -668,6 +761,9 @@ function runWorker(task: WorkerTask): Promise<RangeResult> {
     });
     worker.once('error', (e) => reject(e));
   });
+  // A failure on the main thread abandons the workers; their rejections must not surface as unhandled.
+  result.catch(() => {});
+  return { worker, result };
 }
 
 /** Errors from a range that does not start the file carry line numbers relative to it; make them absolute. */
