@@ -62,12 +62,15 @@ export interface QrelsIndexParts {
 
 /** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
 function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
-  let cap = 1 << 12;
-  let lineQ = new Int32Array(cap);
-  let dS = new Int32Array(cap);
-  let dE = new Int32Array(cap);
-  let gr = new Int32Array(cap);
-  let ln = new Int32Array(cap);
+  // Lines bound the judgments: counting them (memchr) sizes the arrays once instead of doubling them.
+  let cap = 1;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) cap++;
+  const lineQ = new Int32Array(cap);
+  const dS = new Int32Array(cap);
+  const dE = new Int32Array(cap);
+  const gr = new Int32Array(cap);
+  const ln = new Int32Array(cap);
+  const hash = new Int32Array(cap);
   let n = 0;
   const firstSeen: string[] = [];
   const seenIndex = new Map<string, number>();
@@ -94,19 +97,6 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
       prevS = qs;
       prevE = qe;
       prevQ = q;
-      if (n === cap) {
-        cap *= 2;
-        const grow = (a: Int32Array) => {
-          const x = new Int32Array(cap);
-          x.set(a);
-          return x;
-        };
-        lineQ = grow(lineQ);
-        dS = grow(dS);
-        dE = grow(dE);
-        gr = grow(gr);
-        ln = grow(ln);
-      }
       lineQ[n] = q;
       dS[n] = ds;
       dE[n] = de;
@@ -149,11 +139,13 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
     const len = dE[i]! - s0;
     const base = tabBase[q]!;
     const mask = tabMask[q]!;
-    let slot = fnv1a(bytes, s0, s0 + len) & mask;
+    const h = fnv1a(bytes, s0, s0 + len) | 0;
+    hash[i] = h;
+    let slot = h & mask;
     for (;;) {
       const j = table[base + slot]!;
       if (j === -1) break;
-      if (dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
+      if (hash[j] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
         throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`, {
           hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
         });
@@ -285,7 +277,10 @@ class BlockSink implements RunLineSink {
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
   private chunk: Buffer = Buffer.alloc(0);
-  private dupTable = new Int32Array(4096).fill(-1);
+  /** Open addressing over the block's lines; a slot is taken only when its dupGen entry is the block's gen. */
+  private dupTable = new Int32Array(4096);
+  private dupGen = new Int32Array(4096);
+  private gen = 1;
   private readonly seen = new Set<string>();
   readonly dropped: string[] = [];
   runTag = '';
@@ -377,7 +372,11 @@ class BlockSink implements RunLineSink {
     if (this.qi < 0) this.dropped.push(qid);
     this.n = 0;
     this.relocated = 0;
-    this.dupTable.fill(-1);
+    // A new generation empties the table without touching its slots.
+    if (++this.gen === 0x7fffffff) {
+      this.dupGen.fill(0);
+      this.gen = 1;
+    }
   }
 
   private endBlock(): void {
@@ -395,12 +394,14 @@ class BlockSink implements RunLineSink {
       a.set(this[k]);
       this[k] = a;
     }
-    this.dupTable = new Int32Array(this.dupTable.length * 2).fill(-1);
+    this.dupTable = new Int32Array(this.dupTable.length * 2);
+    this.dupGen = new Int32Array(this.dupTable.length);
     const mask = this.dupTable.length - 1;
     for (let i = 0; i < this.n; i++) {
       let slot = this.hashes[i]! & mask;
-      while (this.dupTable[slot] !== -1) slot = (slot + 1) & mask;
+      while (this.dupGen[slot] === this.gen) slot = (slot + 1) & mask;
       this.dupTable[slot] = i;
+      this.dupGen[slot] = this.gen;
     }
   }
 
@@ -409,8 +410,8 @@ class BlockSink implements RunLineSink {
     const len = e - s;
     let slot = h & mask;
     for (;;) {
+      if (this.dupGen[slot] !== this.gen) break;
       const j = this.dupTable[slot]!;
-      if (j === -1) break;
       if (this.hashes[j] === (h | 0) && this.docEnd[j]! - this.docStart[j]! === len) {
         const jb = this.bufOf(j);
         const js = this.docStart[j]!;
@@ -425,6 +426,7 @@ class BlockSink implements RunLineSink {
       slot = (slot + 1) & mask;
     }
     this.dupTable[slot] = i;
+    this.dupGen[slot] = this.gen;
   }
 
   /** The block's grades in trec_eval rank order; sorts only when the file is not already in that order. */
