@@ -182,7 +182,7 @@ export async function main(): Promise<void> {
       const files = generate(dir, w, seed + i);
       const auto = chooseThreads(files.runBytes, cores);
       process.stdout.write(
-        `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto uses ${auto}\n`,
+        `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} at the current load average\n`,
       );
       const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
       const configs = [...new Set(['1', ...(cores > 1 ? ['2'] : []), 'auto'])];

@@ -15,14 +15,19 @@ const MB = 1 << 20;
 const settings = { perQuery: true, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: ['official'] };
 
 describe('chooseThreads', () => {
-  it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the cores and 4', () => {
-    expect(chooseThreads(32 * MB - 1, 8)).toBe(1);
-    expect(chooseThreads(32 * MB, 8)).toBe(1);
-    expect(chooseThreads(64 * MB, 8)).toBe(2);
-    expect(chooseThreads(100 * MB, 8)).toBe(3);
-    expect(chooseThreads(185 * MB, 2)).toBe(2);
-    expect(chooseThreads(10_000 * MB, 8)).toBe(4);
-    expect(chooseThreads(10_000 * MB, 1)).toBe(1);
+  it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the idle cores and 4', () => {
+    expect(chooseThreads(32 * MB - 1, 8, 0)).toBe(1);
+    expect(chooseThreads(32 * MB, 8, 0)).toBe(1);
+    expect(chooseThreads(64 * MB, 8, 0)).toBe(2);
+    expect(chooseThreads(100 * MB, 8, 0)).toBe(3);
+    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(2);
+    expect(chooseThreads(10_000 * MB, 8, 0)).toBe(4);
+    expect(chooseThreads(10_000 * MB, 1, 0)).toBe(1);
+  });
+  it('counts only idle cores: none idle on a saturated machine', () => {
+    expect(chooseThreads(185 * MB, 2, 1.2)).toBe(1);
+    expect(chooseThreads(185 * MB, 2, 11)).toBe(1);
+    expect(chooseThreads(10_000 * MB, 8, 5.5)).toBe(3);
   });
 });
 

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HarnessError, InputError } from '../errors.js';
@@ -534,7 +534,7 @@ export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan:
     if (!(e instanceof NotGrouped)) throw e;
     return { notGrouped: true, qis: new Int32Array(0), rows: new Float64Array(0), relstrings: [], seen: [], dropped: [], runTag: '' };
   }
-  return { notGrouped: false, qis: qis.slice(0, n), rows: rows.slice(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
+  return { notGrouped: false, qis: qis.subarray(0, n), rows: rows.subarray(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
 }
 
 /**
@@ -620,11 +620,15 @@ const PRINT_COST = 0.2;
 
 /**
  * How many threads score a run of `runBytes` bytes: one below PARALLEL_MIN_BYTES (a worker would cost more
- * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to the cores and MAX_THREADS.
+ * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to MAX_THREADS and the cores that are
+ * idle by the 1-minute load average (`cores - load`, rounded up). On a saturated machine a worker finds
+ * no idle core: it only competes with the main thread and costs its start-up and memory, so one thread
+ * is chosen then.
  */
-export function chooseThreads(runBytes: number, cores = availableParallelism()): number {
+export function chooseThreads(runBytes: number, cores = availableParallelism(), load = loadavg()[0]!): number {
   if (runBytes < PARALLEL_MIN_BYTES) return 1;
-  return Math.max(1, Math.min(cores, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
+  const idle = Math.ceil(cores - load);
+  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
 }
 
 /**
@@ -727,8 +731,12 @@ export async function evaluateTrecRunFile(
       hint: 'check that the qrels and the run use the same query ids',
     });
   }
-  const rows = new Float64Array(order.length * w);
-  order.forEach((qi, k) => rows.set(slots.subarray(qi * w, qi * w + w), k * w));
+  // Compacted in place (order is ascending, so row k never overwrites a later query's slot): a second
+  // array of every row would double the peak memory of a large run.
+  order.forEach((qi, k) => {
+    if (qi !== k) slots.copyWithin(k * w, qi * w, qi * w + w);
+  });
+  const rows = slots.subarray(0, order.length * w);
   const relstrings = order.map((qi) => slotRel[qi]);
   const summary = summarizeTrec(plan, rows, order.length, nq);
   return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
