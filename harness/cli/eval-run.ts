@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
@@ -32,7 +31,7 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
     );
   }
   if (format === 'trec') writeTrec(ev, io);
-  else writeCanonical(ev, format, io);
+  else await writeCanonical(ev, format, io);
 }
 
 /** The highest non-negative grade in the qrels; -1 when every judgment is negative (in the pool, unjudged). */
@@ -53,7 +52,7 @@ function writeTrec(ev: TrecEvaluation, io: CliIo): void {
   io.out(formatTrecSummary(plan, ev.summary, ev.runTag));
 }
 
-function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>, io: CliIo): void {
+async function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>, io: CliIo): Promise<void> {
   const { plan } = ev;
   const names = canonicalValueNames(plan, (name, params, cutoff) => formatMeasure(measureOf(name, params, cutoff)));
   const perQueryCols: number[] = [];
@@ -97,6 +96,8 @@ function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>,
     const rows: (string | number)[][] = [['query', ...cols.map((k) => names[k]!)]];
     if (showQueries) ev.queryIds.forEach((qid, q) => rows.push([qid, ...cols.map((k) => ev.rows[q * plan.width + k]!)]));
     rows.push(['all', ...cols.map((k) => ev.summary[k]!)]);
+    // Loaded here: the CSV writer is start-up cost for every other format.
+    const { stringify } = await import('csv-stringify/sync');
     io.out(stringify(rows));
     return;
   }

@@ -273,6 +273,7 @@ class BlockSink implements RunLineSink {
   private docEnd = new Int32Array(1024);
   private lines = new Int32Array(1024);
   private hashes = new Int32Array(1024);
+  private ranked = new Int32Array(1024);
   /** Lines [0, relocated) of the block have their ids in `aside`; the rest in `chunk`. */
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
@@ -463,7 +464,9 @@ class BlockSink implements RunLineSink {
         break;
       }
     }
-    const out = new Int32Array(n);
+    // Reused across blocks: the ranking is consumed (scored) before the next block starts.
+    if (this.ranked.length < n) this.ranked = new Int32Array(Math.max(n, 2 * this.ranked.length));
+    const out = this.ranked.subarray(0, n);
     const grades = this.grades;
     if (byScore) {
       let i = 0;
