@@ -506,15 +506,36 @@ export interface RangeResult {
   readonly runTag: string;
 }
 
-/** Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). */
-export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number): Promise<RangeResult> {
+/** Rows by qrels query index (row qi at qi * plan.width), filled in place by evaluateRunRange. */
+export interface QuerySlots {
+  readonly rows: Float64Array;
+  readonly relstrings: (string | undefined)[];
+  /** done[qi] = 1 once query qi's row is written. */
+  readonly done: Uint8Array;
+}
+
+/**
+ * Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). With
+ * `into`, each row goes straight to its query's slot and the result's qis and rows stay empty: the main
+ * thread then holds one row per query, not a second copy in file order.
+ */
+export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number, into?: QuerySlots): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
-  let rows = new Float64Array(64 * w);
-  let qis = new Int32Array(64);
+  let rows = new Float64Array(into ? 0 : 64 * w);
+  let qis = new Int32Array(into ? 0 : 64);
   const relstrings: (string | undefined)[] = [];
   let n = 0;
   const sink = new BlockSink(runPath, index, (qi, ranked) => {
+    if (into) {
+      const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
+        ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
+        judgedOnly: s.judgedOnly,
+      });
+      into.relstrings[qi] = computeTrecRow(plan, r, into.rows, qi * w, false);
+      into.done[qi] = 1;
+      return;
+    }
     if (n === qis.length) {
       const q2 = new Int32Array(2 * n);
       q2.set(qis);
@@ -673,7 +694,7 @@ export async function evaluateTrecRunFile(
   const shared = cuts.length > 2 ? index.share() : undefined;
   const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!);
+    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, { rows: slots, relstrings: slotRel, done });
     results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
   } catch (e) {
     for (const x of workers) void x.worker.terminate();
