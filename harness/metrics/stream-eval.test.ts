@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
 import { chooseThreads, evaluateTrecRunFile, QrelsIndex, splitAtQueryBoundaries } from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
@@ -119,5 +120,36 @@ describe('TrecQueryWriter', () => {
     w.query('q7', row, 0, 'RN');
     w.flush();
     expect(out).toBe(`${'num_ret'.padEnd(22)}\tq7\t1234\n${'map'.padEnd(22)}\tq7\t123456.7892\n${'relstring'.padEnd(22)}\tq7\t'RN'\n`);
+  });
+});
+
+describe('scanTrecRun', () => {
+  const fields = (text: string) => {
+    const got: string[][] = [];
+    const sink: RunLineSink = {
+      line(b, lineNo, qs, qe, ds, de, score, ts, te) {
+        got.push([String(lineNo), b.toString('utf8', qs, qe), b.toString('utf8', ds, de), String(score), b.toString('utf8', ts, te)]);
+      },
+    };
+    const buf = Buffer.from(text);
+    const lines = scanTrecRun(buf, 0, buf.length, 1, 'r.txt', sink);
+    return { got, lines };
+  };
+
+  it('reads fields 1, 3, 5 and 6 across blanks (\t \v \f \r), skips blank and comment lines, ignores fields after the 6th', () => {
+    expect(fields('\n# c\n \tq1 Q0\td1  3 -1.5e2 tag extra more\r\nq2\x0bQ0\x0cd2 1 7 t\n\n')).toEqual({
+      got: [
+        ['3', 'q1', 'd1', '-150', 'tag'],
+        ['4', 'q2', 'd2', '7', 't'],
+      ],
+      lines: 5,
+    });
+  });
+
+  it('counts the fields of a short line, also when it ends the buffer or trails blanks', () => {
+    for (const [line, found] of [['q', 1], ['q Q0', 2], ['q Q0 d', 3], ['q Q0 d 1', 4], ['q Q0 d 1 2.5', 5], ['q Q0 d 1 2.5 \t', 5]] as const) {
+      expect(() => fields(`${line}\n`)).toThrow(new RegExp(`r\\.txt:1: a run line needs 6 fields .* found ${found}$`));
+      expect(() => fields(line)).toThrow(new RegExp(`found ${found}$`));
+    }
   });
 });
