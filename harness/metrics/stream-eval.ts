@@ -628,10 +628,10 @@ export function splitAtQueryBoundaries(runPath: string, parts: number, firstShar
 
 const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
 /**
- * Below this size the run is scored on the main thread alone. Measured (bench/eval.ts, 2-core machine): a
- * worker costs ~0.1 s to start (a V8 isolate loading the metrics modules) and one thread scores ~60 MB of
- * run per second at depth 100-1,000, so a run must be well above 6 MB for a second thread to gain; at 32 MB
- * the gain is ~0.15 s even when the worker starts late on a busy machine.
+ * Below this size the run is scored on the main thread alone. A worker must start a V8 isolate and load
+ * the metrics modules before it reads a byte (0.7-0.9 s wall measured on a 2-core machine at load 11; far
+ * less on idle cores), while one thread scores ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts):
+ * below 32 MB half the run is not worth a late start.
  */
 const PARALLEL_MIN_BYTES = 32 << 20;
 /** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
