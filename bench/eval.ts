@@ -212,9 +212,9 @@ export async function main(): Promise<void> {
         for (const t of configs) {
           const m = ours.get(t)!;
           const speed = ref.wallSeconds / m.wallSeconds;
-          const cpu = m.cpuSeconds !== undefined && ref.cpuSeconds !== undefined ? `, CPU ${(ref.cpuSeconds / m.cpuSeconds).toFixed(2)}x less` : '';
+          const cpu = m.cpuSeconds !== undefined && ref.cpuSeconds !== undefined ? `, CPU ${(ref.cpuSeconds / m.cpuSeconds).toFixed(2)}` : '';
           const mem = m.peakMb !== undefined && ref.peakMb !== undefined ? `${(m.peakMb / ref.peakMb).toFixed(2)}x trec_eval's` : 'n/a';
-          process.stdout.write(`    ratio (--threads ${t}): ${speed.toFixed(2)}x faster than trec_eval (wall)${cpu}; peak memory ${mem}\n`);
+          process.stdout.write(`    ratio (--threads ${t}): trec_eval / ours = wall ${speed.toFixed(2)}${cpu} (above 1: we are faster); peak memory ${mem}\n`);
         }
         rmSync(refOut);
       }
