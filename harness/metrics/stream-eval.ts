@@ -107,7 +107,7 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
   });
   const qids = [...firstSeen].sort(compareIds);
   const remap = new Int32Array(firstSeen.length);
-  qids.forEach((q, i) => (remap[seenIndex.get(q)!] = i));
+  for (let i = 0; i < qids.length; i++) remap[seenIndex.get(qids[i]!)!] = i;
   const nq = qids.length;
   const counts = new Int32Array(nq);
   const maxGrade = new Int32Array(nq).fill(-1);
@@ -177,7 +177,7 @@ export class QrelsIndex {
 
   private constructor(private readonly parts: QrelsIndexParts) {
     this.qids = parts.qids;
-    parts.qids.forEach((q, i) => this.qidIndex.set(q, i));
+    for (let i = 0; i < parts.qids.length; i++) this.qidIndex.set(parts.qids[i]!, i);
     for (let q = 0; q < parts.qids.length; q++) this.relLevels.push(parts.levels.subarray(parts.levelStart[q]!, parts.levelStart[q + 1]!));
     this.bytes = parts.bytes;
     this.docStart = parts.docStart;
