@@ -1,6 +1,3 @@
-import { statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { stringify } from 'csv-stringify/sync';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
@@ -22,12 +19,8 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
   const run = await peekTrecFile(args.runPath);
   if (run.bom) note(bomNote(args.runPath));
-  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
-  // Every worker re-indexes the qrels: worth it only when they are small next to the run. A gzip run is
-  // one stream that cannot be cut at byte offsets, so it is read on this thread.
-  const auto = qrelsBytes.length * 8 <= runBytes ? Math.min(4, availableParallelism()) : 1;
-  const n = run.gzip ? 1 : threads === 'auto' ? auto : threads;
-  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { qrelsPath: args.qrelsPath, threads: n });
+  // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
+  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads });
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
   }
@@ -38,7 +31,7 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
     );
   }
   if (format === 'trec') writeTrec(ev, io);
-  else writeCanonical(ev, format, io);
+  else await writeCanonical(ev, format, io);
 }
 
 /** The highest non-negative grade in the qrels; -1 when every judgment is negative (in the pool, unjudged). */
@@ -59,7 +52,7 @@ function writeTrec(ev: TrecEvaluation, io: CliIo): void {
   io.out(formatTrecSummary(plan, ev.summary, ev.runTag));
 }
 
-function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>, io: CliIo): void {
+async function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>, io: CliIo): Promise<void> {
   const { plan } = ev;
   const names = canonicalValueNames(plan, (name, params, cutoff) => formatMeasure(measureOf(name, params, cutoff)));
   const perQueryCols: number[] = [];
@@ -103,6 +96,8 @@ function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 'trec'>,
     const rows: (string | number)[][] = [['query', ...cols.map((k) => names[k]!)]];
     if (showQueries) ev.queryIds.forEach((qid, q) => rows.push([qid, ...cols.map((k) => ev.rows[q * plan.width + k]!)]));
     rows.push(['all', ...cols.map((k) => ev.summary[k]!)]);
+    // Loaded here: the CSV writer is start-up cost for every other format.
+    const { stringify } = await import('csv-stringify/sync');
     io.out(stringify(rows));
     return;
   }

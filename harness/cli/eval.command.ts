@@ -247,7 +247,7 @@ export const evalCommand = defineCommand({
         type: 'string',
         default: 'auto',
         describe:
-          'threads for runs of 32 MB or more: a number, or auto (all cores when the qrels are small next to the run, since each thread indexes them)',
+          'threads for runs of 32 MB or more: a number, or auto (one more per 32 MB of run, up to 4 and the cores the load average leaves idle)',
       })
       .example('harness eval qrels.txt run.txt', "trec_eval's official measures")
       .example('harness eval -q -m all_trec qrels.txt run.txt', 'every measure, every query')

@@ -40,8 +40,8 @@ describeDist('harness eval with worker threads (dist/)', () => {
     const plan = te.compileTrecPlan(settings);
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
     expect(se.splitAtQueryBoundaries(runPath, 3)).toHaveLength(4);
-    const one = await se.evaluateTrecRunFile(index, runPath, plan, { qrelsPath, threads: 1 });
-    const three = await se.evaluateTrecRunFile(index, runPath, plan, { qrelsPath, threads: 3, minParallelBytes: 0 });
+    const one = await se.evaluateTrecRunFile(index, runPath, plan, { threads: 1 });
+    const three = await se.evaluateTrecRunFile(index, runPath, plan, { threads: 3, minParallelBytes: 0 });
     expect(three.queryIds).toEqual(one.queryIds);
     expect([...three.rows]).toEqual([...one.rows]);
     expect(three.relstrings).toEqual(one.relstrings);
@@ -56,7 +56,7 @@ describeDist('harness eval with worker threads (dist/)', () => {
     writeFileSync(badPath, lines.join('\n'));
     const plan = te.compileTrecPlan({ perQuery: false, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: [] });
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
-    await expect(se.evaluateTrecRunFile(index, badPath, plan, { qrelsPath, threads: 2, minParallelBytes: 0 })).rejects.toThrow(
+    await expect(se.evaluateTrecRunFile(index, badPath, plan, { threads: 2, minParallelBytes: 0 })).rejects.toThrow(
       new RegExp(`bad:${lines.length - 2}: score "notanumber"`),
     );
   });

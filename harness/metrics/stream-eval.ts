@@ -1,5 +1,5 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HarnessError, InputError } from '../errors.js';
@@ -39,15 +39,135 @@ function fnv1a(buf: Uint8Array, s: number, e: number): number {
 }
 
 /**
+ * The arrays behind a QrelsIndex. After QrelsIndex.share() they live in SharedArrayBuffers, so a worker
+ * thread reads the index in place instead of re-reading and re-indexing the qrels file.
+ */
+export interface QrelsIndexParts {
+  /** Query ids in trec_eval order (bytewise). */
+  readonly qids: readonly string[];
+  /** The qrels file's text; judged document ids are byte ranges of it. */
+  readonly bytes: Uint8Array;
+  /** Query q's per-grade counts are levels[levelStart[q] .. levelStart[q + 1]). */
+  readonly levelStart: Int32Array;
+  readonly levels: Int32Array;
+  /** Per judgment: its document id's byte range and its grade. */
+  readonly docStart: Int32Array;
+  readonly docEnd: Int32Array;
+  readonly grade: Int32Array;
+  /** Per query: its open-addressing table is table[tabBase[q] .. tabBase[q] + tabMask[q]] (judgment numbers, -1 empty). */
+  readonly tabBase: Int32Array;
+  readonly tabMask: Int32Array;
+  readonly table: Int32Array;
+}
+
+/** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
+function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
+  // Lines bound the judgments: counting them (memchr) sizes the arrays once instead of doubling them.
+  let cap = 1;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) cap++;
+  const lineQ = new Int32Array(cap);
+  const dS = new Int32Array(cap);
+  const dE = new Int32Array(cap);
+  const gr = new Int32Array(cap);
+  const ln = new Int32Array(cap);
+  const hash = new Int32Array(cap);
+  let n = 0;
+  const firstSeen: string[] = [];
+  const seenIndex = new Map<string, number>();
+  let prevS = -1;
+  let prevE = -1;
+  let prevQ = -1;
+  scanTrecQrels(bytes, file, {
+    line(b, lineNo, qs, qe, ds, de, grade) {
+      let q = -1;
+      if (prevS >= 0 && qe - qs === prevE - prevS) {
+        let k = 0;
+        while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
+        if (k === qe - qs) q = prevQ;
+      }
+      if (q < 0) {
+        const qid = b.toString('utf8', qs, qe);
+        q = seenIndex.get(qid) ?? -1;
+        if (q < 0) {
+          q = firstSeen.length;
+          firstSeen.push(qid);
+          seenIndex.set(qid, q);
+        }
+      }
+      prevS = qs;
+      prevE = qe;
+      prevQ = q;
+      lineQ[n] = q;
+      dS[n] = ds;
+      dE[n] = de;
+      gr[n] = grade;
+      ln[n] = lineNo;
+      n++;
+    },
+  });
+  const qids = [...firstSeen].sort(compareIds);
+  const remap = new Int32Array(firstSeen.length);
+  for (let i = 0; i < qids.length; i++) remap[seenIndex.get(qids[i]!)!] = i;
+  const nq = qids.length;
+  const counts = new Int32Array(nq);
+  const maxGrade = new Int32Array(nq).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const q = remap[lineQ[i]!]!;
+    lineQ[i] = q;
+    counts[q]! += 1;
+    if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
+  }
+  const tabBase = new Int32Array(nq);
+  const tabMask = new Int32Array(nq);
+  const levelStart = new Int32Array(nq + 1);
+  let total = 0;
+  for (let q = 0; q < nq; q++) {
+    let size = 4;
+    while (size < 2 * counts[q]!) size <<= 1;
+    tabBase[q] = total;
+    tabMask[q] = size - 1;
+    total += size;
+    levelStart[q + 1] = levelStart[q]! + Math.max(0, maxGrade[q]! + 1);
+  }
+  const levels = new Int32Array(levelStart[nq]!);
+  const table = new Int32Array(total).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const q = lineQ[i]!;
+    const g = gr[i]!;
+    if (g >= 0) levels[levelStart[q]! + g]! += 1;
+    const s0 = dS[i]!;
+    const len = dE[i]! - s0;
+    const base = tabBase[q]!;
+    const mask = tabMask[q]!;
+    const h = fnv1a(bytes, s0, s0 + len) | 0;
+    hash[i] = h;
+    let slot = h & mask;
+    for (;;) {
+      const j = table[base + slot]!;
+      if (j === -1) break;
+      if (hash[j] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
+        throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`, {
+          hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
+        });
+      }
+      slot = (slot + 1) & mask;
+    }
+    table[base + slot] = i;
+  }
+  return { qids, bytes, levelStart, levels, docStart: dS.subarray(0, n), docEnd: dE.subarray(0, n), grade: gr.subarray(0, n), tabBase, tabMask, table };
+}
+
+/**
  * The qrels of every query over the qrels file's bytes, with an open-addressing hash table per query;
  * built straight from the file, so no string or map entry exists per judgment.
  */
 export class QrelsIndex {
   /** Query ids in trec_eval order (bytewise). */
-  readonly qids: string[];
+  readonly qids: readonly string[];
   readonly qidIndex = new Map<string, number>();
   /** Per query: number of judged documents with each grade >= 0. */
   readonly relLevels: Int32Array[] = [];
+  private readonly bytes: Uint8Array;
   private readonly docStart: Int32Array;
   private readonly docEnd: Int32Array;
   private readonly grade: Int32Array;
@@ -55,121 +175,55 @@ export class QrelsIndex {
   private readonly tabMask: Int32Array;
   private readonly table: Int32Array;
 
-  private constructor(private readonly bytes: Buffer, file: string) {
-    let cap = 1 << 12;
-    let lineQ = new Int32Array(cap);
-    let dS = new Int32Array(cap);
-    let dE = new Int32Array(cap);
-    let gr = new Int32Array(cap);
-    let ln = new Int32Array(cap);
-    let n = 0;
-    const firstSeen: string[] = [];
-    const seenIndex = new Map<string, number>();
-    let prevS = -1;
-    let prevE = -1;
-    let prevQ = -1;
-    scanTrecQrels(bytes, file, {
-      line(b, lineNo, qs, qe, ds, de, grade) {
-        let q = -1;
-        if (prevS >= 0 && qe - qs === prevE - prevS) {
-          let k = 0;
-          while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
-          if (k === qe - qs) q = prevQ;
-        }
-        if (q < 0) {
-          const qid = b.toString('utf8', qs, qe);
-          q = seenIndex.get(qid) ?? -1;
-          if (q < 0) {
-            q = firstSeen.length;
-            firstSeen.push(qid);
-            seenIndex.set(qid, q);
-          }
-        }
-        prevS = qs;
-        prevE = qe;
-        prevQ = q;
-        if (n === cap) {
-          cap *= 2;
-          const grow = (a: Int32Array) => {
-            const x = new Int32Array(cap);
-            x.set(a);
-            return x;
-          };
-          lineQ = grow(lineQ);
-          dS = grow(dS);
-          dE = grow(dE);
-          gr = grow(gr);
-          ln = grow(ln);
-        }
-        lineQ[n] = q;
-        dS[n] = ds;
-        dE[n] = de;
-        gr[n] = grade;
-        ln[n] = lineNo;
-        n++;
-      },
-    });
-    this.qids = [...firstSeen].sort(compareIds);
-    const remap = new Int32Array(firstSeen.length);
-    this.qids.forEach((q, i) => {
-      this.qidIndex.set(q, i);
-      remap[seenIndex.get(q)!] = i;
-    });
-    const nq = this.qids.length;
-    const counts = new Int32Array(nq);
-    const maxGrade = new Int32Array(nq).fill(-1);
-    for (let i = 0; i < n; i++) {
-      const q = remap[lineQ[i]!]!;
-      lineQ[i] = q;
-      counts[q]! += 1;
-      if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
-    }
-    this.tabBase = new Int32Array(nq);
-    this.tabMask = new Int32Array(nq);
-    let total = 0;
-    for (let q = 0; q < nq; q++) {
-      let size = 4;
-      while (size < 2 * counts[q]!) size <<= 1;
-      this.tabBase[q] = total;
-      this.tabMask[q] = size - 1;
-      total += size;
-      this.relLevels.push(new Int32Array(Math.max(0, maxGrade[q]! + 1)));
-    }
-    this.table = new Int32Array(total).fill(-1);
-    this.docStart = dS;
-    this.docEnd = dE;
-    this.grade = gr;
-    for (let i = 0; i < n; i++) {
-      const q = lineQ[i]!;
-      const g = gr[i]!;
-      if (g >= 0) this.relLevels[q]![g]! += 1;
-      const s0 = dS[i]!;
-      const len = dE[i]! - s0;
-      const base = this.tabBase[q]!;
-      const mask = this.tabMask[q]!;
-      let slot = fnv1a(bytes, s0, s0 + len) & mask;
-      for (;;) {
-        const j = this.table[base + slot]!;
-        if (j === -1) break;
-        if (dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
-          throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${this.qids[q]}" (first at line ${ln[j]})`, {
-            hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
-          });
-        }
-        slot = (slot + 1) & mask;
-      }
-      this.table[base + slot] = i;
-    }
+  private constructor(private readonly parts: QrelsIndexParts) {
+    this.qids = parts.qids;
+    for (let i = 0; i < parts.qids.length; i++) this.qidIndex.set(parts.qids[i]!, i);
+    for (let q = 0; q < parts.qids.length; q++) this.relLevels.push(parts.levels.subarray(parts.levelStart[q]!, parts.levelStart[q + 1]!));
+    this.bytes = parts.bytes;
+    this.docStart = parts.docStart;
+    this.docEnd = parts.docEnd;
+    this.grade = parts.grade;
+    this.tabBase = parts.tabBase;
+    this.tabMask = parts.tabMask;
+    this.table = parts.table;
+  }
+
+  /** The index's arrays copied into SharedArrayBuffers, for fromParts() in a worker thread. */
+  share(): QrelsIndexParts {
+    const shared = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const sab = new SharedArrayBuffer(a.byteLength);
+      const copy = (a instanceof Int32Array ? new Int32Array(sab) : new Uint8Array(sab)) as T;
+      copy.set(a);
+      return copy;
+    };
+    const p = this.parts;
+    return {
+      qids: p.qids,
+      bytes: shared(p.bytes),
+      levelStart: shared(p.levelStart),
+      levels: shared(p.levels),
+      docStart: shared(p.docStart),
+      docEnd: shared(p.docEnd),
+      grade: shared(p.grade),
+      tabBase: shared(p.tabBase),
+      tabMask: shared(p.tabMask),
+      table: shared(p.table),
+    };
+  }
+
+  /** An index over arrays from share() (or any index's parts). */
+  static fromParts(parts: QrelsIndexParts): QrelsIndex {
+    return new QrelsIndex(parts);
   }
 
   /** Indexes the bytes of a qrels file. */
   static fromBuffer(buf: Buffer, file: string): QrelsIndex {
-    return new QrelsIndex(buf, file);
+    return new QrelsIndex(indexQrels(buf, file));
   }
 
   /** Indexes qrels given as maps (tests, API callers). */
   static fromQrels(qrels: Qrels): QrelsIndex {
-    return new QrelsIndex(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
+    return QrelsIndex.fromBuffer(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
   }
 
   /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
@@ -219,11 +273,15 @@ class BlockSink implements RunLineSink {
   private docEnd = new Int32Array(1024);
   private lines = new Int32Array(1024);
   private hashes = new Int32Array(1024);
+  private ranked = new Int32Array(1024);
   /** Lines [0, relocated) of the block have their ids in `aside`; the rest in `chunk`. */
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
   private chunk: Buffer = Buffer.alloc(0);
-  private dupTable = new Int32Array(4096).fill(-1);
+  /** Open addressing over the block's lines; a slot is taken only when its dupGen entry is the block's gen. */
+  private dupTable = new Int32Array(4096);
+  private dupGen = new Int32Array(4096);
+  private gen = 1;
   private readonly seen = new Set<string>();
   readonly dropped: string[] = [];
   runTag = '';
@@ -315,7 +373,11 @@ class BlockSink implements RunLineSink {
     if (this.qi < 0) this.dropped.push(qid);
     this.n = 0;
     this.relocated = 0;
-    this.dupTable.fill(-1);
+    // A new generation empties the table without touching its slots.
+    if (++this.gen === 0x7fffffff) {
+      this.dupGen.fill(0);
+      this.gen = 1;
+    }
   }
 
   private endBlock(): void {
@@ -333,12 +395,14 @@ class BlockSink implements RunLineSink {
       a.set(this[k]);
       this[k] = a;
     }
-    this.dupTable = new Int32Array(this.dupTable.length * 2).fill(-1);
+    this.dupTable = new Int32Array(this.dupTable.length * 2);
+    this.dupGen = new Int32Array(this.dupTable.length);
     const mask = this.dupTable.length - 1;
     for (let i = 0; i < this.n; i++) {
       let slot = this.hashes[i]! & mask;
-      while (this.dupTable[slot] !== -1) slot = (slot + 1) & mask;
+      while (this.dupGen[slot] === this.gen) slot = (slot + 1) & mask;
       this.dupTable[slot] = i;
+      this.dupGen[slot] = this.gen;
     }
   }
 
@@ -347,8 +411,8 @@ class BlockSink implements RunLineSink {
     const len = e - s;
     let slot = h & mask;
     for (;;) {
+      if (this.dupGen[slot] !== this.gen) break;
       const j = this.dupTable[slot]!;
-      if (j === -1) break;
       if (this.hashes[j] === (h | 0) && this.docEnd[j]! - this.docStart[j]! === len) {
         const jb = this.bufOf(j);
         const js = this.docStart[j]!;
@@ -363,6 +427,7 @@ class BlockSink implements RunLineSink {
       slot = (slot + 1) & mask;
     }
     this.dupTable[slot] = i;
+    this.dupGen[slot] = this.gen;
   }
 
   /** The block's grades in trec_eval rank order; sorts only when the file is not already in that order. */
@@ -399,7 +464,9 @@ class BlockSink implements RunLineSink {
         break;
       }
     }
-    const out = new Int32Array(n);
+    // Reused across blocks: the ranking is consumed (scored) before the next block starts.
+    if (this.ranked.length < n) this.ranked = new Int32Array(Math.max(n, 2 * this.ranked.length));
+    const out = this.ranked.subarray(0, n);
     const grades = this.grades;
     if (byScore) {
       let i = 0;
@@ -439,15 +506,36 @@ export interface RangeResult {
   readonly runTag: string;
 }
 
-/** Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). */
-export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number): Promise<RangeResult> {
+/** Rows by qrels query index (row qi at qi * plan.width), filled in place by evaluateRunRange. */
+export interface QuerySlots {
+  readonly rows: Float64Array;
+  readonly relstrings: (string | undefined)[];
+  /** done[qi] = 1 once query qi's row is written. */
+  readonly done: Uint8Array;
+}
+
+/**
+ * Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). With
+ * `into`, each row goes straight to its query's slot and the result's qis and rows stay empty: the main
+ * thread then holds one row per query, not a second copy in file order.
+ */
+export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number, into?: QuerySlots): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
-  let rows = new Float64Array(64 * w);
-  let qis = new Int32Array(64);
+  let rows = new Float64Array(into ? 0 : 64 * w);
+  let qis = new Int32Array(into ? 0 : 64);
   const relstrings: (string | undefined)[] = [];
   let n = 0;
   const sink = new BlockSink(runPath, index, (qi, ranked) => {
+    if (into) {
+      const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
+        ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
+        judgedOnly: s.judgedOnly,
+      });
+      into.relstrings[qi] = computeTrecRow(plan, r, into.rows, qi * w, false);
+      into.done[qi] = 1;
+      return;
+    }
     if (n === qis.length) {
       const q2 = new Int32Array(2 * n);
       q2.set(qis);
@@ -470,11 +558,14 @@ export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan:
     if (!(e instanceof NotGrouped)) throw e;
     return { notGrouped: true, qis: new Int32Array(0), rows: new Float64Array(0), relstrings: [], seen: [], dropped: [], runTag: '' };
   }
-  return { notGrouped: false, qis: qis.slice(0, n), rows: rows.slice(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
+  return { notGrouped: false, qis: qis.subarray(0, n), rows: rows.subarray(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
 }
 
-/** How a run file is split for parallel scoring: byte offsets where a new query's lines begin. */
-export function splitAtQueryBoundaries(runPath: string, parts: number): number[] {
+/**
+ * How a run file is split for parallel scoring: byte offsets where a new query's lines begin. The first
+ * part gets `firstShare` of the bytes (the main thread, which also prints), the others equal shares.
+ */
+export function splitAtQueryBoundaries(runPath: string, parts: number, firstShare = 1 / parts): number[] {
   const size = statSync(runPath).size;
   const cuts = [0];
   if (parts < 2) return [0, size];
@@ -482,7 +573,8 @@ export function splitAtQueryBoundaries(runPath: string, parts: number): number[]
   try {
     const win = Buffer.allocUnsafe(1 << 20);
     for (let k = 1; k < parts; k++) {
-      let pos = Math.max(Math.floor((size * k) / parts), cuts[cuts.length - 1]!);
+      const share = firstShare + ((k - 1) * (1 - firstShare)) / (parts - 1);
+      let pos = Math.max(Math.floor(size * share), cuts[cuts.length - 1]!);
       let firstQid: Buffer | undefined;
       let cut = -1;
       // Scan forward line by line from the first line start after `pos` until the query id changes.
@@ -535,19 +627,45 @@ export function splitAtQueryBoundaries(runPath: string, parts: number): number[]
 }
 
 const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
-/** Below this size the run is scored on the main thread: a worker's start-up would cost more than it saves. */
+/**
+ * Below this size the run is scored on the main thread alone. A worker must start a V8 isolate and load
+ * the metrics modules before it reads a byte (0.7-0.9 s wall measured on a 2-core machine at load 11; far
+ * less on idle cores), while one thread scores ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts):
+ * below 32 MB half the run is not worth a late start.
+ */
 const PARALLEL_MIN_BYTES = 32 << 20;
+/** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
+const MAX_THREADS = 4;
+/**
+ * The main thread prints every query's lines after the split work, which costs about a fifth of scoring
+ * them (-q, trec format; measured on the bench workloads): it takes that much less of the run.
+ */
+const PRINT_COST = 0.2;
 
 /**
- * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (and
- * `qrelsPath`, which each worker indexes itself) a run of at least 32 MB is cut at query boundaries and the
- * parts are scored in worker threads; results are identical, only faster on idle cores.
+ * How many threads score a run of `runBytes` bytes: one below PARALLEL_MIN_BYTES (a worker would cost more
+ * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to MAX_THREADS and the cores that are
+ * idle by the 1-minute load average (`cores - load`, rounded up). On a saturated machine a worker finds
+ * no idle core: it only competes with the main thread and costs its start-up and memory, so one thread
+ * is chosen then.
+ */
+export function chooseThreads(runBytes: number, cores = availableParallelism(), load = loadavg()[0]!): number {
+  if (runBytes < PARALLEL_MIN_BYTES) return 1;
+  const idle = Math.ceil(cores - load);
+  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
+}
+
+/**
+ * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (or
+ * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries and the parts after the
+ * first are scored in worker threads, which read the qrels index in place (SharedArrayBuffer) and send
+ * back typed arrays; results are identical to one thread's.
  */
 export async function evaluateTrecRunFile(
   index: QrelsIndex,
   runPath: string,
   plan: TrecPlan,
-  opts: { readonly qrelsPath?: string; readonly threads?: number; readonly minParallelBytes?: number } = {},
+  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number } = {},
 ): Promise<TrecEvaluation> {
   const nq = index.qids.length;
   const w = plan.width;
@@ -566,16 +684,20 @@ export async function evaluateTrecRunFile(
 
   const size = statSync(runPath, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
-  const threads = Math.min(opts.threads ?? 1, availableParallelism());
-  const parallel = threads > 1 && size >= (opts.minParallelBytes ?? PARALLEL_MIN_BYTES) && opts.qrelsPath !== undefined && existsSync(fileURLToPath(WORKER_URL));
-  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads) : [0, size];
+  const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
+  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
+  const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
+  const printShare = s.perQuery ? PRINT_COST : 0;
+  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads, Math.max(0.1, (1 - printShare * (threads - 1)) / threads)) : [0, size];
 
   let results: RangeResult[];
+  const shared = cuts.length > 2 ? index.share() : undefined;
+  const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const workers = cuts.slice(1, -1).map((start, k) => runWorker({ qrelsPath: opts.qrelsPath!, runPath, settings: s, start, end: cuts[k + 2]! }));
-    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!);
-    results = [local, ...(await Promise.all(workers))];
+    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, { rows: slots, relstrings: slotRel, done });
+    results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
   } catch (e) {
+    for (const x of workers) void x.worker.terminate();
     throw await withAbsoluteLine(e, runPath, cuts);
   }
 
@@ -633,8 +755,12 @@ export async function evaluateTrecRunFile(
       hint: 'check that the qrels and the run use the same query ids',
     });
   }
-  const rows = new Float64Array(order.length * w);
-  order.forEach((qi, k) => rows.set(slots.subarray(qi * w, qi * w + w), k * w));
+  // Compacted in place (order is ascending, so row k never overwrites a later query's slot): a second
+  // array of every row would double the peak memory of a large run.
+  order.forEach((qi, k) => {
+    if (qi !== k) slots.copyWithin(k * w, qi * w, qi * w + w);
+  });
+  const rows = slots.subarray(0, order.length * w);
   const relstrings = order.map((qi) => slotRel[qi]);
   const summary = summarizeTrec(plan, rows, order.length, nq);
   return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
@@ -647,16 +773,17 @@ export type WorkerReply =
 
 /** Input of a worker (see stream-worker.ts). */
 export interface WorkerTask {
-  readonly qrelsPath: string;
+  /** The qrels index, from QrelsIndex.share(). */
+  readonly index: QrelsIndexParts;
   readonly runPath: string;
   readonly settings: TrecEvalSettings;
   readonly start: number;
   readonly end: number;
 }
 
-function runWorker(task: WorkerTask): Promise<RangeResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, { workerData: task });
+function startWorker(task: WorkerTask): { readonly worker: Worker; readonly result: Promise<RangeResult> } {
+  const worker = new Worker(WORKER_URL, { workerData: task });
+  const result = new Promise<RangeResult>((resolve, reject) => {
     worker.once('message', (reply: WorkerReply) => {
       void worker.terminate();
       if (reply.ok) resolve(reply.result);
@@ -668,6 +795,9 @@ function runWorker(task: WorkerTask): Promise<RangeResult> {
     });
     worker.once('error', (e) => reject(e));
   });
+  // A failure on the main thread abandons the workers; their rejections must not surface as unhandled.
+  result.catch(() => {});
+  return { worker, result };
 }
 
 /** Errors from a range that does not start the file carry line numbers relative to it; make them absolute. */

@@ -1,13 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { readTrecFile } from '../../evalset/trec.js';
 import { InputError } from '../errors.js';
 import { evaluateRunRange, QrelsIndex, type WorkerReply, type WorkerTask } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
 
-// One byte range of a large run file, scored off the main thread (see evaluateTrecRunFile).
+// One byte range of a large run file, scored off the main thread against the main thread's qrels index,
+// shared in place (see evaluateTrecRunFile).
 const task = workerData as WorkerTask;
 try {
-  const index = QrelsIndex.fromBuffer(await readTrecFile(task.qrelsPath), task.qrelsPath);
+  const index = QrelsIndex.fromParts(task.index);
   const result = await evaluateRunRange(index, task.runPath, compileTrecPlan(task.settings), task.start, task.end);
   parentPort!.postMessage({ ok: true, result } satisfies WorkerReply, [result.rows.buffer as ArrayBuffer, result.qis.buffer as ArrayBuffer]);
 } catch (e) {

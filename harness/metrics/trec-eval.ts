@@ -329,31 +329,43 @@ export function computeTrecRow(plan: TrecPlan, r: JudgedRanking, row: Float64Arr
 export class TrecQueryWriter {
   private buf = Buffer.allocUnsafe(1 << 20);
   private pos = 0;
-  private readonly prefixes: Buffer[][];
+  /** The per-query lines in print order: `name\t` bytes, the row column, and how the value prints. */
+  private readonly prefixes: Buffer[] = [];
+  private readonly columns: number[] = [];
+  private readonly kinds: ('count' | 'fixed' | 'relstring')[] = [];
+  private readonly maxPrefix: number;
 
   constructor(
-    private readonly plan: TrecPlan,
+    plan: TrecPlan,
     private readonly emit: (text: string) => void,
   ) {
-    this.prefixes = plan.instances.map((inst) => inst.printNames.map((n) => Buffer.from(`${n}\t`, 'utf8')));
+    for (const inst of plan.instances) {
+      if (!inst.perQuery) continue;
+      inst.printNames.forEach((n, j) => {
+        this.prefixes.push(Buffer.from(`${n}\t`, 'utf8'));
+        this.columns.push(inst.offset + j);
+        this.kinds.push(inst.kind === 'relstring' ? 'relstring' : inst.kind === 'count' ? 'count' : 'fixed');
+      });
+    }
+    this.maxPrefix = Math.max(0, ...this.prefixes.map((p) => p.length));
   }
 
   /** Appends one query's lines: `%-22s\t%s\t%6.4f` (`%ld` for counts, `'%s'` for relstring). */
   query(qid: string, row: Float64Array, off: number, relstring: string | undefined): void {
     const q = Buffer.from(`${qid}\t`, 'utf8');
-    this.plan.instances.forEach((inst, ii) => {
-      if (!inst.perQuery) return;
-      const prefixes = this.prefixes[ii]!;
-      for (let j = 0; j < prefixes.length; j++) {
-        this.reserve(prefixes[j]!.length + q.length + 64 + (relstring?.length ?? 0) * 4);
-        this.bytes(prefixes[j]!);
-        this.bytes(q);
-        if (inst.kind === 'relstring') this.text(`'${relstring ?? ''}'`);
-        else if (inst.kind === 'count') this.text(formatLong(row[off + inst.offset + j]!));
-        else this.fixed4(row[off + inst.offset + j]!);
-        this.buf[this.pos++] = 10;
-      }
-    });
+    // A value prints in at most 24 bytes unless it is huge (%6.4f of 1e300); text() checks room itself.
+    const line = this.maxPrefix + q.length + 32 + (relstring?.length ?? 0) * 4;
+    const { prefixes, columns, kinds } = this;
+    for (let k = 0; k < prefixes.length; k++) {
+      this.reserve(line);
+      this.bytes(prefixes[k]!);
+      this.bytes(q);
+      const kind = kinds[k]!;
+      if (kind === 'fixed') this.fixed4(row[off + columns[k]!]!);
+      else if (kind === 'count') this.text(formatLong(row[off + columns[k]!]!));
+      else this.text(`'${relstring ?? ''}'`);
+      this.buf[this.pos++] = 10;
+    }
   }
 
   /** Emits what is buffered. */
@@ -376,6 +388,7 @@ export class TrecQueryWriter {
   }
 
   private text(s: string): void {
+    this.reserve(3 * s.length + 1);
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 

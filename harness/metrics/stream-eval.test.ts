@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import { chooseThreads, evaluateTrecRunFile, QrelsIndex, splitAtQueryBoundaries } from './stream-eval.js';
+import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
+import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
+
+/** The streaming evaluator's own machinery: thread choice, the shareable qrels index, the per-block tables. */
+
+const dir = mkdtempSync(join(tmpdir(), 'stream-eval-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MB = 1 << 20;
+const settings = { perQuery: true, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: ['official'] };
+
+describe('chooseThreads', () => {
+  it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the idle cores and 4', () => {
+    expect(chooseThreads(32 * MB - 1, 8, 0)).toBe(1);
+    expect(chooseThreads(32 * MB, 8, 0)).toBe(1);
+    expect(chooseThreads(64 * MB, 8, 0)).toBe(2);
+    expect(chooseThreads(100 * MB, 8, 0)).toBe(3);
+    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(2);
+    expect(chooseThreads(10_000 * MB, 8, 0)).toBe(4);
+    expect(chooseThreads(10_000 * MB, 1, 0)).toBe(1);
+  });
+  it('counts only idle cores: none idle on a saturated machine', () => {
+    expect(chooseThreads(185 * MB, 2, 1.2)).toBe(1);
+    expect(chooseThreads(185 * MB, 2, 11)).toBe(1);
+    expect(chooseThreads(10_000 * MB, 8, 5.5)).toBe(3);
+  });
+});
+
+describe('QrelsIndex', () => {
+  const text = 'q2 0 a 1\nq1 0 b 0\nq2 0 c -1\nq1 0 a 3\nq10 0 a 2\n';
+  const index = QrelsIndex.fromBuffer(Buffer.from(text), 'x.qrels');
+
+  it('orders queries bytewise and counts judged documents per grade', () => {
+    expect(index.qids).toEqual(['q1', 'q10', 'q2']);
+    expect(index.relLevels.map((l) => [...l])).toEqual([[1, 0, 0, 1], [0, 0, 1], [0, 1]]);
+    expect(index.lookupId(2, 'a')).toBe(1);
+    expect(index.lookupId(2, 'c')).toBe(REL_UNJUDGED);
+    expect(index.lookupId(2, 'b')).toBe(REL_NONPOOL);
+    expect(index.lookupId(0, 'a')).toBe(3);
+  });
+
+  it('shares its arrays through SharedArrayBuffers and answers the same from them', () => {
+    const parts = index.share();
+    for (const a of [parts.bytes, parts.levelStart, parts.levels, parts.docStart, parts.docEnd, parts.grade, parts.tabBase, parts.tabMask, parts.table]) {
+      expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
+    }
+    const copy = QrelsIndex.fromParts(parts);
+    expect(copy.qids).toEqual(index.qids);
+    expect(copy.relLevels.map((l) => [...l])).toEqual(index.relLevels.map((l) => [...l]));
+    for (let q = 0; q < 3; q++) for (const d of ['a', 'b', 'c', 'zz']) expect(copy.lookupId(q, d)).toBe(index.lookupId(q, d));
+  });
+
+  it('still rejects a document judged twice for one query', () => {
+    expect(() => QrelsIndex.fromBuffer(Buffer.from('q 0 a 1\nq 0 b 1\nq 0 a 0\n'), 'd.qrels')).toThrow(/d\.qrels:3: document "a" is judged twice for query "q" \(first at line 1\)/);
+  });
+});
+
+describe('run blocks', () => {
+  it('finds a duplicate in a late block and allows the same document in every block', async () => {
+    // 3,000 blocks: far more than the duplicate table's generations per reset would ever need to wrap.
+    let run = '';
+    let qrels = '';
+    for (let q = 0; q < 3000; q++) {
+      qrels += `q${q} 0 same 1\n`;
+      run += `q${q} Q0 same 1 2 t\nq${q} Q0 other 2 1 t\n`;
+    }
+    const okPath = join(dir, 'ok.run');
+    writeFileSync(okPath, run);
+    const index = QrelsIndex.fromBuffer(Buffer.from(qrels), 'q.qrels');
+    const plan = compileTrecPlan(settings);
+    const ev = await evaluateTrecRunFile(index, okPath, plan);
+    expect(ev.queryIds).toHaveLength(3000);
+    const badPath = join(dir, 'bad.run');
+    writeFileSync(badPath, `${run}q2999 Q0 same 3 0.5 t\n`);
+    // The late line re-opens q2999's block (it follows q2999's lines directly), so it is a duplicate there.
+    await expect(evaluateTrecRunFile(index, badPath, plan)).rejects.toThrow(/bad\.run:6001: document "same" appears twice for query "q2999" \(first at line 5999\)/);
+  });
+
+  it('grows a block past its first tables (depth 5,000) without losing a duplicate', async () => {
+    let run = '';
+    for (let d = 0; d < 5000; d++) run += `q Q0 d${d} ${d} ${5000 - d} t\n`;
+    const path = join(dir, 'deep.run');
+    writeFileSync(path, `${run}q Q0 d17 0 0.5 t\n`);
+    const index = QrelsIndex.fromBuffer(Buffer.from('q 0 d1 1\n'), 'q.qrels');
+    await expect(evaluateTrecRunFile(index, path, compileTrecPlan(settings))).rejects.toThrow(/deep\.run:5001: document "d17" appears twice for query "q" \(first at line 18\)/);
+  });
+});
+
+describe('splitAtQueryBoundaries', () => {
+  it('gives the first part its share and cuts only where a query begins', () => {
+    let run = '';
+    for (let q = 0; q < 100; q++) for (let d = 0; d < 10; d++) run += `q${String(q).padStart(3, '0')} Q0 d${d} ${d} 1 t\n`;
+    const path = join(dir, 'split.run');
+    writeFileSync(path, run);
+    const cuts = splitAtQueryBoundaries(path, 3, 0.2);
+    expect(cuts).toHaveLength(4);
+    // A cut goes to the first query that starts after the line holding byte size * share; here both shares
+    // (0.2, and 0.2 + 0.8 / 2 for the second part) land exactly on a query start, whose first line is skipped.
+    const block = run.length / 100;
+    expect(cuts[1]).toBe((Math.floor((run.length * 0.2) / block) + 1) * block);
+    expect(cuts[2]).toBe((Math.floor((run.length * 0.6) / block) + 1) * block);
+    expect(cuts[3]).toBe(run.length);
+  });
+});
+
+describe('TrecQueryWriter', () => {
+  it('prints %-22s\\t%s\\t%6.4f lines, %ld for counts, and values too wide for the fast path', () => {
+    const plan = compileTrecPlan({ ...settings, measures: ['num_ret', 'map', 'relstring'] });
+    const row = new Float64Array(plan.width);
+    row[plan.instances.find((i) => i.name === 'num_ret')!.offset] = 1234;
+    row[plan.instances.find((i) => i.name === 'map')!.offset] = 123456.78916;
+    let out = '';
+    const w = new TrecQueryWriter(plan, (t) => (out += t));
+    w.query('q7', row, 0, 'RN');
+    w.flush();
+    expect(out).toBe(`${'num_ret'.padEnd(22)}\tq7\t1234\n${'map'.padEnd(22)}\tq7\t123456.7892\n${'relstring'.padEnd(22)}\tq7\t'RN'\n`);
+  });
+});
+
+describe('scanTrecRun', () => {
+  const fields = (text: string) => {
+    const got: string[][] = [];
+    const sink: RunLineSink = {
+      line(b, lineNo, qs, qe, ds, de, score, ts, te) {
+        got.push([String(lineNo), b.toString('utf8', qs, qe), b.toString('utf8', ds, de), String(score), b.toString('utf8', ts, te)]);
+      },
+    };
+    const buf = Buffer.from(text);
+    const lines = scanTrecRun(buf, 0, buf.length, 1, 'r.txt', sink);
+    return { got, lines };
+  };
+
+  it('reads fields 1, 3, 5 and 6 across blanks (\t \v \f \r), skips blank and comment lines, ignores fields after the 6th', () => {
+    expect(fields('\n# c\n \tq1 Q0\td1  3 -1.5e2 tag extra more\r\nq2\x0bQ0\x0cd2 1 7 t\n\n')).toEqual({
+      got: [
+        ['3', 'q1', 'd1', '-150', 'tag'],
+        ['4', 'q2', 'd2', '7', 't'],
+      ],
+      lines: 5,
+    });
+  });
+
+  it('counts the fields of a short line, also when it ends the buffer or trails blanks', () => {
+    for (const [line, found] of [['q', 1], ['q Q0', 2], ['q Q0 d', 3], ['q Q0 d 1', 4], ['q Q0 d 1 2.5', 5], ['q Q0 d 1 2.5 \t', 5]] as const) {
+      expect(() => fields(`${line}\n`)).toThrow(new RegExp(`r\\.txt:1: a run line needs 6 fields .* found ${found}$`));
+      expect(() => fields(line)).toThrow(new RegExp(`found ${found}$`));
+    }
+  });
+});
