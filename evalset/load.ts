@@ -53,6 +53,7 @@ export const evalSetFormats = {
     options: longMemEvalOptions,
     load: (path, { options }) => loadLongMemEval(path, options),
   }),
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, EvalSetFormat<any>>;
 
 export type EvalSetFormatName = keyof typeof evalSetFormats;

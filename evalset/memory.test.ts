@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessError, InputError, InputProblems } from '../harness/errors.js';
+import { type HarnessError, InputError, InputProblems } from '../harness/errors.js';
 import { parseCsv } from './csv.js';
 import { loadMemory } from './memory.js';
 import { tempFolder } from '../harness/testing/files.js';

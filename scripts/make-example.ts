@@ -764,8 +764,8 @@ export function generateExample(): ExampleFiles {
   const memories = buildMemories(rng);
   const queries = buildQueries(memories);
   return {
-    'corpus.jsonl': memories.map(corpusLine).join('\n') + '\n',
-    'queries.jsonl': queries.map(queryLine).join('\n') + '\n',
+    'corpus.jsonl': `${memories.map(corpusLine).join('\n')}\n`,
+    'queries.jsonl': `${queries.map(queryLine).join('\n')}\n`,
     'README.md': readme(memories, queries),
   };
 }

@@ -23,6 +23,7 @@ const TOLERANCE = 0.005;
 const ctx: ArmContext = { cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: {} };
 const measures = [parseMeasure('nDCG@10'), parseMeasure('R@100')];
 
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 async function measure(set: EvalSet, factory: ArmFactory<any>, params: unknown): Promise<{ ndcg10: number; r100: number }> {
   const arm = factory.create('nfcorpus', factory.params.parse(params), ctx);
   await arm.index(set.documents);

@@ -266,7 +266,12 @@ async function fetchInto(url: string, part: string, timeouts: NetTimeouts, opts:
       for await (const chunk of res) {
         const buf = chunk as Buffer;
         received += buf.byteLength;
-        if (!out.write(buf)) await new Promise<void>((r, j) => (out.once('drain', () => r()), out.once('error', j)));
+        if (!out.write(buf)) {
+          await new Promise<void>((r, j) => {
+            out.once('drain', () => r());
+            out.once('error', j);
+          });
+        }
         progress.tick(buf.byteLength);
       }
     } catch (e) {

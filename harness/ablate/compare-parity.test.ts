@@ -7,7 +7,7 @@ import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 
 // Twelve memories, eight queries in two strata, two fake arms: enough for non-trivial p values.
-const corpus = Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i + 1).padStart(2, '0')}`, text: ['dog park walk', 'cat food brand', 'dentist Friday', 'vet clinic street', 'sister Lisbon move', 'brother Austin firefighter'][i % 6] + ` note ${i}` }));
+const corpus = Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i + 1).padStart(2, '0')}`, text: `${['dog park walk', 'cat food brand', 'dentist Friday', 'vet clinic street', 'sister Lisbon move', 'brother Austin firefighter'][i % 6]} note ${i}` }));
 const queries = Array.from({ length: 8 }, (_, i) => ({
   id: `q${i + 1}`,
   text: ['dog walk', 'cat brand', 'dentist', 'vet street', 'Lisbon sister', 'Austin brother', 'food', 'park note'][i],
@@ -19,10 +19,10 @@ describe('harness compare on the files an ablation wrote', () => {
   it('reproduces every mean, p and corrected p of the ablation exactly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-parity-'));
     mkdirSync(join(dir, 'es'));
-    writeFileSync(join(dir, 'es', 'corpus.jsonl'), corpus.map((d) => JSON.stringify(d)).join('\n') + '\n');
+    writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
     // Written out of id order: compare reads the queries in id order, so the random draws must not depend on order.
     const shuffled = [5, 2, 7, 0, 3, 6, 1, 4].map((i) => queries[i]!);
-    writeFileSync(join(dir, 'es', 'queries.jsonl'), shuffled.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    writeFileSync(join(dir, 'es', 'queries.jsonl'), `${shuffled.map((q) => JSON.stringify(q)).join('\n')}\n`);
     writeFileSync(
       join(dir, 'study.yaml'),
       `name: parity

@@ -141,8 +141,8 @@ describe('the bundled example report', () => {
     const queries = lines.map((l) => JSON.parse(l) as { id: string; stratum: string; qrels: Record<string, number> });
     const dir = join(work, 'compare');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'qrels.txt'), queries.flatMap((q) => Object.entries(q.qrels).map(([d, g]) => `${q.id} 0 ${d} ${g}`)).join('\n') + '\n');
-    writeFileSync(join(dir, 'strata.tsv'), queries.map((q) => `${q.id}\t${q.stratum}`).join('\n') + '\n');
+    writeFileSync(join(dir, 'qrels.txt'), `${queries.flatMap((q) => Object.entries(q.qrels).map(([d, g]) => `${q.id} 0 ${d} ${g}`)).join('\n')}\n`);
+    writeFileSync(join(dir, 'strata.tsv'), `${queries.map((q) => `${q.id}\t${q.stratum}`).join('\n')}\n`);
     const runs = ['bm25', 'fts5', 'fts5-plain'].map((id) => join(reportDir, 'runs', `${id}.trec`));
     const r = await cli(['compare', ...runs, '--qrels', join(dir, 'qrels.txt'), '--strata', join(dir, 'strata.tsv'), '--baseline', 'bm25', '--measures', 'nDCG@10,RR', '--out', join(dir, 'out')]);
     expect(r.code, r.out).toBe(0);

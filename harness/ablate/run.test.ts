@@ -78,11 +78,9 @@ function manifest(): { systems: { id: string; cache: { hits: number; misses: num
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'harness-ablate-'));
   mkdirSync(join(dir, 'es'));
-  writeFileSync(join(dir, 'es', 'corpus.jsonl'), corpus.map((d) => JSON.stringify(d)).join('\n') + '\n');
-  writeFileSync(join(dir, 'es', 'queries.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n') + '\n');
+  writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
+  writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
 });
-
-const walk = (d: string): string[] => readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
 
 describe('harness ablate', () => {
   it('runs every arm, evaluates over all queries and writes the report folder', async () => {

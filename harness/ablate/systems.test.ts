@@ -88,8 +88,8 @@ function manifest(): { systems: { id: string; cache: { hits: number; misses: num
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'harness-systems-'));
   mkdirSync(join(dir, 'es'));
-  writeFileSync(join(dir, 'es', 'corpus.jsonl'), corpus.map((d) => JSON.stringify(d)).join('\n') + '\n');
-  writeFileSync(join(dir, 'es', 'queries.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n') + '\n');
+  writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
+  writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
 });
 
 describe('systems that consume runs', () => {
@@ -188,14 +188,14 @@ describe('tuning on a dev split', () => {
   it('picks each grid point on the dev queries, scores it on the test queries, and keeps dev queries out of the runs', async () => {
     mkdirSync(join(dir, 'beir', 'qrels'), { recursive: true });
     const docs = corpus.map((d) => ({ _id: d.id, title: '', text: d.text }));
-    writeFileSync(join(dir, 'beir', 'corpus.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n') + '\n');
+    writeFileSync(join(dir, 'beir', 'corpus.jsonl'), `${docs.map((d) => JSON.stringify(d)).join('\n')}\n`);
     const qs = [
       { _id: 't1', text: 'dog Biscuit' },
       { _id: 't2', text: 'cat food' },
       { _id: 'd1', text: 'food brand' },
       { _id: 'd2', text: 'Tom cat' },
     ];
-    writeFileSync(join(dir, 'beir', 'queries.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
+    writeFileSync(join(dir, 'beir', 'queries.jsonl'), `${qs.map((q) => JSON.stringify(q)).join('\n')}\n`);
     writeFileSync(join(dir, 'beir', 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nt1\tm1\t2\nt2\tm6\t1\n');
     writeFileSync(join(dir, 'beir', 'qrels', 'dev.tsv'), 'query-id\tcorpus-id\tscore\nd1\tm6\t2\nd2\tm5\t1\n');
     const file = join(dir, 'beir.yaml');

@@ -107,7 +107,7 @@ describe('cache prune', () => {
     expect(dry.code).toBe(0);
     expect(dry.out).toMatch(/^\.cache: 1 entries, 0\.0 MiB\n {2}would remove 1 entries, 0\.0 MiB \(run 1\)/);
     expect(existsSync(old)).toBe(true);
-    expect((await run(['--ns', 'index', '--older-than', '30d'])).out).toMatch(/^\.cache: 0 entries, 0\.0 MiB\n  removed 0 entries/);
+    expect((await run(['--ns', 'index', '--older-than', '30d'])).out).toMatch(/^\.cache: 0 entries, 0\.0 MiB\n {2}removed 0 entries/);
     expect(existsSync(old)).toBe(true); // only the index namespace was pruned
     const real = await run(['--older-than', '30d']);
     expect(real.out).toMatch(/ removed 1 entries/);

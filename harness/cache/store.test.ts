@@ -84,13 +84,21 @@ describe('ContentStore entry envelope', () => {
       mkdirSync(join(s.root, 'run', key.slice(0, 2)), { recursive: true });
       writeFileSync(s.pathOf('run', key), junk);
       let computed = 0;
-      const v = await s.json('run', key, async () => (computed++, { n: 1 }));
+      const v = await s.json('run', key, async () => {
+        computed++;
+        return { n: 1 };
+      });
       expect(v).toEqual({ n: 1 });
       expect(computed).toBe(1);
       expect(log.lines).toHaveLength(1);
       expect(log.lines[0]).toContain('no entry header');
       // The recomputed entry is sealed and served next time.
-      expect(await s.json('run', key, async () => (computed++, { n: 2 }))).toEqual({ n: 1 });
+      expect(
+        await s.json('run', key, async () => {
+          computed++;
+          return { n: 2 };
+        }),
+      ).toEqual({ n: 1 });
       expect(computed).toBe(1);
     }
   });

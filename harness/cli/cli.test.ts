@@ -197,10 +197,10 @@ describe('harness ablate --gate-exit', () => {
   function setUp(gate: string): string {
     const es = join(dir, 'ablate-es');
     mkdirSync(es, { recursive: true });
-    writeFileSync(join(es, 'corpus.jsonl'), words.map((w, i) => JSON.stringify({ id: `m${i}`, text: `note about ${w}` })).join('\n') + '\n');
+    writeFileSync(join(es, 'corpus.jsonl'), `${words.map((w, i) => JSON.stringify({ id: `m${i}`, text: `note about ${w}` })).join('\n')}\n`);
     writeFileSync(
       join(es, 'queries.jsonl'),
-      words.map((w, i) => JSON.stringify({ id: `q${i}`, text: w, stratum: 'exact', qrels: { [`m${i}`]: 1 } })).join('\n') + '\n',
+      `${words.map((w, i) => JSON.stringify({ id: `q${i}`, text: w, stratum: 'exact', qrels: { [`m${i}`]: 1 } })).join('\n')}\n`,
     );
     const cfg = join(dir, 'gate.yaml');
     writeFileSync(

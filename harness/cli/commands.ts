@@ -11,6 +11,7 @@ import { measuresCommand } from './measures.command.js';
 import { cacheCommand } from './cache.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 export const commands: readonly CommandSpec<any>[] = [
   ablateCommand,
   adrCommand,

@@ -1,4 +1,5 @@
 import { GateRejectError, UsageError } from '../errors.js';
+import type { ReportData } from '../report/types.js';
 import { defineCommand } from './io.js';
 
 /** Quotes a word for a POSIX shell when it needs it, so the recorded command can be pasted back. */
@@ -147,7 +148,7 @@ export const compareCommand = defineCommand({
       });
       gated = { ...input, gate };
     }
-    let data;
+    let data: ReportData;
     let reportFile: string | undefined;
     if (args.out === undefined) {
       data = buildReportData(gated);

@@ -1,6 +1,6 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { describeMeasures, formatMeasure, parseMeasure, trecEvalSpelling } from '../metrics/measure.js';
+import { describeMeasures, formatMeasure, parseMeasure, trecEvalSpelling, type Measure } from '../metrics/measure.js';
 import { TREC_MEASURE_NAMES, TREC_NICKNAMES, type TrecEvalSettings } from '../metrics/trec-eval.js';
 import { defineCommand } from './io.js';
 
@@ -139,7 +139,7 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
   for (const arg of measures) {
     const name = arg.includes('.') ? arg.slice(0, arg.indexOf('.')) : arg;
     if (known.includes(name) || UNREAD_TREC_NAMES.has(name)) continue;
-    let measure;
+    let measure: Measure;
     try {
       measure = parseMeasure(arg);
     } catch {

@@ -823,10 +823,10 @@ async function withAbsoluteLine(e: unknown, runPath: string, cuts: readonly numb
 }
 
 /** The ranking values (see QrelsIndex.lookup) of one query's run entries in trec_eval rank order. */
-function rankedGradesOf(docs: ReadonlyMap<string, number>, valueOf: (docId: string) => number): Int32Array {
+function rankedGradesOf(docs: ReadonlyMap<string, number>, gradeOf: (docId: string) => number): Int32Array {
   const ids = [...docs.keys()];
   ids.sort((a, b) => compareRanked(docs.get(a)!, a, docs.get(b)!, b));
   const out = new Int32Array(ids.length);
-  ids.forEach((id, i) => (out[i] = valueOf(id)));
+  ids.forEach((id, i) => (out[i] = gradeOf(id)));
   return out;
 }

@@ -34,7 +34,7 @@ describe('kebabTitle and nextAdrNumber', () => {
   it('kebab-cases titles', () => {
     expect(kebabTitle('Use RRF over BM25 + MiniLM!')).toBe('use-rrf-over-bm25-minilm');
     expect(kebabTitle('Café  déjà vu')).toBe('cafe-deja-vu');
-    expect(kebabTitle('x'.repeat(30) + ' ' + 'y'.repeat(40)).length).toBeLessThanOrEqual(60);
+    expect(kebabTitle(`${'x'.repeat(30)} ${'y'.repeat(40)}`).length).toBeLessThanOrEqual(60);
   });
 
   it('takes the next number after the highest NNNN-*.md', () => {

@@ -26,11 +26,17 @@ function parseCsv(text: string): string[][] {
       for (let i = 0; i < line.length; i++) {
         const ch = line[i] as string;
         if (quoted) {
-          if (ch === '"' && line[i + 1] === '"') (cur += '"'), i++;
+          if (ch === '"' && line[i + 1] === '"') {
+            cur += '"';
+            i++;
+          }
           else if (ch === '"') quoted = false;
           else cur += ch;
         } else if (ch === '"') quoted = true;
-        else if (ch === ',') out.push(cur), (cur = '');
+        else if (ch === ',') {
+          out.push(cur);
+          cur = '';
+        }
         else cur += ch;
       }
       out.push(cur);

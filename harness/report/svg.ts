@@ -168,7 +168,7 @@ export function recallCurves(data: ReportData, stratum: string): string {
   // The runner's curves (every usual depth up to topK) when present, else the report's own R@k measures.
   const curves = data.curves && data.curves.cutoffs.length >= 2 ? data.curves : undefined;
   const ks = curves ? curves.cutoffs.map((cutoff, i) => ({ measure: `R@${cutoff}`, cutoff, i })) : recallMeasures(data.measures).map((k, i) => ({ ...k, i }));
-  const valueOf = (run: string, k: { measure: string; i: number }) =>
+  const meanAt = (run: string, k: { measure: string; i: number }) =>
     curves ? (curves.means[run]?.[stratum]?.[k.i] ?? 0) : (data.summary.find((s) => s.stratum === stratum && s.run === run && s.measure === k.measure)?.mean ?? 0);
   const runs = headlineRuns(data);
   const width = 520;
@@ -198,7 +198,7 @@ export function recallCurves(data: ReportData, stratum: string): string {
   out.push(`<text x="${(m.l + width - m.r) / 2}" y="${height - 6}" ${FONT} text-anchor="middle">k</text>`);
   runs.forEach((r, i) => {
     const pts = ks.map((k) => {
-      const v = valueOf(r.id, k);
+      const v = meanAt(r.id, k);
       return { x: sx(k.cutoff), y: sy(v), k: k.cutoff, v };
     });
     out.push(`<polyline fill="none" stroke="${color(i)}" stroke-width="2" points="${pts.map((p) => `${n2(p.x)},${n2(p.y)}`).join(' ')}"/>`);

@@ -37,11 +37,8 @@ export class Rng {
     if (!Number.isInteger(stream) || stream < 0 || stream >= 2048) {
       throw new RangeError(`Rng stream must be an integer in [0, 2048), got ${stream}`);
     }
-    let st = BigInt(seed) | (BigInt(stream) << 53n);
-    let a: bigint;
-    let b: bigint;
-    [st, a] = splitmix64(st);
-    [, b] = splitmix64(st);
+    const [st, a] = splitmix64(BigInt(seed) | (BigInt(stream) << 53n));
+    const [, b] = splitmix64(st);
     this.s0 = Number(a & 0xffffffffn) | 0;
     this.s1 = Number(a >> 32n) | 0;
     this.s2 = Number(b & 0xffffffffn) | 0;
