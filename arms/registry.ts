@@ -11,7 +11,7 @@ export const armFactories = {
   fake: fakeArm,
   bm25: bm25Arm,
   'sqlite-fts5': sqliteFts5Arm,
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 
 export type ArmKind = keyof typeof armFactories;

@@ -112,7 +112,11 @@ function measure(cmd: string, args: readonly string[], outPath = '/dev/null'): M
     const user = field('User time \\(seconds\\)');
     const sys = field('System time \\(seconds\\)');
     const rss = field('Maximum resident set size \\(kbytes\\)');
-    return { wallSeconds: wall, cpuSeconds: user === undefined || sys === undefined ? undefined : user + sys, peakMb: rss === undefined ? undefined : rss / 1024 };
+    return {
+      wallSeconds: wall,
+      cpuSeconds: user === undefined || sys === undefined ? undefined : user + sys,
+      peakMb: rss === undefined ? undefined : rss / 1024,
+    };
   } finally {
     closeSync(out);
   }
@@ -173,7 +177,9 @@ export async function main(): Promise<void> {
   if (!Number.isInteger(seed)) throw new Error(`BENCH_EVAL_SEED=${process.env['BENCH_EVAL_SEED']}: give an integer`);
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-eval-'));
   try {
-    process.stdout.write(`bench eval: harness eval -q -m all_trec (node ${process.version}, ${cores} cores, load average ${loadavg()[0]!.toFixed(1)})${trecEval ? ` vs ${trecEval}` : ''}\n`);
+    process.stdout.write(
+      `bench eval: harness eval -q -m all_trec (node ${process.version}, ${cores} cores, load average ${loadavg()[0]!.toFixed(1)})${trecEval ? ` vs ${trecEval}` : ''}\n`,
+    );
     process.stdout.write(`  each command: 1 warm-up run (output kept and compared), then the best of ${repeat} timed runs (BENCH_EVAL_REPEAT)\n`);
     if (!trecEval) process.stdout.write('  TREC_EVAL is not set: reference trec_eval absent, printing our absolute numbers only\n');
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);

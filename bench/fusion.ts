@@ -116,7 +116,9 @@ export async function main(): Promise<void> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   let t = process.hrtime.bigint();
   const w = generate();
-  out(`workload: ${INPUTS} inputs x ${QUERIES} queries x depth ${DEPTH} over ${CORPUS} documents (generated in ${seconds(t).toFixed(1)} s); ${GRID} grid points`);
+  out(
+    `workload: ${INPUTS} inputs x ${QUERIES} queries x depth ${DEPTH} over ${CORPUS} documents (generated in ${seconds(t).toFixed(1)} s); ${GRID} grid points`,
+  );
   for (const topK of [100, 1000]) {
     const points = grid(topK);
     let sink = 0;
@@ -140,10 +142,16 @@ export async function main(): Promise<void> {
     }
     const fused = [...perMethod.values()].reduce((a, m) => a + m.seconds, 0);
     const ratio = fused / floor;
-    out(`topK ${topK}: floor (read every entry once per grid point) ${floor.toFixed(2)} s = ${((floor * 1000) / GRID).toFixed(1)} ms/point; fuse ${fused.toFixed(2)} s = ${((fused * 1000) / GRID).toFixed(1)} ms/point`);
+    out(
+      `topK ${topK}: floor (read every entry once per grid point) ${floor.toFixed(2)} s = ${((floor * 1000) / GRID).toFixed(1)} ms/point; fuse ${fused.toFixed(2)} s = ${((fused * 1000) / GRID).toFixed(1)} ms/point`,
+    );
     const floorPerPoint = floor / GRID;
-    out(`topK ${topK}: per method, ms/point (x floor): ${[...perMethod].map(([k, m]) => `${k} ${((m.seconds * 1000) / m.points).toFixed(1)} (${(m.seconds / m.points / floorPerPoint).toFixed(1)}x)`).join(', ')}`);
-    out(`topK ${topK}: ratio fuse / floor = ${ratio.toFixed(2)}x; goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'MET' : 'MISSED'} (checksum ${sink.toExponential(3)})`);
+    out(
+      `topK ${topK}: per method, ms/point (x floor): ${[...perMethod].map(([k, m]) => `${k} ${((m.seconds * 1000) / m.points).toFixed(1)} (${(m.seconds / m.points / floorPerPoint).toFixed(1)}x)`).join(', ')}`,
+    );
+    out(
+      `topK ${topK}: ratio fuse / floor = ${ratio.toFixed(2)}x; goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'MET' : 'MISSED'} (checksum ${sink.toExponential(3)})`,
+    );
   }
 }
 

@@ -89,7 +89,9 @@ function cpuMs(): number {
 const ctx = (): ArmContext => ({ cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: process.env });
 
 function createArm(engine: Engine): Arm | Bm25Arm {
-  return engine === 'bm25' ? createBm25('bench', bm25Arm.params.parse({})) : sqliteFts5Arm.create('bench', sqliteFts5Arm.params.parse({ tokenizer: 'porter' }), ctx());
+  return engine === 'bm25'
+    ? createBm25('bench', bm25Arm.params.parse({}))
+    : sqliteFts5Arm.create('bench', sqliteFts5Arm.params.parse({ tokenizer: 'porter' }), ctx());
 }
 
 /** The query as the engine is given it: FTS5 has no stop-word filter, so Lucene's are removed up front. */
@@ -202,7 +204,16 @@ function table(title: string, rows: readonly [string, Measurement][]): void {
   const head = ['index (CPU)', 'p50', 'p95', 'wall: index', 'p50', 'p95', 'peak RSS', 'corpus RSS'];
   process.stdout.write(`${'arm'.padEnd(22)}${head.map((h, i) => h.padStart(i === 0 ? 18 : 12)).join('')}\n`);
   for (const [name, m] of rows) {
-    const cells = [fmtRate(m.documents / m.indexSeconds), fmtMs(m.p50), fmtMs(m.p95), `${m.indexWallSeconds.toFixed(2)} s`, fmtMs(m.wallP50), fmtMs(m.wallP95), fmtMb(m.peakMb), fmtMb(m.corpusMb)];
+    const cells = [
+      fmtRate(m.documents / m.indexSeconds),
+      fmtMs(m.p50),
+      fmtMs(m.p95),
+      `${m.indexWallSeconds.toFixed(2)} s`,
+      fmtMs(m.wallP50),
+      fmtMs(m.wallP95),
+      fmtMb(m.peakMb),
+      fmtMb(m.corpusMb),
+    ];
     process.stdout.write(`${name.padEnd(22)}${cells.map((c, i) => c.padStart(i === 0 ? 18 : 12)).join('')}\n`);
   }
 }
@@ -233,10 +244,17 @@ function growth(rows: readonly { size: number; bm25: Measurement; fts: Measureme
   const g = (x: number, y: number) => fmtX(y / x);
   process.stdout.write(`\ngrowth from ${n(a.size)} to ${n(z.size)} documents (${fmtX(z.size / a.size)} the documents):\n`);
   if (a.bm25.postingsPerQuery !== undefined && z.bm25.postingsPerQuery !== undefined) {
-    process.stdout.write(`  postings per query (exhaustive work)  ${g(a.bm25.postingsPerQuery, z.bm25.postingsPerQuery)} (${n(Math.round(a.bm25.postingsPerQuery))} -> ${n(Math.round(z.bm25.postingsPerQuery))})\n`);
+    process.stdout.write(
+      `  postings per query (exhaustive work)  ${g(a.bm25.postingsPerQuery, z.bm25.postingsPerQuery)} (${n(Math.round(a.bm25.postingsPerQuery))} -> ${n(Math.round(z.bm25.postingsPerQuery))})\n`,
+    );
   }
-  for (const [name, x, y] of [['bm25', a.bm25, z.bm25], ['sqlite-fts5 porter', a.fts, z.fts]] as const) {
-    process.stdout.write(`  ${name.padEnd(20)} query p50 ${g(x.p50, y.p50)}, p95 ${g(x.p95, y.p95)}; index time ${g(x.indexSeconds, y.indexSeconds)} (CPU time); peak RSS ${g(x.peakMb, y.peakMb)}\n`);
+  for (const [name, x, y] of [
+    ['bm25', a.bm25, z.bm25],
+    ['sqlite-fts5 porter', a.fts, z.fts],
+  ] as const) {
+    process.stdout.write(
+      `  ${name.padEnd(20)} query p50 ${g(x.p50, y.p50)}, p95 ${g(x.p95, y.p95)}; index time ${g(x.indexSeconds, y.indexSeconds)} (CPU time); peak RSS ${g(x.peakMb, y.peakMb)}\n`,
+    );
   }
 }
 

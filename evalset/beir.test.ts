@@ -28,7 +28,12 @@ describe('loadBeir', () => {
       ['q1', 'all'],
       ['q2', 'all'],
     ]);
-    expect(es.qrels.get('q1')).toEqual(new Map([['d1', 1], ['d3', 0]]));
+    expect(es.qrels.get('q1')).toEqual(
+      new Map([
+        ['d1', 1],
+        ['d3', 0],
+      ]),
+    );
     expect(es.qrels.get('q2')).toEqual(new Map([['d2', 2]]));
   });
 

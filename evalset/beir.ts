@@ -86,7 +86,13 @@ function qrelsLine(
   qrelsPath: string,
   line: number,
   cols: readonly string[],
-  known: { queries: ReadonlyMap<string, string>; queriesPath: string; docIds: ReadonlySet<string>; corpusPath: string; qrels: Map<string, Map<string, number>> },
+  known: {
+    queries: ReadonlyMap<string, string>;
+    queriesPath: string;
+    docIds: ReadonlySet<string>;
+    corpusPath: string;
+    qrels: Map<string, Map<string, number>>;
+  },
 ): void {
   const { queries: allQueries, queriesPath, docIds, corpusPath, qrels } = known;
   if (cols.length !== 3) {
@@ -127,7 +133,10 @@ async function findCorpusFile(root: string, explicit: string | undefined): Promi
 
 async function listSplits(root: string): Promise<string[]> {
   const entries = await readdir(join(root, 'qrels')).catch(() => [] as string[]);
-  return entries.filter((e) => e.endsWith('.tsv')).map((e) => e.slice(0, -4)).sort();
+  return entries
+    .filter((e) => e.endsWith('.tsv'))
+    .map((e) => e.slice(0, -4))
+    .sort();
 }
 
 async function statOrThrow(file: string, message: string, splits: readonly string[]): Promise<void> {

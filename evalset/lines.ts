@@ -126,9 +126,10 @@ export function idField(file: string, line: number, obj: JsonObject, field: stri
 
 export function checkId(file: string, line: number | undefined, what: string, id: string): void {
   if (id === '') throw new InputError(file, line, `${what} is empty`);
-  if (/\s/.test(id)) throw new InputError(file, line, `${what} ${JSON.stringify(id)} contains whitespace`, {
-    hint: 'ids must not contain whitespace: TREC qrels and run files split on it',
-  });
+  if (/\s/.test(id))
+    throw new InputError(file, line, `${what} ${JSON.stringify(id)} contains whitespace`, {
+      hint: 'ids must not contain whitespace: TREC qrels and run files split on it',
+    });
 }
 
 /** A string field; `required` makes absence an error, an empty string is allowed (callers decide). */

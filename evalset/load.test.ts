@@ -20,7 +20,10 @@ const beirFiles = {
 function es(over: Partial<EvalSet> = {}): EvalSet {
   return {
     name: 't',
-    documents: [{ id: 'd1', text: 'a' }, { id: 'd2', text: 'b' }],
+    documents: [
+      { id: 'd1', text: 'a' },
+      { id: 'd2', text: 'b' },
+    ],
     queries: [{ id: 'q1', text: 'x', stratum: 's', scope: 'c1' }],
     qrels: new Map([['q1', new Map([['d1', 1]])]]),
     scopes: new Map([['c1', ['d1', 'd2']]]),
@@ -90,7 +93,11 @@ describe('validateEvalSet', () => {
   it('names every kind of inconsistency', () => {
     const v = validateEvalSet(
       es({
-        documents: [{ id: 'd1', text: 'a' }, { id: 'd1', text: 'b' }, { id: 'd 3', text: '' }],
+        documents: [
+          { id: 'd1', text: 'a' },
+          { id: 'd1', text: 'b' },
+          { id: 'd 3', text: '' },
+        ],
         queries: [
           { id: 'q1', text: 'x', stratum: 's', scope: 'nope' },
           { id: 'q2', text: 'y', stratum: 's', scope: 'c1' },
@@ -127,10 +134,31 @@ describe('fingerprints', () => {
     expect(evalSetFingerprint(es({ scopes: new Map([['c1', ['d1']]]) }))).not.toBe(base);
     expect(evalSetFingerprint(es({ queries: [{ id: 'q1', text: 'x', stratum: 't', scope: 'c1' }] }))).not.toBe(base);
     // qrels insertion order is not content
-    const two = new Map([['q1', new Map([['d1', 1], ['d2', 0]])]]);
-    const owt = new Map([['q1', new Map([['d2', 0], ['d1', 1]])]]);
+    const two = new Map([
+      [
+        'q1',
+        new Map([
+          ['d1', 1],
+          ['d2', 0],
+        ]),
+      ],
+    ]);
+    const owt = new Map([
+      [
+        'q1',
+        new Map([
+          ['d2', 0],
+          ['d1', 1],
+        ]),
+      ],
+    ]);
     expect(evalSetFingerprint(es({ qrels: two }))).toBe(evalSetFingerprint(es({ qrels: owt })));
-    expect(corpusFingerprint(es().documents)).not.toBe(corpusFingerprint([{ id: 'd1', text: 'a', sensitive: true }, { id: 'd2', text: 'b' }]));
+    expect(corpusFingerprint(es().documents)).not.toBe(
+      corpusFingerprint([
+        { id: 'd1', text: 'a', sensitive: true },
+        { id: 'd2', text: 'b' },
+      ]),
+    );
   });
 });
 

@@ -53,7 +53,7 @@ export const evalSetFormats = {
     options: longMemEvalOptions,
     load: (path, { options }) => loadLongMemEval(path, options),
   }),
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
+  // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, EvalSetFormat<any>>;
 
 export type EvalSetFormatName = keyof typeof evalSetFormats;
@@ -78,9 +78,7 @@ export async function loadEvalSetChecked(spec: EvalSetSpec, log: Logger): Promis
   const source = spec.source ?? 'evalset';
   const known = Object.keys(evalSetFormats);
   if (!Object.hasOwn(evalSetFormats, spec.format)) {
-    throw new ConfigError(source, [
-      `format: unknown eval-set format "${spec.format}"${didYouMean(spec.format, known)} (known: ${known.join(', ')})`,
-    ]);
+    throw new ConfigError(source, [`format: unknown eval-set format "${spec.format}"${didYouMean(spec.format, known)} (known: ${known.join(', ')})`]);
   }
   const format: EvalSetFormat = evalSetFormats[spec.format as EvalSetFormatName];
   const parsed = format.options.safeParse(spec.options ?? {});

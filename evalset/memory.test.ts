@@ -28,32 +28,50 @@ describe('loadMemory (JSONL)', () => {
       { id: 'q1', text: 'what does Ana drink', stratum: 'paraphrase' },
       { id: 'q2', text: 'Ana Porto', stratum: 'exact', metadata: { author: 'x' } },
     ]);
-    expect(es.qrels.get('q1')).toEqual(new Map([['m1', 3], ['m3', 0]]));
+    expect(es.qrels.get('q1')).toEqual(
+      new Map([
+        ['m1', 3],
+        ['m3', 0],
+      ]),
+    );
     // q2 has only a grade-0 judgment: kept and counted.
     expect(es.notes).toEqual(['1 query has no relevant document (no grade >= 1)']);
   });
 
-  it('scopes come from the memories\' metadata.scope', async () => {
+  it("scopes come from the memories' metadata.scope", async () => {
     const es = await loadMemory(
       await folder({
         'corpus.jsonl': '{"id": "a", "text": "x", "metadata": {"scope": "u1"}}\n{"id": "b", "text": "y", "metadata": {"scope": "u2"}}\n',
         'queries.jsonl': '{"id": "q", "text": "x", "stratum": "exact", "qrels": {"a": 1}, "scope": "u1"}\n',
       }),
     );
-    expect(es.scopes).toEqual(new Map([['u1', ['a']], ['u2', ['b']]]));
+    expect(es.scopes).toEqual(
+      new Map([
+        ['u1', ['a']],
+        ['u2', ['b']],
+      ]),
+    );
     expect(es.queries[0]?.scope).toBe('u1');
   });
 
   const bad: [string, Record<string, string>, RegExp][] = [
     ['an unknown corpus field', { 'corpus.jsonl': '{"id": "m1", "text": "x", "importnace": 1}' }, /corpus\.jsonl:1: unknown field "importnace"/],
-    ['a qrels doc not in the corpus', { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m9": 1}}' }, /queries\.jsonl:1: query "q1": qrels doc id "m9" is not in the corpus/],
+    [
+      'a qrels doc not in the corpus',
+      { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m9": 1}}' },
+      /queries\.jsonl:1: query "q1": qrels doc id "m9" is not in the corpus/,
+    ],
     ['a missing stratum', { 'queries.jsonl': '{"id": "q1", "text": "t", "qrels": {"m1": 1}}' }, /queries\.jsonl:1: missing field "stratum"/],
     ['a bad grade', { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1.5}}' }, /grade of "m1" must be an integer 0\.\.3/],
     ['a bad date', { 'corpus.jsonl': '{"id": "m1", "text": "x", "date": "05/03/2024"}' }, /corpus\.jsonl:1: memory "m1": date "05\/03\/2024" is not ISO 8601/],
     ['importance out of range', { 'corpus.jsonl': '{"id": "m1", "text": "x", "importance": 2}' }, /importance must be a number in \[0, 1\]/],
     ['empty text', { 'corpus.jsonl': '{"id": "m1", "text": " "}' }, /memory "m1": text is empty/],
     ['a duplicate memory id', { 'corpus.jsonl': '{"id": "m1", "text": "x"}\n{"id": "m1", "text": "y"}' }, /corpus\.jsonl:2: duplicate memory id "m1"/],
-    ['truncated JSONL', { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n{"id": "q2", "te' }, /queries\.jsonl:2: not valid JSON/],
+    [
+      'truncated JSONL',
+      { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n{"id": "q2", "te' },
+      /queries\.jsonl:2: not valid JSON/,
+    ],
     ['an undeclared scope', { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}, "scope": "u9"}' }, /scope "u9" is not declared/],
   ];
   for (const [name, override, message] of bad) {
@@ -69,7 +87,9 @@ describe('loadMemory (JSONL)', () => {
   }
 
   it('lists the known fields in the hint of an unknown-field error', async () => {
-    const err = (await loadMemory(await folder({ 'corpus.jsonl': '{"id": "m", "text": "x", "tags": []}', 'queries.jsonl': '' })).catch((e: unknown) => e)) as InputError;
+    const err = (await loadMemory(await folder({ 'corpus.jsonl': '{"id": "m", "text": "x", "tags": []}', 'queries.jsonl': '' })).catch(
+      (e: unknown) => e,
+    )) as InputError;
     expect(err.hint).toBe('known fields: id, text, title, date, category, importance, sensitive, metadata');
   });
 });

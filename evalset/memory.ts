@@ -96,7 +96,8 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
   }
   problems.throwIfAny();
   const notes: string[] = [];
-  if (unjudged.length > 0) notes.push(`${unjudged.length} ${unjudged.length === 1 ? 'query' : 'queries'} dropped: no judgments ("qrels": {}): ${nameList(unjudged)}`);
+  if (unjudged.length > 0)
+    notes.push(`${unjudged.length} ${unjudged.length === 1 ? 'query' : 'queries'} dropped: no judgments ("qrels": {}): ${nameList(unjudged)}`);
   if (noRelevant > 0) notes.push(`${noRelevant} ${noRelevant === 1 ? 'query has' : 'queries have'} no relevant document (no grade >= 1)`);
   return {
     name: basename(root),

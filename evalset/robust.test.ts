@@ -10,7 +10,11 @@ import { formatInspect } from './inspect.js';
 
 const BOM = '\uFEFF';
 const corpus = '{"id": "m1", "text": "green tea"}\n{"id": "m2", "text": "black coffee"}\n';
-const caught = <T>(p: Promise<T>) => p.then(() => undefined, (e: unknown) => e);
+const caught = <T>(p: Promise<T>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('loaders report every problem at once', () => {
   it('eight mistakes in two files: one InputProblems listing each as file:line: message, in file order', async () => {
@@ -71,7 +75,11 @@ describe('loaders report every problem at once', () => {
       `qrels/test.tsv:3: document "d9" is not in ${dir}/corpus.jsonl`,
       'qrels/test.tsv:4: relevance grade "x" is not an integer',
     ]);
-    const strata = await tempFolder('robust', { 'corpus.jsonl': corpus, 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n', 's.tsv': 'q9\tx\nq1\t\nq1\ta\tb\n' });
+    const strata = await tempFolder('robust', {
+      'corpus.jsonl': corpus,
+      'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n',
+      's.tsv': 'q9\tx\nq1\t\nq1\ta\tb\n',
+    });
     const e2 = (await caught(loadEvalSetChecked({ format: 'memory', path: strata, strata: `${strata}/s.tsv` }, memoryLogger()))) as InputProblems;
     expect(e2.problems.map((e) => e.message.replace(`${strata}/`, ''))).toEqual([
       's.tsv:1: query "q9" is not in the eval set',
@@ -91,7 +99,10 @@ describe('a UTF-8 byte-order mark is not part of the first id', () => {
     const { evalSet } = await loadEvalSetChecked({ format: 'memory', path: dir, strata: `${dir}/strata.tsv` }, memoryLogger());
     expect(evalSet.documents[0]!.id).toBe('m1');
     expect(evalSet.queries).toEqual([{ id: 'q1', text: 'tea', stratum: 'paraphrase' }]);
-    const csv = await tempFolder('robust', { 'corpus.csv': `${BOM}id,text\nm1,tea\n`, 'queries.jsonl': '{"id": "q1", "text": "tea", "stratum": "exact", "qrels": {"m1": 1}}\n' });
+    const csv = await tempFolder('robust', {
+      'corpus.csv': `${BOM}id,text\nm1,tea\n`,
+      'queries.jsonl': '{"id": "q1", "text": "tea", "stratum": "exact", "qrels": {"m1": 1}}\n',
+    });
     expect((await loadMemory(csv)).documents[0]!.id).toBe('m1');
   });
 

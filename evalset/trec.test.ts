@@ -24,7 +24,10 @@ describe('TREC qrels', () => {
   it('reads graded and negative judgments, comment lines, blank lines and CRLF', () => {
     const q = parseTrecQrels('# a comment\n301 0 d1 2\r\n\n301 0 CR#93E-1 0\n  # indented comment\n302 0 d1 -1\n', 'q.txt');
     expect([...q.keys()]).toEqual(['301', '302']);
-    expect([...q.get('301')!]).toEqual([['d1', 2], ['CR#93E-1', 0]]); // '#' inside an id is not a comment
+    expect([...q.get('301')!]).toEqual([
+      ['d1', 2],
+      ['CR#93E-1', 0],
+    ]); // '#' inside an id is not a comment
     expect(q.get('302')!.get('d1')).toBe(-1);
   });
   it('names the file and line of a malformed line', () => {
@@ -54,7 +57,10 @@ describe('TREC qrels', () => {
 describe('TREC runs', () => {
   it('ignores the rank column and trailing fields, keeps the last run tag', () => {
     const { run, runTag } = parseTrecRun('q1 Q0 a 7 1.5 tagA more junk\n# c\n\nq1\tQ0\tb\t1\t2.5\ttagB\n', 'r.txt');
-    expect([...run.get('q1')!]).toEqual([['a', 1.5], ['b', 2.5]]);
+    expect([...run.get('q1')!]).toEqual([
+      ['a', 1.5],
+      ['b', 2.5],
+    ]);
     expect(runTag).toBe('tagB');
   });
   it('reads decimal scores exactly as strtod (correctly rounded)', () => {
@@ -68,7 +74,7 @@ describe('TREC runs', () => {
       expect(parseScore(b, 0, b.length)).toBeNaN();
     }
     let seed = 3;
-    const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     for (let i = 0; i < 5000; i++) {
       const t = (rnd() * 10 ** Math.floor(rnd() * 12 - 6)).toPrecision(1 + Math.floor(rnd() * 17));
       const b = Buffer.from(t);
@@ -93,15 +99,27 @@ describe('TREC runs', () => {
       },
     };
     await streamTrecRun(path, sink, 16);
-    expect(seen).toEqual(lines.map((l, i) => {
-      const f = l.split(' ');
-      return `${i + 1} ${f[0]} ${f[2]} ${Number(f[4])} ${f[5]}`;
-    }));
+    expect(seen).toEqual(
+      lines.map((l, i) => {
+        const f = l.split(' ');
+        return `${i + 1} ${f[0]} ${f[2]} ${Number(f[4])} ${f[5]}`;
+      }),
+    );
     writeFileSync(path, `${text}q Q0 d 1 oops r\n`);
     await expect(streamTrecRun(path, sink, 16)).rejects.toThrow(/stream\.run:201: score "oops"/);
   });
   it('writes rank = position in trec_eval order (score desc, docId desc) and reads back the same run', async () => {
-    const run = new Map([['q2', new Map([['a', 1], ['b', 1], ['c', 3]])], ['q1', new Map([['z', 0.1]])]]);
+    const run = new Map([
+      [
+        'q2',
+        new Map([
+          ['a', 1],
+          ['b', 1],
+          ['c', 3],
+        ]),
+      ],
+      ['q1', new Map([['z', 0.1]])],
+    ]);
     const text = formatTrecRun(run, 'my-run');
     expect(text).toBe('q1 Q0 z 1 0.1 my-run\nq2 Q0 c 1 3 my-run\nq2 Q0 b 2 1 my-run\nq2 Q0 a 3 1 my-run\n');
     const path = join(dir, 'out', 'w.run');
@@ -109,7 +127,19 @@ describe('TREC runs', () => {
     expect(readFileSync(path, 'utf8')).toBe(text);
     const back = await readTrecRun(path);
     expect(back.runTag).toBe('my-run');
-    expect(back.run).toEqual(new Map([['q1', run.get('q1')], ['q2', new Map([['c', 3], ['b', 1], ['a', 1]])]]));
+    expect(back.run).toEqual(
+      new Map([
+        ['q1', run.get('q1')],
+        [
+          'q2',
+          new Map([
+            ['c', 3],
+            ['b', 1],
+            ['a', 1],
+          ]),
+        ],
+      ]),
+    );
     expect(() => formatTrecRun(new Map([['q', new Map([['has space', 1]])]]), 'r')).toThrow(UsageError);
     expect(() => formatTrecRun(run, '')).toThrow(/run tag/);
   });
@@ -124,7 +154,10 @@ describe('TREC runs', () => {
 describe('TREC files from other tools', () => {
   it("reads BEIR's qrels TSV: header, 3 tab-separated fields, ids that hold spaces", () => {
     const q = parseTrecQrels('query-id\tcorpus-id\tscore\r\nq1\tdoc one\t2\r\nq1\td2\t0\nq2\td1\t1\n', 'test.tsv');
-    expect([...q.get('q1')!]).toEqual([['doc one', 2], ['d2', 0]]);
+    expect([...q.get('q1')!]).toEqual([
+      ['doc one', 2],
+      ['d2', 0],
+    ]);
     expect(q.get('q2')!.get('d1')).toBe(1);
     expect(() => parseTrecQrels('query-id\tcorpus-id\tscore\nq1\td1\n', 'test.tsv')).toThrow(/test\.tsv:2: a BEIR qrels line needs 3 tab-separated fields/);
     expect(() => parseTrecQrels('query-id\tcorpus-id\tscore\nq1\td1\tx\n', 'test.tsv')).toThrow(/test\.tsv:2: grade "x" is not an integer/);
@@ -155,7 +188,14 @@ describe('TREC files from other tools', () => {
     writeFileSync(path, gzipSync(`\uFEFF${lines.join('\n')}\n`));
     const seen: string[] = [];
     const notes: string[] = [];
-    await streamTrecRun(path, { line: (b, lineNo, qs, qe, ds, de) => void seen.push(`${lineNo} ${b.toString('utf8', qs, qe)} ${b.toString('utf8', ds, de)}`) }, 64, undefined, undefined, (n) => notes.push(n));
+    await streamTrecRun(
+      path,
+      { line: (b, lineNo, qs, qe, ds, de) => void seen.push(`${lineNo} ${b.toString('utf8', qs, qe)} ${b.toString('utf8', ds, de)}`) },
+      64,
+      undefined,
+      undefined,
+      (n) => notes.push(n),
+    );
     expect(seen).toEqual(lines.map((l, i) => `${i + 1} ${l.split(' ')[0]} ${l.split(' ')[2]}`));
     expect(notes).toHaveLength(1);
     expect((await readTrecRun(path)).run.size).toBe(Math.ceil(3000 / 64));

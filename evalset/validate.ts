@@ -65,7 +65,7 @@ export function validateEvalSet(es: EvalSet): Validation {
   report(problems, 'query ids empty or with whitespace', spacedQueries);
   report(problems, 'queries with empty text', emptyQueries);
   report(problems, 'queries whose scope names no scope', badScope);
-  report(problems, 'relevant documents outside their query\'s scope', outOfScope);
+  report(problems, "relevant documents outside their query's scope", outOfScope);
   report(notes, 'queries with no relevant document', noRelevant);
 
   const unknownQrelQueries: string[] = [];

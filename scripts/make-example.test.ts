@@ -50,10 +50,7 @@ describe('make-example: determinism', () => {
       const inProcess = readFileSync(join(b, name));
       const committed = readFileSync(join(committedDir, name));
       expect(fromCli.equals(inProcess), `${name}: CLI run differs from in-process run`).toBe(true);
-      expect(
-        committed.equals(inProcess),
-        `${name}: committed file differs from a fresh run; regenerate with \`npx tsx scripts/make-example.ts\``,
-      ).toBe(true);
+      expect(committed.equals(inProcess), `${name}: committed file differs from a fresh run; regenerate with \`npx tsx scripts/make-example.ts\``).toBe(true);
     }
   });
 

@@ -47,11 +47,7 @@ describe('bm25 scoring (hand-derived)', () => {
     // d1 (dl 3): K = 0.972; banana tf 1: 0.6931472 / 1.972 = 0.3514945
     const hits = await search('banana cherry');
     expect(hits.map((h) => h.docId)).toEqual(['d2', 'd3', 'd1']);
-    expect(hits.map((h) => h.score)).toEqual([
-      expect.closeTo(0.7583668, 5),
-      expect.closeTo(0.5052093, 5),
-      expect.closeTo(0.3514945, 5),
-    ]);
+    expect(hits.map((h) => h.score)).toEqual([expect.closeTo(0.7583668, 5), expect.closeTo(0.5052093, 5), expect.closeTo(0.3514945, 5)]);
   });
 
   it('counts a repeated query term once per repetition (Lucene sums the boosts of duplicate clauses)', async () => {
@@ -66,7 +62,10 @@ describe('bm25 scoring (hand-derived)', () => {
     // 47 encodes to byte 43, which decodes to 46 (see small-float test), so
     // lossy: K = 0.9 * (0.6 + 0.4 * 46 / 24) = 1.23,  score = ln 2 / 2.23  = 0.3108284
     // exact: K = 0.9 * (0.6 + 0.4 * 47 / 24) = 1.245, score = ln 2 / 2.245 = 0.3087515
-    const docs = [{ id: 'long', text: `a${' z'.repeat(46)}` }, { id: 'short', text: 'b' }];
+    const docs = [
+      { id: 'long', text: `a${' z'.repeat(46)}` },
+      { id: 'short', text: 'b' },
+    ];
     const lossy = await armOver(docs, { preset: 'simple', lossyNorms: true });
     const exact = await armOver(docs, { preset: 'simple', lossyNorms: false });
     expect((await lossy.search('a'))[0]!.score).toBeCloseTo(0.3108284, 5);
@@ -76,7 +75,13 @@ describe('bm25 scoring (hand-derived)', () => {
   it('keeps term frequencies of 255 and more exact (they bypass the packed index buffer)', async () => {
     // d1: 300 x "z" + "y" (dl 301), d2: "y" (dl 1); N = 2, avgdl = 302 / 2 = 151; idf(z) = ln(1 + 1.5 / 1.5) = ln 2.
     // K = 0.9 * (0.6 + 0.4 * 301 / 151) = 1.2576159; score = ln 2 * 300 / (300 + K) = 0.6902536
-    const { search } = await armOver([{ id: 'd1', text: `${'z '.repeat(300)}y` }, { id: 'd2', text: 'y' }], EXACT);
+    const { search } = await armOver(
+      [
+        { id: 'd1', text: `${'z '.repeat(300)}y` },
+        { id: 'd2', text: 'y' },
+      ],
+      EXACT,
+    );
     expect((await search('z'))[0]!.score).toBeCloseTo((Math.LN2 * 300) / (300 + 0.9 * (0.6 + (0.4 * 301) / 151)), 5);
   });
 
@@ -139,7 +144,11 @@ describe('Anserini tie adjustment', () => {
   });
 
   it('leaves a list sorted by score sorted, with distinct scores for ties', async () => {
-    const docs = [{ id: 'x1', text: 'same words' }, { id: 'x2', text: 'same words' }, { id: 'x3', text: 'same words' }];
+    const docs = [
+      { id: 'x1', text: 'same words' },
+      { id: 'x2', text: 'same words' },
+      { id: 'x3', text: 'same words' },
+    ];
     const { search } = await armOver(docs, { scoreTies: 'anserini' });
     const hits = await search('words');
     // Index order among ties, and strictly decreasing scores so any later sort by score keeps it.
@@ -164,7 +173,16 @@ describe('bm25 params and identity', () => {
   it('fingerprints every setting that changes scores, with the resolved analyzer', () => {
     const fp = (p: Record<string, unknown>) => JSON.stringify(bm25Arm.fingerprint(bm25Arm.params.parse(p)));
     const base = fp({});
-    for (const change of [{ k1: 1.2 }, { b: 0.75 }, { lossyNorms: false }, { fields: 'text' }, { scoreTies: 'anserini' }, { preset: 'simple' }, { stemmer: 'none' }, { stopwords: 'none' }]) {
+    for (const change of [
+      { k1: 1.2 },
+      { b: 0.75 },
+      { lossyNorms: false },
+      { fields: 'text' },
+      { scoreTies: 'anserini' },
+      { preset: 'simple' },
+      { stemmer: 'none' },
+      { stopwords: 'none' },
+    ]) {
       expect(fp(change)).not.toBe(base);
     }
     // An override equal to what the preset already does is the same arm.

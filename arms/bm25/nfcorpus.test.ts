@@ -59,7 +59,7 @@ describeShared('NFCorpus BM25 reproduction (Pyserini flat)', ['data/nfcorpus/cor
     expect(Math.abs(m.r100 - PYSERINI.r100)).toBeLessThanOrEqual(TOLERANCE);
   });
 
-  it('bm25 with Anserini\'s tie adjustment reproduces Pyserini to four decimals', async () => {
+  it("bm25 with Anserini's tie adjustment reproduces Pyserini to four decimals", async () => {
     // NFCorpus has duplicate documents; Pyserini's run files keep Lucene's index order among equal scores,
     // while the harness orders ties by docId descending. That order alone is the 0.0013 above.
     const m = await measure(set, bm25Arm, { scoreTies: 'anserini' });

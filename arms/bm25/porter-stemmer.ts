@@ -19,21 +19,53 @@ export function porterStem(word: string): string {
 
 /** Step 2 (double suffixes), grouped by the penultimate letter as in the reference; the first match wins. */
 const STEP2: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
-  a: [['ational', 'ate'], ['tional', 'tion']],
-  c: [['enci', 'ence'], ['anci', 'ance']],
+  a: [
+    ['ational', 'ate'],
+    ['tional', 'tion'],
+  ],
+  c: [
+    ['enci', 'ence'],
+    ['anci', 'ance'],
+  ],
   e: [['izer', 'ize']],
-  l: [['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous']],
-  o: [['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate']],
-  s: [['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous']],
-  t: [['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble']],
+  l: [
+    ['bli', 'ble'],
+    ['alli', 'al'],
+    ['entli', 'ent'],
+    ['eli', 'e'],
+    ['ousli', 'ous'],
+  ],
+  o: [
+    ['ization', 'ize'],
+    ['ation', 'ate'],
+    ['ator', 'ate'],
+  ],
+  s: [
+    ['alism', 'al'],
+    ['iveness', 'ive'],
+    ['fulness', 'ful'],
+    ['ousness', 'ous'],
+  ],
+  t: [
+    ['aliti', 'al'],
+    ['iviti', 'ive'],
+    ['biliti', 'ble'],
+  ],
   g: [['logi', 'log']],
 };
 
 /** Step 3 (-ic-, -full, -ness), grouped by the last letter. */
 const STEP3: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
-  e: [['icate', 'ic'], ['ative', ''], ['alize', 'al']],
+  e: [
+    ['icate', 'ic'],
+    ['ative', ''],
+    ['alize', 'al'],
+  ],
   i: [['iciti', 'ic']],
-  l: [['ical', 'ic'], ['ful', '']],
+  l: [
+    ['ical', 'ic'],
+    ['ful', ''],
+  ],
   s: [['ness', '']],
 };
 

@@ -38,7 +38,11 @@ describe('pruned rankings equal exhaustive ones (synthetic Zipfian corpora)', ()
   it('on 20,000 documents with 300 queries, with and without a stop word, at topK 1 to 1000', () => {
     const analyzer = lucene();
     const { docs, queries, stopQueries } = syntheticCorpus({ documents: 20_000, queries: 300 });
-    const index = new InvertedIndex(docs.map((d) => d.text), analyzer, { k1: 0.9, b: 0.4, lossyNorms: true });
+    const index = new InvertedIndex(
+      docs.map((d) => d.text),
+      analyzer,
+      { k1: 0.9, b: 0.4, lossyNorms: true },
+    );
     const terms = [...queries, ...stopQueries].map((q) => analyzer.terms(q.text));
     const { mismatches, scored, hits } = compare(index, terms);
     expect(mismatches).toEqual([]);
@@ -55,7 +59,10 @@ describe('pruned rankings equal exhaustive ones (synthetic Zipfian corpora)', ()
     const texts = docs.flatMap((d) => [d.text, d.text, d.text, d.text, d.text]);
     for (const lossyNorms of [true, false]) {
       const index = new InvertedIndex(texts, analyzer, { k1: 1.2, b: 0.75, lossyNorms });
-      const { mismatches, scored } = compare(index, queries.map((q) => analyzer.terms(q.text)));
+      const { mismatches, scored } = compare(
+        index,
+        queries.map((q) => analyzer.terms(q.text)),
+      );
       expect(mismatches).toEqual([]);
       expect(scored['block-max-wand'].scored).toBeLessThan(scored.none.scored);
     }
@@ -65,8 +72,17 @@ describe('pruned rankings equal exhaustive ones (synthetic Zipfian corpora)', ()
     const analyzer = lucene();
     const { docs, queries } = syntheticCorpus({ documents: 3_000, queries: 100, seed: 11 });
     const terms = queries.map((q) => analyzer.terms(q.text)).map((t, i) => (i % 3 === 0 ? [...t, t[0]!, t[0]!] : t));
-    for (const [k1, b] of [[0, 0.4], [0.9, 0], [0.9, 1], [3, 0.5]] as const) {
-      const index = new InvertedIndex(docs.map((d) => d.text), analyzer, { k1, b, lossyNorms: true });
+    for (const [k1, b] of [
+      [0, 0.4],
+      [0.9, 0],
+      [0.9, 1],
+      [3, 0.5],
+    ] as const) {
+      const index = new InvertedIndex(
+        docs.map((d) => d.text),
+        analyzer,
+        { k1, b, lossyNorms: true },
+      );
       expect(compare(index, terms).mismatches).toEqual([]);
     }
   });
@@ -80,8 +96,15 @@ describeShared('pruned rankings equal exhaustive ones (NFCorpus)', ['data/nfcorp
 
   it('for all 323 test queries at topK 1 to 1000, as the arm indexes it (lucene preset, flat fields)', () => {
     const analyzer = lucene();
-    const index = new InvertedIndex(set.documents.map((d) => fieldText(d, 'flat')), analyzer, { k1: 0.9, b: 0.4, lossyNorms: true });
-    const { mismatches, scored } = compare(index, set.queries.map((q) => analyzer.terms(q.text)));
+    const index = new InvertedIndex(
+      set.documents.map((d) => fieldText(d, 'flat')),
+      analyzer,
+      { k1: 0.9, b: 0.4, lossyNorms: true },
+    );
+    const { mismatches, scored } = compare(
+      index,
+      set.queries.map((q) => analyzer.terms(q.text)),
+    );
     expect(mismatches).toEqual([]);
     expect(scored['block-max-wand'].scored).toBeLessThan(scored.none.scored);
   });

@@ -123,7 +123,8 @@ const RE_NUMERIC = /^\p{Nd}$/u;
 const RE_EXTENDNUMLET = /^[\p{Pc}\u202f]$/u;
 const RE_IDEO = /^[\p{Ideographic}\p{Script=Hiragana}]$/u;
 const RE_KATAKANA = /^[\p{Script=Katakana}\u30fc\uff70]$/u;
-const RE_SEA = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}\p{Script=Tai_Le}\p{Script=New_Tai_Lue}\p{Script=Tai_Tham}\p{Script=Tai_Viet}]$/u;
+const RE_SEA =
+  /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}\p{Script=Tai_Le}\p{Script=New_Tai_Lue}\p{Script=Tai_Tham}\p{Script=Tai_Viet}]$/u;
 const RE_EMOJI = /^\p{Emoji_Presentation}$/u;
 const RE_PICTO = /^\p{Extended_Pictographic}$/u;
 const RE_LETTER = /^[\p{Alphabetic}\p{L}]$/u;

@@ -5,7 +5,41 @@ import { createRng } from '../../harness/stats/rng.js';
  * Frequency ranks 0..32 are Lucene's English stop words in rough English order; the other words are invented
  * from syllables, so no stemmer conflates two of them by accident of English morphology.
  */
-const STOP_FIRST: readonly string[] = ['the', 'of', 'and', 'to', 'a', 'in', 'is', 'that', 'for', 'it', 'as', 'was', 'with', 'be', 'by', 'on', 'not', 'this', 'are', 'at', 'or', 'an', 'but', 'they', 'there', 'their', 'no', 'if', 'into', 'such', 'then', 'these', 'will'];
+const STOP_FIRST: readonly string[] = [
+  'the',
+  'of',
+  'and',
+  'to',
+  'a',
+  'in',
+  'is',
+  'that',
+  'for',
+  'it',
+  'as',
+  'was',
+  'with',
+  'be',
+  'by',
+  'on',
+  'not',
+  'this',
+  'are',
+  'at',
+  'or',
+  'an',
+  'but',
+  'they',
+  'there',
+  'their',
+  'no',
+  'if',
+  'into',
+  'such',
+  'then',
+  'these',
+  'will',
+];
 
 export interface SyntheticOptions {
   readonly documents: number;
@@ -92,7 +126,7 @@ function zipfAlias(n: number): { prob: Float64Array; alias: Int32Array } {
   const small: number[] = [];
   const large: number[] = [];
   for (let r = 0; r < n; r++) {
-    prob[r] = (n / (r + 1)) / total;
+    prob[r] = n / (r + 1) / total;
     (prob[r]! < 1 ? small : large).push(r);
   }
   while (small.length > 0 && large.length > 0) {

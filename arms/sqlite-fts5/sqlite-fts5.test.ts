@@ -40,7 +40,7 @@ describe('toMatchExpression', () => {
 });
 
 describe('sqlite-fts5 arm', () => {
-  it('ranks by bm25() negated, hand-derived with FTS5\'s k1 = 1.2, b = 0.75', async () => {
+  it("ranks by bm25() negated, hand-derived with FTS5's k1 = 1.2, b = 0.75", async () => {
     const { search } = await armOver(FOUR);
     // FTS5: idf = ln((N - n + 0.5) / (n + 0.5)); term score idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)).
     // N = 4, avgdl = 10 / 4 = 2.5. apple: n = 1, idf = ln(3.5 / 1.5) = 0.8472979.
@@ -62,7 +62,22 @@ describe('sqlite-fts5 arm', () => {
 
   it('never fails on user text with quotes, colons, parentheses, NEAR, minus or star', async () => {
     const { search } = await armOver(FOUR);
-    for (const q of ['"apple', "apple's", 'apple:banana', '(apple', 'apple)', 'NEAR(apple cherry)', '-apple', 'apple*', '*', '^apple', 'AND OR NOT', 'a"b"c', '{apple}', '']) {
+    for (const q of [
+      '"apple',
+      "apple's",
+      'apple:banana',
+      '(apple',
+      'apple)',
+      'NEAR(apple cherry)',
+      '-apple',
+      'apple*',
+      '*',
+      '^apple',
+      'AND OR NOT',
+      'a"b"c',
+      '{apple}',
+      '',
+    ]) {
       await expect(search(q)).resolves.toBeDefined();
     }
     expect((await search('NEAR(apple')).map((h) => h.docId)).toEqual(['d1']);

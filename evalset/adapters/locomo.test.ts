@@ -64,7 +64,12 @@ describe('LoCoMo adapter on a hand-made conversation', () => {
       ['conv-x:q2', 'multi-hop', 'conv-x'],
     ]);
     expect(evalSet.qrels.get('conv-x:q1')).toEqual(new Map([['conv-x:D2:1', 1]]));
-    expect(evalSet.qrels.get('conv-x:q2')).toEqual(new Map([['conv-x:D1:1', 1], ['conv-x:D2:1', 1]]));
+    expect(evalSet.qrels.get('conv-x:q2')).toEqual(
+      new Map([
+        ['conv-x:D1:1', 1],
+        ['conv-x:D2:1', 1],
+      ]),
+    );
     expect(stats.evidence).toEqual({ split: 1, fixed: 1, dropped: ['conv-x:q3 "D9:9"', 'conv-x:q3 "D"'], duplicates: 1 });
     expect(stats.excluded).toEqual({ adversarial: 1, noEvidence: ['conv-x:q3', 'conv-x:q5'], noUnitEvidence: [] });
     expect(evalSet.notes?.join('\n')).toMatch(/2 ids dropped \(name no turn\): conv-x:q3 "D9:9", conv-x:q3 "D"/);
@@ -84,7 +89,12 @@ describe('LoCoMo adapter on a hand-made conversation', () => {
     ]);
     expect(s.scopes).toBeUndefined();
     expect(s.queries[0]?.scope).toBeUndefined();
-    expect(s.qrels.get('conv-x:q2')).toEqual(new Map([['conv-x:session_1', 1], ['conv-x:session_2', 1]]));
+    expect(s.qrels.get('conv-x:q2')).toEqual(
+      new Map([
+        ['conv-x:session_1', 1],
+        ['conv-x:session_2', 1],
+      ]),
+    );
 
     const { evalSet: o, stats } = locomoFromJson('t.json', tiny(), locomoOptions.parse({ unit: 'observation' }));
     expect(o.documents.map((d) => d.id)).toEqual(['conv-x:O1:1', 'conv-x:O1:2']);

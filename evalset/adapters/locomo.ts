@@ -226,7 +226,12 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
             i += 1;
             const id = `${sid}:O${n}:${i}`;
             const cited = normalizeEvidence(Array.isArray(diaIds) ? diaIds : [diaIds]).ids.filter((d) => turns.has(d));
-            documents.push({ id, text: fact, ...(timestamp === undefined ? {} : { timestamp }), metadata: { session: `session_${n}`, speaker, diaIds: cited } });
+            documents.push({
+              id,
+              text: fact,
+              ...(timestamp === undefined ? {} : { timestamp }),
+              metadata: { session: `session_${n}`, speaker, diaIds: cited },
+            });
             scopeDocs.push(id);
             sessionUnit.set(id, `${sid}:session_${n}`);
             for (const d of cited) obsByTurn.set(d, [...(obsByTurn.get(d) ?? []), id]);
@@ -275,7 +280,11 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
       }
       const stratum =
         category === 4
-          ? exactOrParaphrase(qa.question, valid.map((id) => turns.get(id)!.doc.text), options.exactThreshold)
+          ? exactOrParaphrase(
+              qa.question,
+              valid.map((id) => turns.get(id)!.doc.text),
+              options.exactThreshold,
+            )
           : LOCOMO_CATEGORIES[category];
       stats.queriesPerStratum[stratum] = (stats.queriesPerStratum[stratum] ?? 0) + 1;
       queries.push({

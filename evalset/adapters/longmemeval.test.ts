@@ -42,7 +42,13 @@ function tiny(): unknown {
       answer: 'x',
       haystack_dates: ['2023/05/25 (Thu) 20:21', '2023/05/28 (Sun) 10:20'],
       haystack_session_ids: ['s_fill', 'answer_3'],
-      haystack_sessions: [filler, [{ role: 'user', content: 'Recommend a book?' }, { role: 'assistant', content: 'Dune.', has_answer: true }]],
+      haystack_sessions: [
+        filler,
+        [
+          { role: 'user', content: 'Recommend a book?' },
+          { role: 'assistant', content: 'Dune.', has_answer: true },
+        ],
+      ],
       answer_session_ids: ['answer_3'],
     },
     {
@@ -73,7 +79,12 @@ describe('LongMemEval adapter on hand-made questions', () => {
       ['q1', 'multi-hop', 'q1'],
       ['q2', 'single-session-assistant', 'q2'],
     ]);
-    expect(evalSet.qrels.get('q1')).toEqual(new Map([['answer_1', 1], ['answer_2', 1]]));
+    expect(evalSet.qrels.get('q1')).toEqual(
+      new Map([
+        ['answer_1', 1],
+        ['answer_2', 1],
+      ]),
+    );
     // Official protocol: with user turns only, answer_3 has no has_answer user turn, so it is renamed noans
     // there and q2 has nothing relevant. Kept (scores 0) and named in the notes.
     expect(evalSet.qrels.has('q2')).toBe(false);
@@ -85,7 +96,12 @@ describe('LongMemEval adapter on hand-made questions', () => {
   it('turn level: ids number all turns 1-based, only user turns are documents', () => {
     const { evalSet } = longMemEvalFromJson('t.json', tiny(), turn);
     expect(evalSet.scopes?.get('q1')).toEqual(['s_fill_1', 'answer_1_1', 'answer_2_1', 'answer_2_3']);
-    expect(evalSet.qrels.get('q1')).toEqual(new Map([['answer_1_1', 1], ['answer_2_3', 1]]));
+    expect(evalSet.qrels.get('q1')).toEqual(
+      new Map([
+        ['answer_1_1', 1],
+        ['answer_2_3', 1],
+      ]),
+    );
     expect(evalSet.units?.get('session')?.get('answer_2_3')).toBe('answer_2');
   });
 
@@ -108,7 +124,9 @@ describe('LongMemEval adapter on hand-made questions', () => {
     expect(() => longMemEvalFromJson('t.json', a, session)).toThrow(/\[0\]\.answer_session_ids/);
     const b = tiny() as { haystack_dates: string[] }[];
     b[0]!.haystack_dates.pop();
-    expect(() => longMemEvalFromJson('t.json', b, session)).toThrow(/\[0\] \(q1\): haystack_session_ids \(3\), haystack_sessions \(3\) and haystack_dates \(2\)/);
+    expect(() => longMemEvalFromJson('t.json', b, session)).toThrow(
+      /\[0\] \(q1\): haystack_session_ids \(3\), haystack_sessions \(3\) and haystack_dates \(2\)/,
+    );
   });
 
   it('parses the official date form', () => {
@@ -128,12 +146,22 @@ describeShared('LongMemEval adapter on the 2-question sample', ['data/longmemeva
     expect(evalSet.queries.map((q) => [q.id, q.stratum])).toEqual([['6a1eabeb', 'knowledge-update']]);
     // SOURCE.md: has_answer turns are session 1 turn 5 and session 2 turn 1 (both user turns); ids are
     // <session_id>_<1-based index over all turns>.
-    expect(evalSet.qrels.get('6a1eabeb')).toEqual(new Map([['answer_a25d4a91_1_5', 1], ['answer_a25d4a91_2_1', 1]]));
+    expect(evalSet.qrels.get('6a1eabeb')).toEqual(
+      new Map([
+        ['answer_a25d4a91_1_5', 1],
+        ['answer_a25d4a91_2_1', 1],
+      ]),
+    );
     // 2 sessions x 12 turns alternating user/assistant -> 6 user turns each -> 12 documents.
     expect(evalSet.documents).toHaveLength(12);
     expect(evalSet.documents.every((d) => /^answer_a25d4a91_[12]_(1|3|5|7|9|11)$/.test(d.id))).toBe(true);
 
     const s = longMemEvalFromJson(file, data, session).evalSet;
-    expect(s.qrels.get('6a1eabeb')).toEqual(new Map([['answer_a25d4a91_1', 1], ['answer_a25d4a91_2', 1]]));
+    expect(s.qrels.get('6a1eabeb')).toEqual(
+      new Map([
+        ['answer_a25d4a91_1', 1],
+        ['answer_a25d4a91_2', 1],
+      ]),
+    );
   });
 });

@@ -100,7 +100,11 @@ export function longMemEvalFromJson(file: string, data: unknown, options: LongMe
     }
     const n = item.haystack_session_ids.length;
     if (item.haystack_sessions.length !== n || item.haystack_dates.length !== n) {
-      throw new InputError(file, undefined, `${where}: haystack_session_ids (${n}), haystack_sessions (${item.haystack_sessions.length}) and haystack_dates (${item.haystack_dates.length}) differ in length`);
+      throw new InputError(
+        file,
+        undefined,
+        `${where}: haystack_session_ids (${n}), haystack_sessions (${item.haystack_sessions.length}) and haystack_dates (${item.haystack_dates.length}) differ in length`,
+      );
     }
     const answerSessions = new Set(item.answer_session_ids);
     const scopeDocs: string[] = [];

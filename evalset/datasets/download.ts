@@ -77,7 +77,8 @@ export interface DownloadOptions {
 }
 
 /** Query parameters whose values are credentials (signed URLs, API tokens), matched on the whole name. */
-const SECRET_PARAM = /^(.*[-_.])?(token|key|apikey|api_key|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|session)$|^x-amz-/i;
+const SECRET_PARAM =
+  /^(.*[-_.])?(token|key|apikey|api_key|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|session)$|^x-amz-/i;
 
 /**
  * `url` as it may be printed: a `user:password@` becomes `***@`, and the value of every query parameter named
@@ -174,7 +175,12 @@ export async function downloadToPart(url: string, dest: string, opts: DownloadOp
 }
 
 /** The response to a GET, following up to 5 redirects, with both timeouts armed. */
-function open(url: URL, headers: Record<string, string>, timeouts: NetTimeouts, redirects = 5): Promise<{ res: IncomingMessage; req: ClientRequest; stalled: () => AttemptError | undefined }> {
+function open(
+  url: URL,
+  headers: Record<string, string>,
+  timeouts: NetTimeouts,
+  redirects = 5,
+): Promise<{ res: IncomingMessage; req: ClientRequest; stalled: () => AttemptError | undefined }> {
   return new Promise((resolve, reject) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       reject(new AttemptError(`unsupported protocol ${url.protocol} (http or https)`, false));
@@ -187,7 +193,10 @@ function open(url: URL, headers: Record<string, string>, timeouts: NetTimeouts, 
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(bare, { headers, agent: false, ...(auth === undefined ? {} : { auth }) });
     let phase: 'connect' | 'idle' = 'connect';
     let stalled: AttemptError | undefined;
-    const connectTimer = setTimeout(() => req.destroy(new AttemptError(`no connection within ${timeouts.connectTimeoutMs / 1000} s (connect timeout)`, true)), timeouts.connectTimeoutMs);
+    const connectTimer = setTimeout(
+      () => req.destroy(new AttemptError(`no connection within ${timeouts.connectTimeoutMs / 1000} s (connect timeout)`, true)),
+      timeouts.connectTimeoutMs,
+    );
     const connected = () => {
       clearTimeout(connectTimer);
       phase = 'idle';
@@ -245,7 +254,11 @@ async function fetchInto(url: string, part: string, timeouts: NetTimeouts, opts:
     req.destroy();
     const retryAfter = Number(res.headers['retry-after']);
     const retryable = status >= 500 || status === 429;
-    throw new AttemptError(`HTTP ${status} ${res.statusMessage ?? ''}`.trimEnd(), retryable, Number.isFinite(retryAfter) ? Math.min(retryAfter, 30) * 1000 : undefined);
+    throw new AttemptError(
+      `HTTP ${status} ${res.statusMessage ?? ''}`.trimEnd(),
+      retryable,
+      Number.isFinite(retryAfter) ? Math.min(retryAfter, 30) * 1000 : undefined,
+    );
   }
   if (offset === 0 && have > 0) await truncate(part, 0).catch((e: unknown) => failWrite(part, e));
   const length = Number(res.headers['content-length'] ?? Number.NaN);
@@ -290,18 +303,27 @@ async function fetchInto(url: string, part: string, timeouts: NetTimeouts, opts:
   progress.done();
 }
 
-
 /**
  * Downloads (or resumes) `url` to `dest`, verifies the checksums and renames atomically. On a mismatch the
  * `.part` is deleted so the next attempt starts clean.
  */
-export async function downloadVerified(url: string, dest: string, expected: Expected, opts: DownloadOptions): Promise<{ checksums: Checksums; verification: Verification }> {
+export async function downloadVerified(
+  url: string,
+  dest: string,
+  expected: Expected,
+  opts: DownloadOptions,
+): Promise<{ checksums: Checksums; verification: Verification }> {
   const part = await downloadToPart(url, dest, opts);
   return finalize(part, dest, expected, opts.label ?? url);
 }
 
 /** Copies a local file into `dest` through a verified `.part`, for `--from`. */
-export async function importVerified(from: string, dest: string, expected: Expected, label: string): Promise<{ checksums: Checksums; verification: Verification }> {
+export async function importVerified(
+  from: string,
+  dest: string,
+  expected: Expected,
+  label: string,
+): Promise<{ checksums: Checksums; verification: Verification }> {
   const st = await stat(from).catch(() => undefined);
   if (st === undefined || !st.isFile()) throw new HarnessError(`--from ${from}: no such file`, { exitCode: 2 });
   await mkdir(dirname(dest), { recursive: true });

@@ -75,7 +75,12 @@ export async function getDataset(name: string, opts: GetOptions): Promise<GetRes
     result = await importVerified(resolve(opts.from), file, entry, entry.name);
     source = 'import';
   } else {
-    const download = () => downloadVerified(datasetUrl(entry, opts.baseUrl), file, entry, { log: opts.log, label: entry.name, ...(opts.timeouts === undefined ? {} : { timeouts: opts.timeouts }) });
+    const download = () =>
+      downloadVerified(datasetUrl(entry, opts.baseUrl), file, entry, {
+        log: opts.log,
+        label: entry.name,
+        ...(opts.timeouts === undefined ? {} : { timeouts: opts.timeouts }),
+      });
     const present = (await stat(file).catch(() => undefined))?.isFile() === true;
     const checked = present ? await checkPresent(file, entry, opts.log) : undefined;
     if (checked !== undefined) {

@@ -14,7 +14,11 @@ import { DEFAULT_TIMEOUTS, downloadVerified, redactUrl } from './download.js';
 
 const BODY = Buffer.from('0123456789'.repeat(1000));
 const tmp = () => mkdtemp(join(tmpdir(), 'network-'));
-const caught = <T>(p: Promise<T>) => p.then(() => undefined, (e: unknown) => e);
+const caught = <T>(p: Promise<T>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const noChecksum = { sha256: null, md5: null };
 
 let server: Server | undefined;
@@ -73,7 +77,11 @@ describe('download timeouts, retries and credentials', () => {
     const log = memoryLogger();
     const t0 = Date.now();
     const err = await caught(
-      downloadVerified(`http://alex:hunter2@${host}/f.bin?token=tok-secret-1`, join(dir, 'f.bin'), noChecksum, { log, timeouts: { idleTimeoutMs: 400 }, backoffMs: () => 0 }),
+      downloadVerified(`http://alex:hunter2@${host}/f.bin?token=tok-secret-1`, join(dir, 'f.bin'), noChecksum, {
+        log,
+        timeouts: { idleTimeoutMs: 400 },
+        backoffMs: () => 0,
+      }),
     );
     const took = Date.now() - t0;
     expect(err).toBeInstanceOf(HarnessError);
@@ -159,7 +167,9 @@ describe('local failures name the file', () => {
     const log = memoryLogger();
     const cli: CliIo = { out: () => undefined, log, env: {}, cwd: dir };
     const err = await caught(datasetsCommand.run({ _: [], $0: 'harness', action: 'get', name: 'locomo', dir, baseUrl: `http://${host}` } as never, cli));
-    expect(log.lines[0]).toMatch(new RegExp(`^warning: ${file} \\(already present\\): sha256 mismatch: expected 79fa87e9\\w+, got \\w+; deleted it, downloading it again$`));
+    expect(log.lines[0]).toMatch(
+      new RegExp(`^warning: ${file} \\(already present\\): sha256 mismatch: expected 79fa87e9\\w+, got \\w+; deleted it, downloading it again$`),
+    );
     expect(seen).toHaveLength(1);
     expect((err as Error).message).toMatch(/^locomo: sha256 mismatch: .*; the downloaded file was deleted$/);
     expect(existsSync(file)).toBe(false);

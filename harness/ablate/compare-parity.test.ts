@@ -7,7 +7,10 @@ import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 
 // Twelve memories, eight queries in two strata, two fake arms: enough for non-trivial p values.
-const corpus = Array.from({ length: 12 }, (_, i) => ({ id: `m${String(i + 1).padStart(2, '0')}`, text: `${['dog park walk', 'cat food brand', 'dentist Friday', 'vet clinic street', 'sister Lisbon move', 'brother Austin firefighter'][i % 6]} note ${i}` }));
+const corpus = Array.from({ length: 12 }, (_, i) => ({
+  id: `m${String(i + 1).padStart(2, '0')}`,
+  text: `${['dog park walk', 'cat food brand', 'dentist Friday', 'vet clinic street', 'sister Lisbon move', 'brother Austin firefighter'][i % 6]} note ${i}`,
+}));
 const queries = Array.from({ length: 8 }, (_, i) => ({
   id: `q${i + 1}`,
   text: ['dog walk', 'cat brand', 'dentist', 'vet street', 'Lisbon sister', 'Austin brother', 'food', 'park note'][i],
@@ -43,14 +46,26 @@ compare: { baseline: a, permutations: 2000, resamples: 2000, seed: 7 }
     const folder = join(dir, 'out', readdirSync(join(dir, 'out'))[0]!);
     const ablation = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as ReportData;
 
-    const args = ['compare', ...['a', 'b', 'c'].map((r) => join(folder, 'runs', `${r}.trec`)), '--qrels', join(folder, 'qrels.trec'), '--strata', join(folder, 'strata.tsv')];
+    const args = [
+      'compare',
+      ...['a', 'b', 'c'].map((r) => join(folder, 'runs', `${r}.trec`)),
+      '--qrels',
+      join(folder, 'qrels.trec'),
+      '--strata',
+      join(folder, 'strata.tsv'),
+    ];
     args.push('--measures', 'nDCG@10,RR', '--baseline', 'a', '--permutations', '2000', '--resamples', '2000', '--seed', '7', '--out', join(dir, 'cmp'));
     expect(await runCli(args, io())).toBe(0);
     const compared = JSON.parse(readFileSync(join(dir, 'cmp', 'report.json'), 'utf8')) as ReportData;
 
     const key = (c: ReportData['comparisons'][number]) => `${c.stratum} ${c.measure} ${c.baseline} ${c.system}`;
     const pick = (d: ReportData) =>
-      Object.fromEntries(d.comparisons.map((c) => [key(c), { base: c.baselineMean, sys: c.systemMean, p: c.p, pAdjusted: c.pAdjusted, ci: c.ci, ciLevel: c.ciLevel, role: c.role }]));
+      Object.fromEntries(
+        d.comparisons.map((c) => [
+          key(c),
+          { base: c.baselineMean, sys: c.systemMean, p: c.p, pAdjusted: c.pAdjusted, ci: c.ci, ciLevel: c.ciLevel, role: c.role },
+        ]),
+      );
     expect(Object.keys(pick(ablation)).length).toBeGreaterThan(0);
     expect(pick(compared)).toEqual(pick(ablation));
   });

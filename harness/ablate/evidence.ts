@@ -26,10 +26,17 @@ export function recallCurves(
   const cutoffs = curveCutoffs(topK);
   const measures = cutoffs.map((k) => parseMeasure(`R@${k}`));
   const strata = [...new Set(queries.map((q) => q.stratum))];
-  const groups: [string, readonly Query[]][] = [...strata.map((s): [string, Query[]] => [s, queries.filter((q) => q.stratum === s)]), ...(strata.length > 1 ? [['all', queries] as [string, readonly Query[]]] : [])];
+  const groups: [string, readonly Query[]][] = [
+    ...strata.map((s): [string, Query[]] => [s, queries.filter((q) => q.stratum === s)]),
+    ...(strata.length > 1 ? [['all', queries] as [string, readonly Query[]]] : []),
+  ];
   const means: Record<string, Record<string, number[]>> = {};
   for (const [id, run] of runs) {
-    const ev = evaluate(qrels, run, measures, { queries: queries.map((q) => q.id), relevanceLevel: opts.relevanceLevel, ...(opts.units ? { units: opts.units } : {}) });
+    const ev = evaluate(qrels, run, measures, {
+      queries: queries.map((q) => q.id),
+      relevanceLevel: opts.relevanceLevel,
+      ...(opts.units ? { units: opts.units } : {}),
+    });
     means[id] = Object.fromEntries(
       groups.map(([s, qs]) => [s, cutoffs.map((k) => qs.reduce((sum: number, q: Query) => sum + (ev.perQuery.get(`R@${k}`)?.get(q.id) ?? 0), 0) / qs.length)]),
     );
@@ -92,8 +99,14 @@ export function queryExamples(
     const delta = (i: number) => (sys[i] as number) - (base[i] as number);
     const ordered = [...idx].sort((a, b) => delta(b) - delta(a) || (queries[a]!.id < queries[b]!.id ? -1 : 1));
     const gains = ordered.filter((i) => delta(i) > 0).slice(0, PER_SIDE);
-    const losses = ordered.filter((i) => delta(i) < 0).reverse().slice(0, PER_SIDE);
-    for (const [kind, list] of [['gain', gains], ['loss', losses]] as const) {
+    const losses = ordered
+      .filter((i) => delta(i) < 0)
+      .reverse()
+      .slice(0, PER_SIDE);
+    for (const [kind, list] of [
+      ['gain', gains],
+      ['loss', losses],
+    ] as const) {
       for (const i of list) {
         const q = queries[i]!;
         out.push({

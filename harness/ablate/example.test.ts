@@ -57,7 +57,16 @@ describe('the bundled example report', () => {
     expect(file).toBe('0001-keep-bm25-or-move-to-fts5.md');
     const adr = readFileSync(join(adrDir, file!), 'utf8');
     const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as {
-      comparisons: { stratum: string; measure: string; baseline: string; system: string; baselineMean: number; systemMean: number; delta: number; pAdjusted: number | null }[];
+      comparisons: {
+        stratum: string;
+        measure: string;
+        baseline: string;
+        system: string;
+        baselineMean: number;
+        systemMean: number;
+        delta: number;
+        pAdjusted: number | null;
+      }[];
       gateResult: { verdict: string };
     };
     expect(adr).toContain(report.gateResult.verdict);
@@ -65,7 +74,12 @@ describe('the bundled example report', () => {
       .slice(adr.indexOf('## Evidence'))
       .split('\n')
       .filter((l) => l.startsWith('| ') && !l.startsWith('| stratum') && !l.startsWith('| ---'))
-      .map((l) => l.slice(1, -1).split('|').map((c) => c.trim()));
+      .map((l) =>
+        l
+          .slice(1, -1)
+          .split('|')
+          .map((c) => c.trim()),
+      );
     expect(rows.length).toBeGreaterThan(0);
     // Columns: stratum, n, measure, baseline, system, baseline mean, system mean, delta, ...
     for (const [stratum, , measure, baseline, system, baselineMean, systemMean, delta] of rows) {
@@ -98,7 +112,12 @@ describe('the bundled example report', () => {
     // Only the gate's two arms and its measure: 4 tests, the gate's family and nothing else.
     const pick = (ids: string[], ms: string[]) =>
       Object.fromEntries(ids.map((id) => [id, Object.fromEntries(ms.map((m) => [m, perQuery[id]?.[m] as readonly number[]]))]));
-    const minimal: ReportInput = { ...full, runs: runs.filter((r) => r.id === 'bm25' || r.id === 'fts5'), measures: ['nDCG@10'], perQuery: pick(['bm25', 'fts5'], ['nDCG@10']) };
+    const minimal: ReportInput = {
+      ...full,
+      runs: runs.filter((r) => r.id === 'bm25' || r.id === 'fts5'),
+      measures: ['nDCG@10'],
+      perQuery: pick(['bm25', 'fts5'], ['nDCG@10']),
+    };
     // Two more exploratory arms and three more measures (synthetic values: only the gate's numbers matter here).
     const extraMeasures = ['P@5', 'nDCG@5', 'Success@5'];
     const derive = (v: readonly number[], k: number) => v.map((x, i) => Math.min(1, Math.max(0, x * (0.5 + 0.1 * k) + ((i * 7) % 5) * 0.01)));
@@ -109,7 +128,9 @@ describe('the bundled example report', () => {
       perQuery: Object.fromEntries(
         [...runs.map((r) => r.id), 'extra-a', 'extra-b'].map((id, j) => {
           const source = perQuery[id] ?? (perQuery[j % 2 === 0 ? 'bm25' : 'fts5-plain'] as Record<string, readonly number[]>);
-          const own = Object.fromEntries(measures.map((m) => [m, id in perQuery ? (source[m] as readonly number[]) : derive(source[m] as readonly number[], j)]));
+          const own = Object.fromEntries(
+            measures.map((m) => [m, id in perQuery ? (source[m] as readonly number[]) : derive(source[m] as readonly number[], j)]),
+          );
           return [id, { ...own, ...Object.fromEntries(extraMeasures.map((m, k) => [m, derive(source['R@10'] as readonly number[], k)])) }];
         }),
       ),
@@ -144,7 +165,20 @@ describe('the bundled example report', () => {
     writeFileSync(join(dir, 'qrels.txt'), `${queries.flatMap((q) => Object.entries(q.qrels).map(([d, g]) => `${q.id} 0 ${d} ${g}`)).join('\n')}\n`);
     writeFileSync(join(dir, 'strata.tsv'), `${queries.map((q) => `${q.id}\t${q.stratum}`).join('\n')}\n`);
     const runs = ['bm25', 'fts5', 'fts5-plain'].map((id) => join(reportDir, 'runs', `${id}.trec`));
-    const r = await cli(['compare', ...runs, '--qrels', join(dir, 'qrels.txt'), '--strata', join(dir, 'strata.tsv'), '--baseline', 'bm25', '--measures', 'nDCG@10,RR', '--out', join(dir, 'out')]);
+    const r = await cli([
+      'compare',
+      ...runs,
+      '--qrels',
+      join(dir, 'qrels.txt'),
+      '--strata',
+      join(dir, 'strata.tsv'),
+      '--baseline',
+      'bm25',
+      '--measures',
+      'nDCG@10,RR',
+      '--out',
+      join(dir, 'out'),
+    ]);
     expect(r.code, r.out).toBe(0);
     type Row = { stratum: string; measure: string; system: string; baseline: string; p: number | null; delta: number };
     const compared = (JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { comparisons: Row[] }).comparisons;

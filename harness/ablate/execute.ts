@@ -49,7 +49,8 @@ export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
     for (const q of queries) {
       const docs = (results as Record<string, unknown>)[q.id];
       if (!Array.isArray(docs)) return `no results for query ${q.id}`;
-      if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1]))) return `results of query ${q.id} are not [docId, score] pairs`;
+      if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1])))
+        return `results of query ${q.id} are not [docId, score] pairs`;
     }
     return undefined;
   };

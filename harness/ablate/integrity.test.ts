@@ -59,7 +59,9 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
     expect(clean.code, clean.err).toBe(0);
     const cleanFiles = snapshot(reportOf(w));
 
-    const entries = walk(join(w, 'cache', 'run')).filter((f) => !f.endsWith('.tmp')).sort();
+    const entries = walk(join(w, 'cache', 'run'))
+      .filter((f) => !f.endsWith('.tmp'))
+      .sort();
     expect(entries).toHaveLength(4);
     // Entry 1: swap the first two doc ids of one query; the JSON stays valid and the length unchanged.
     const swappedPath = join(w, 'cache', 'run', entries[0]!);
@@ -143,7 +145,10 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
     const w = workspace();
     const corpusFile = join(w, 'es', 'corpus.jsonl');
     const original = readFileSync(corpusFile, 'utf8');
-    const memories = original.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; text: string; sensitive: boolean });
+    const memories = original
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; text: string; sensitive: boolean });
     const secrets = memories.filter((m) => m.sensitive).map((m) => m.text);
     expect(secrets).toHaveLength(10);
     // Every 16-character window of every sensitive text, so a quoted snippet is caught, not just the whole text;
@@ -151,7 +156,9 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
     // finding those proves nothing.
     const queries = readFileSync(join(w, 'es', 'queries.jsonl'), 'utf8');
     const publicText = [...memories.filter((m) => !m.sensitive).map((m) => m.text), queries].join('\n');
-    const windows = secrets.flatMap((t) => Array.from({ length: Math.max(1, t.length - 15) }, (_, i) => t.slice(i, i + 16))).filter((win) => !publicText.includes(win));
+    const windows = secrets
+      .flatMap((t) => Array.from({ length: Math.max(1, t.length - 15) }, (_, i) => t.slice(i, i + 16)))
+      .filter((win) => !publicText.includes(win));
     expect(windows.length).toBeGreaterThan(300);
     const leaks = (text: string) => windows.filter((win) => text.includes(win));
 
@@ -178,7 +185,9 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
       expect(r.err).toContain('4 problems in the input');
       outputs.push(r.out, r.err);
     }
-    expect(outputs.join('\n')).toContain(`corpus.jsonl:${a + 1}: memory "${ma.id}": field "text" must be a string, got an object (value not shown: sensitive memory)`);
+    expect(outputs.join('\n')).toContain(
+      `corpus.jsonl:${a + 1}: memory "${ma.id}": field "text" must be a string, got an object (value not shown: sensitive memory)`,
+    );
     expect(leaks(outputs.join('\n'))).toEqual([]);
     expect(existsSync(join(w, 'out'))).toBe(false);
 

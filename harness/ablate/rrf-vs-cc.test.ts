@@ -48,13 +48,21 @@ describe('configs/rrf-vs-cc.yaml', () => {
     // Every system has per-stratum means on every measure.
     for (const id of [...ids, 'rrf.tuned']) {
       for (const stratum of ['exact', 'paraphrase', 'multi-hop', 'all']) {
-        for (const m of ['nDCG@10', 'R@10', 'RR']) expect(data.summary.some((x) => x.run === id && x.stratum === stratum && x.measure === m), `${id} ${stratum} ${m}`).toBe(true);
+        for (const m of ['nDCG@10', 'R@10', 'RR'])
+          expect(
+            data.summary.some((x) => x.run === id && x.stratum === stratum && x.measure === m),
+            `${id} ${stratum} ${m}`,
+          ).toBe(true);
       }
     }
     // Every fusion reports each input's contribution; the weight-0 ends of the cc grids are flagged, nothing else.
     const fused = data.runs.filter((r) => r.node === 'fuse');
     expect(fused).toHaveLength(38);
-    for (const r of fused) expect(r.diagnostics?.inputs.map((d) => d.input), r.id).toEqual(r.inputs);
+    for (const r of fused)
+      expect(
+        r.diagnostics?.inputs.map((d) => d.input),
+        r.id,
+      ).toEqual(r.inputs);
     const barred = fused.flatMap((r) => r.diagnostics!.inputs.filter((d) => !d.reachable).map((d) => `${r.id} <- ${d.input}`));
     expect(barred).toEqual(['cc-tm2c2.alpha=0 <- bm25', 'cc-tm2c2.alpha=1 <- fts5', 'cc-minmax.alpha=0 <- bm25', 'cc-minmax.alpha=1 <- fts5']);
     // The tuned systems: 5 folds each, every pick a member of its grid, the oracle beside it.
@@ -65,7 +73,8 @@ describe('configs/rrf-vs-cc.yaml', () => {
     }
     expect(data.gateResult?.config.candidate).toBe('rrf.tuned');
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
-    for (const h of ['## Best systems per stratum (nDCG@10)', '## Grids', '## Tuning', '## Fusion inputs: contribution and reach (top 10)']) expect(md).toContain(h);
+    for (const h of ['## Best systems per stratum (nDCG@10)', '## Grids', '## Tuning', '## Fusion inputs: contribution and reach (top 10)'])
+      expect(md).toContain(h);
 
     const second = await cli([]);
     expect(second.code).toBe(0);

@@ -159,7 +159,8 @@ describe('harness ablate', () => {
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
     const deadline = Date.now() + 60_000;
     // Arm a has finished once its run is in the cache (the report folder is only written at the end).
-    const walk = (d: string): string[] => (existsSync(d) ? readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)])) : []);
+    const walk = (d: string): string[] =>
+      existsSync(d) ? readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)])) : [];
     const entries = () => walk(join(dir, 'cache', 'run')).filter((f) => !f.endsWith('.tmp'));
     while (entries().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(entries()).toHaveLength(1);
@@ -214,8 +215,27 @@ describe('scoring at a coarser unit', () => {
     name: 'turns',
     documents: [],
     queries: [],
-    qrels: new Map([['q', new Map([['t1', 0], ['t2', 2], ['t3', 1]])]]),
-    units: new Map([['session', new Map([['t1', 's1'], ['t2', 's1'], ['t3', 's2'], ['t4', 's2']])]]),
+    qrels: new Map([
+      [
+        'q',
+        new Map([
+          ['t1', 0],
+          ['t2', 2],
+          ['t3', 1],
+        ]),
+      ],
+    ]),
+    units: new Map([
+      [
+        'session',
+        new Map([
+          ['t1', 's1'],
+          ['t2', 's1'],
+          ['t3', 's2'],
+          ['t4', 's2'],
+        ]),
+      ],
+    ]),
   };
 
   it('moves qrels to the unit, each unit taking the best grade of its judged members', async () => {

@@ -96,7 +96,8 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
   try {
     es = await loadConfiguredEvalSet(cfg, log);
   } catch (err) {
-    if (out && err instanceof HarnessError) throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+    if (out && err instanceof HarnessError)
+      throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
     throw err;
   }
   if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
@@ -158,7 +159,10 @@ function tunedRun(t: TunedSystem): ReportRun {
  * The pair whose most different queries the report shows: the gate's, else the baseline against the system
  * with the best overall mean on the first tested measure.
  */
-function examplePair(cfg: ResolvedConfig, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>): { baseline: string; system: string; measure: string } | undefined {
+function examplePair(
+  cfg: ResolvedConfig,
+  perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>,
+): { baseline: string; system: string; measure: string } | undefined {
   const baseline = cfg.gate?.baseline ?? cfg.compare.baseline ?? (cfg.runIds[0] as string);
   if (cfg.gate) return { baseline, system: cfg.gate.candidate, measure: cfg.gate.measure };
   const measure = cfg.measures.find((m) => !m.startsWith('Judged'));
@@ -208,15 +212,26 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       const grouped = new Set([...cfg.plan.groups.values()].flat());
       const devIds = dev.queries.map((q) => q.id);
       const devRuns = new Map([...outcomes].filter(([id]) => grouped.has(id)).map(([id, o]) => [id, only(o.run, devIds)] as const));
-      devScores = scoreRuns(devUnit.qrels, devRuns, measures.filter((_, i) => cfg.measures[i] === t.measure), dev.queries.map((q) => q.id), {
-        relevanceLevel: cfg.relevanceLevel,
-        ...(devUnit.units ? { units: devUnit.units } : {}),
-      }).perQuery;
+      devScores = scoreRuns(
+        devUnit.qrels,
+        devRuns,
+        measures.filter((_, i) => cfg.measures[i] === t.measure),
+        dev.queries.map((q) => q.id),
+        {
+          relevanceLevel: cfg.relevanceLevel,
+          ...(devUnit.units ? { units: devUnit.units } : {}),
+        },
+      ).perQuery;
     }
     for (const [group, members] of cfg.plan.groups) {
       tuned.push(
         devScores && dev
-          ? tuneBySplit(group, members, perQuery, devScores, { measure: t.measure, split: t.split as string, testQueries: queryIds.length, devQueries: dev.queries.length })
+          ? tuneBySplit(group, members, perQuery, devScores, {
+              measure: t.measure,
+              split: t.split as string,
+              testQueries: queryIds.length,
+              devQueries: dev.queries.length,
+            })
           : tuneByFolds(group, members, perQuery, es.queries, { measure: t.measure, folds: t.folds as number, seed: t.seed }),
       );
     }
@@ -340,10 +355,14 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
     const cached = (await Promise.all(scopes.map((g) => store.has('run', runKey(s, g, cfg.topK))))).filter(Boolean).length;
     if (cached === scopes.length) cachedAll++;
     const from = s.inputs.length > 0 ? ` <- ${s.inputs.join(', ')}` : '';
-    lines.push(`    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`);
+    lines.push(
+      `    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`,
+    );
   }
   for (const [group, members] of cfg.plan.groups) {
-    lines.push(`    grid ${group}: ${members.length} systems${cfg.tune ? `, tuned as ${group}.tuned on ${cfg.tune.split ?? `${cfg.tune.folds} folds`} by ${cfg.tune.measure}` : ''}`);
+    lines.push(
+      `    grid ${group}: ${members.length} systems${cfg.tune ? `, tuned as ${group}.tuned on ${cfg.tune.split ?? `${cfg.tune.folds} folds`} by ${cfg.tune.measure}` : ''}`,
+    );
   }
   lines.push(`  cache: ${cachedAll}/${cfg.plan.systems.length} systems need no work`);
   const baseline = cfg.compare.baseline ?? cfg.runIds[0];

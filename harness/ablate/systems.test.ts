@@ -70,7 +70,9 @@ function reportDir(): string {
 /** queryId -> docIds in the order of a TREC run file of the report (the file lists each query best first). */
 function ranking(id: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const line of readFileSync(join(reportDir(), 'runs', `${id}.trec`), 'utf8').trim().split('\n')) {
+  for (const line of readFileSync(join(reportDir(), 'runs', `${id}.trec`), 'utf8')
+    .trim()
+    .split('\n')) {
     const [qid, , docId] = line.split(/\s+/);
     out.set(qid!, [...(out.get(qid!) ?? []), docId!]);
   }
@@ -152,7 +154,11 @@ describe('systems that consume runs', () => {
     rmSync(join(dir, 'out'), { recursive: true });
     const fixed = await cli(['ablate', '--config', config('  - { id: w, kind: fuse, inputs: [a, b], params: { method: rrf, weights: { a: 1, b: 1 } } }')]);
     expect(fixed.code).toBe(0);
-    expect(report().runs.find((x) => x.id === 'w')!.diagnostics!.inputs.every((d) => d.reachable)).toBe(true);
+    expect(
+      report()
+        .runs.find((x) => x.id === 'w')!
+        .diagnostics!.inputs.every((d) => d.reachable),
+    ).toBe(true);
     expect(fixed.log.some((l) => l.includes('can never place'))).toBe(false);
   });
 

@@ -72,7 +72,7 @@ type PerQuery = Readonly<Record<string, Readonly<Record<string, readonly number[
 
 function composite(members: readonly string[], perQuery: PerQuery, pickOf: readonly string[]): Record<string, number[]> {
   const measures = Object.keys(perQuery[members[0] as string] ?? {});
-  return Object.fromEntries(measures.map((m) => [m, pickOf.map((member, i) => (perQuery[member]?.[m]?.[i] as number))]));
+  return Object.fromEntries(measures.map((m) => [m, pickOf.map((member, i) => perQuery[member]?.[m]?.[i] as number)]));
 }
 
 /** k-fold cross-validation: each query's values come from the member best on the other folds. */
@@ -96,7 +96,16 @@ export function tuneByFolds(
     choices.push({ fold: String(f + 1), member: pick.member, trainMean: pick.mean, queries: test.length });
   }
   const all = queries.map((_, i) => i);
-  return { id: `${group}.tuned`, group, measure: opts.measure, method: 'folds', choices, oracle: best(members, values, all), perQuery: composite(members, perQuery, pickOf), picks: pickOf };
+  return {
+    id: `${group}.tuned`,
+    group,
+    measure: opts.measure,
+    method: 'folds',
+    choices,
+    oracle: best(members, values, all),
+    perQuery: composite(members, perQuery, pickOf),
+    picks: pickOf,
+  };
 }
 
 /** Dev split: one member, best on the dev queries, scored on the test queries. */

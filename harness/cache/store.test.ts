@@ -103,7 +103,7 @@ describe('ContentStore entry envelope', () => {
     }
   });
 
-  it('json(): a sealed entry of the wrong shape fails the caller\'s check and is recomputed', async () => {
+  it("json(): a sealed entry of the wrong shape fails the caller's check and is recomputed", async () => {
     const { s, log } = store();
     await s.put('run', key, 'null');
     const check = (v: unknown) => (typeof v === 'object' && v !== null && 'n' in v ? undefined : 'not an {n} object');
@@ -120,8 +120,21 @@ describe('writeFolderAtomic', () => {
   it('writes nested names and replaces the folder whole: files of the old folder are gone', async () => {
     const root = tmp();
     const dir = join(root, 'r');
-    await writeFolderAtomic(dir, new Map([['a.txt', 'old a'], ['stale.csv', 'old'], ['runs/x.trec', 'old x']]));
-    await writeFolderAtomic(dir, new Map<string, string | Uint8Array>([['a.txt', 'new a'], ['runs/x.trec', Uint8Array.from([65])]]));
+    await writeFolderAtomic(
+      dir,
+      new Map([
+        ['a.txt', 'old a'],
+        ['stale.csv', 'old'],
+        ['runs/x.trec', 'old x'],
+      ]),
+    );
+    await writeFolderAtomic(
+      dir,
+      new Map<string, string | Uint8Array>([
+        ['a.txt', 'new a'],
+        ['runs/x.trec', Uint8Array.from([65])],
+      ]),
+    );
     expect([...(await readFolderFiles(dir))].map(([n, b]) => [n, b.toString('utf8')]).sort()).toEqual([
       ['a.txt', 'new a'],
       ['runs/x.trec', 'A'],
@@ -153,7 +166,7 @@ describe('writeFolderAtomic', () => {
     expect(readdirSync(root).sort()).toEqual([`.r.b.${pid}.89abcdef.tmp`, 'r']);
   });
 
-  it('sweeps orphaned temp files inside the folder and leaves a live writer\'s temps alone', async () => {
+  it("sweeps orphaned temp files inside the folder and leaves a live writer's temps alone", async () => {
     const root = tmp();
     const dir = join(root, 'r');
     await writeFolderAtomic(dir, new Map([['a.txt', 'a']]));
@@ -187,7 +200,10 @@ describe('a failed write names its file', () => {
                            () => writeFolderAtomic(${JSON.stringify(join(root, 'r'))}, new Map([['runs/big.trec', 'x'.repeat(100000)]]))]) {
         try { await write(); console.log('written'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }
       }`;
-    const r = spawnSync('bash', ['-c', 'ulimit -f 8; exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    const r = spawnSync('bash', ['-c', 'ulimit -f 8; exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim().split('\n')).toEqual([
       `HarnessError: cannot write ${join(root, 'a', 'big.txt')}: file too large (EFBIG)`,

@@ -53,7 +53,16 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 export function failWrite(file: string, err: unknown): never {
   if (err instanceof HarnessError) throw err;
   const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EDQUOT' ? 'disk quota exceeded' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EFBIG' ? 'file too large' : (err as Error).message;
+  const why =
+    code === 'ENOSPC'
+      ? 'no space left on the device'
+      : code === 'EDQUOT'
+        ? 'disk quota exceeded'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EFBIG'
+            ? 'file too large'
+            : (err as Error).message;
   throw new HarnessError(`cannot write ${file}: ${why}${code === undefined ? '' : ` (${code})`}`, {
     hint: code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space, or point output / cache / --dir at another disk' : 'check that the folder is writable',
     cause: err,
@@ -191,7 +200,10 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
     // Another writer put a folder in place between our renames: keep theirs, or put ours back, never neither.
     if (hadOld && (await stat(dir).catch(() => undefined)) === undefined) await rename(old, dir);
     await rm(tmp, { recursive: true, force: true });
-    throw new HarnessError(`${dir}: could not swap the new folder in (${(err as Error).message})`, { hint: 'another run may be writing the same folder; one writer per folder', cause: err });
+    throw new HarnessError(`${dir}: could not swap the new folder in (${(err as Error).message})`, {
+      hint: 'another run may be writing the same folder; one writer per folder',
+      cause: err,
+    });
   }
   await syncFolder(parent);
   if (hadOld) await rm(old, { recursive: true, force: true });

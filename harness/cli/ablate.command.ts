@@ -7,11 +7,21 @@ export const ablateCommand = defineCommand({
   builder: (y) =>
     y
       .option('config', { type: 'string', demandOption: true, describe: 'Ablation config (YAML)', group: 'Ablation:' })
-      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the expanded plan (every system, what the cache holds) and run nothing', group: 'Ablation:' })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the expanded plan (every system, what the cache holds) and run nothing',
+        group: 'Ablation:',
+      })
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
-      .option('gate-exit', { type: 'boolean', default: false, describe: "Exit 3 when the config's gate: says REJECT (for CI); the report is written first", group: 'Ablation:' })
+      .option('gate-exit', {
+        type: 'boolean',
+        default: false,
+        describe: "Exit 3 when the config's gate: says REJECT (for CI); the report is written first",
+        group: 'Ablation:',
+      })
       .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
       .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures')
       .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate'),
@@ -26,7 +36,9 @@ export const ablateCommand = defineCommand({
       ...(args.cache === undefined ? {} : { cache: args.cache }),
     });
     if (args.gateExit && cfg.gate === undefined) {
-      throw new UsageError(`--gate-exit: ${relative(io.cwd, cfg.file) || cfg.file} has no gate: block to decide on`, { hint: 'add gate: { candidate, measure } to the config' });
+      throw new UsageError(`--gate-exit: ${relative(io.cwd, cfg.file) || cfg.file} has no gate: block to decide on`, {
+        hint: 'add gate: { candidate, measure } to the config',
+      });
     }
     if (args.dryRun) {
       io.out(await plan(cfg, io.log));
@@ -36,7 +48,9 @@ export const ablateCommand = defineCommand({
     const result = await ablate(cfg, { log: io.log, env: io.env, command });
     const gridMembers = new Set([...cfg.plan.groups.values()].flat());
     const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
-    const lines = [`${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}`];
+    const lines = [
+      `${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}`,
+    ];
     const width = Math.max(...shown.map((id) => id.length), 4);
     lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);
     for (const id of shown) {
@@ -44,7 +58,9 @@ export const ablateCommand = defineCommand({
       lines.push(`  ${id.padEnd(width)}  ${cfg.measures.map((name) => m.get(name)!.toFixed(4).padStart(10)).join(' ')}`);
     }
     for (const t of result.tuned) {
-      lines.push(`  ${t.id}: ${t.choices.map((c) => `${c.fold} -> ${c.member}`).join(', ')}; oracle on test ${t.oracle.member} (${t.measure} ${t.oracle.mean.toFixed(4)})`);
+      lines.push(
+        `  ${t.id}: ${t.choices.map((c) => `${c.fold} -> ${c.member}`).join(', ')}; oracle on test ${t.oracle.member} (${t.measure} ${t.oracle.mean.toFixed(4)})`,
+      );
     }
     const cache = result.systems.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
     lines.push(`  system runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
@@ -57,7 +73,8 @@ export const ablateCommand = defineCommand({
       }
       io.out(`verify:\n${formatVerify(checks)}\n`);
       const failed = checks.filter((c) => c.status === 'FAIL');
-      if (failed.length > 0) throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
+      if (failed.length > 0)
+        throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
     }
     if (args.gateExit) {
       // The verdict as written in report.json: recomputing it would redo every permutation test.

@@ -31,7 +31,7 @@ export const cacheCommand = defineCommand({
       .parserConfiguration({ 'greedy-arrays': false })
       .positional('action', { choices: ['prune'] as const, demandOption: true, describe: 'what to do' })
       .option('dir', { type: 'string', describe: 'cache folder (default .cache, as ablate uses without cache:)', conflicts: 'config' })
-      .option('config', { type: 'string', describe: "use the cache: folder of this ablation config" })
+      .option('config', { type: 'string', describe: 'use the cache: folder of this ablation config' })
       .option('older-than', { type: 'string', describe: 'remove entries written longer ago than this: 30d, 12h, 90m' })
       .option('max-size', { type: 'string', describe: 'then remove the oldest entries until the cache fits: 500M, 2G (powers of 1024)' })
       .option('ns', { type: 'string', describe: 'only this namespace (index, embed, judge, run); repeatable', array: true })
@@ -42,7 +42,9 @@ export const cacheCommand = defineCommand({
     const { resolve, relative } = await import('node:path');
     const { pruneCache } = await import('../cache/prune.js');
     if (args.olderThan === undefined && args.maxSize === undefined) {
-      throw new UsageError('cache prune: say what to remove with --older-than and/or --max-size', { hint: 'e.g. harness cache prune --older-than 30d --dry-run' });
+      throw new UsageError('cache prune: say what to remove with --older-than and/or --max-size', {
+        hint: 'e.g. harness cache prune --older-than 30d --dry-run',
+      });
     }
     const olderThanMs = args.olderThan === undefined ? undefined : parseDuration('--older-than', args.olderThan);
     const maxBytes = args.maxSize === undefined ? undefined : parseSize('--max-size', args.maxSize);

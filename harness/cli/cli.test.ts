@@ -46,7 +46,9 @@ describe('harness: global options and exit codes', () => {
       expect([args, r.code]).toEqual([args, 0]);
       expect(r.out).toMatch(/^harness /);
     }
-    expect((await cli(['--help'])).out).toMatch(/Exit codes: 0 success; 1 runtime or verification failure; 2 bad input, usage or config .*; 3 gate REJECT with --gate-exit/s);
+    expect((await cli(['--help'])).out).toMatch(
+      /Exit codes: 0 success; 1 runtime or verification failure; 2 bad input, usage or config .*; 3 gate REJECT with --gate-exit/s,
+    );
   });
   it('accepts --verbose on every command and prints the stack trace on failure', async () => {
     const quiet = await cli(['eval', 'missing.qrels', 'missing.run']);
@@ -124,7 +126,7 @@ describe('harness compare', () => {
     expect(old.code).toBe(2);
     expect(old.err).toMatch(/"P@1" is not a run file; it reads as a measure/);
   });
-  it('accepts other tools\' measure names and reports them canonically', async () => {
+  it("accepts other tools' measure names and reports them canonically", async () => {
     const r = await cli([...base, '--measures', 'MRR,NDCG@10,Recall@100,P_1', '--out', 'aliases']);
     expect(r.code).toBe(0);
     const data = JSON.parse(readFileSync(join(dir, 'aliases', 'report.json'), 'utf8')) as { measures: string[] };
@@ -168,7 +170,10 @@ describe('harness compare', () => {
     file('good-bom.trec', `\uFEFF${GOOD}`);
     const r = await cli(['compare', 'good.trec', 'good-bom.trec', '--qrels', 'c.qrels', '--measures', 'AP', '--out', 'bom']);
     expect(r.code).toBe(0);
-    const data = JSON.parse(readFileSync(join(dir, 'bom', 'report.json'), 'utf8')) as { perQuery: Record<string, Record<string, number[]>>; evalset: { notes: string[] } };
+    const data = JSON.parse(readFileSync(join(dir, 'bom', 'report.json'), 'utf8')) as {
+      perQuery: Record<string, Record<string, number[]>>;
+      evalset: { notes: string[] };
+    };
     expect(data.perQuery['good-bom']!['AP']).toEqual(data.perQuery['good']!['AP']);
     expect(data.evalset.notes).toContain('good-bom.trec: a UTF-8 byte-order mark at the start of the file was ignored');
   });

@@ -49,13 +49,20 @@ export const compareCommand = defineCommand({
       .option('out', { type: 'string', describe: 'write report.json and every rendering here (default: print report.md)' })
       .option('name', { type: 'string', describe: 'report name (default "compare")' })
       .option('test', { choices: ['randomization', 't', 'wilcoxon'] as const, describe: 'paired test (default randomization)' })
-      .option('correction', { choices: ['holm', 'bonferroni', 'bh', 'by', 'hommel', 'none'] as const, describe: 'multiple-comparison correction (default holm)' })
+      .option('correction', {
+        choices: ['holm', 'bonferroni', 'bh', 'by', 'hommel', 'none'] as const,
+        describe: 'multiple-comparison correction (default holm)',
+      })
       .option('all-pairs', { type: 'boolean', describe: 'compare every pair of runs, not only against the baseline' })
       .option('permutations', { type: 'number', describe: 'sign flips of the randomization test (default 10000)' })
       .option('resamples', { type: 'number', describe: 'bootstrap resamples of each CI (default 10000)' })
       .option('seed', { type: 'number', describe: 'seed of every random draw (default 42); an ablation report states its own' })
       .option('alpha', { type: 'number', describe: 'significance level applied to corrected p (default 0.05)' })
-      .option('gate', { type: 'string', group: 'Gate:', describe: 'run id of the candidate a gate decides on (ADOPT / REJECT / INCONCLUSIVE) against --baseline' })
+      .option('gate', {
+        type: 'string',
+        group: 'Gate:',
+        describe: 'run id of the candidate a gate decides on (ADOPT / REJECT / INCONCLUSIVE) against --baseline',
+      })
       .option('gate-measure', { type: 'string', group: 'Gate:', describe: 'primary measure of the gate, one of --measures (default: the first measure)' })
       .option('gate-rule', {
         choices: ['gain-overall-no-loss', 'gain-overall', 'no-loss'] as const,
@@ -63,7 +70,12 @@ export const compareCommand = defineCommand({
         describe: 'decision rule (default gain-overall-no-loss; see the README)',
       })
       .option('gate-min-delta', { type: 'number', group: 'Gate:', describe: 'smallest gain that counts, or the non-inferiority margin of no-loss' })
-      .option('gate-exit', { type: 'boolean', default: false, group: 'Gate:', describe: 'exit 3 when the gate says REJECT (for CI); the report is written first' })
+      .option('gate-exit', {
+        type: 'boolean',
+        default: false,
+        group: 'Gate:',
+        describe: 'exit 3 when the gate says REJECT (for CI); the report is written first',
+      })
       .example('$0 compare runs/bm25.trec runs/hybrid.trec --qrels qrels.test.tsv --strata strata.tsv --out reports/cmp', '')
       .example('$0 compare bm25.trec hybrid.trec --qrels qrels.txt --measures nDCG@10,R@100 --gate hybrid --gate-exit', 'fail CI on a REJECT'),
   async run(args, io) {
@@ -134,12 +146,14 @@ export const compareCommand = defineCommand({
     let gated = input;
     if (args.gate !== undefined) {
       const ids = input.runs.map((r) => r.id);
-      if (!ids.includes(args.gate)) throw new UsageError(`--gate ${args.gate}: not a run id (runs: ${ids.join(', ')})`, { hint: 'run ids are the run tags, else the file names' });
+      if (!ids.includes(args.gate))
+        throw new UsageError(`--gate ${args.gate}: not a run id (runs: ${ids.join(', ')})`, { hint: 'run ids are the run tags, else the file names' });
       const measure = args.gateMeasure === undefined ? input.measures[0]! : formatMeasure(parseMeasure(args.gateMeasure));
       if (!input.measures.includes(measure)) {
         throw new UsageError(`--gate-measure ${args.gateMeasure}: not among the measures (${input.measures.join(', ')})`, { hint: 'add it to --measures' });
       }
-      if (args.gateMinDelta !== undefined && !(args.gateMinDelta >= 0)) throw new UsageError(`--gate-min-delta ${args.gateMinDelta}: give a number of 0 or more`);
+      if (args.gateMinDelta !== undefined && !(args.gateMinDelta >= 0))
+        throw new UsageError(`--gate-min-delta ${args.gateMinDelta}: give a number of 0 or more`);
       const gate = gateSchema.parse({
         candidate: args.gate,
         measure,

@@ -22,7 +22,9 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
   const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads });
   if (ev.droppedRunQueries.length > 0) {
-    io.log.info(`harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`);
+    io.log.info(
+      `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
+    );
   }
   if (ev.missingQueries.length > 0) {
     io.log.info(
@@ -105,14 +107,14 @@ async function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 't
   const cell = (k: number, x: number) => (isCount.has(k) ? formatLong(x) : formatFixed(x, 4));
   const body = summaryCols.map((k) => {
     const isPerQuery = perQueryCols.includes(k);
-    return [
-      names[k]!,
-      cell(k, ev.summary[k]!),
-      ...(showQueries ? ev.queryIds.map((_, q) => (isPerQuery ? cell(k, ev.rows[q * plan.width + k]!) : '')) : []),
-    ];
+    return [names[k]!, cell(k, ev.summary[k]!), ...(showQueries ? ev.queryIds.map((_, q) => (isPerQuery ? cell(k, ev.rows[q * plan.width + k]!) : '')) : [])];
   });
   const all = [header, ...body];
   const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
-  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   io.out(`${[line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n')}\n`);
 }

@@ -43,7 +43,13 @@ describe('trec_eval command line', () => {
     expect(a.qrelsPath).toBe('Q');
     expect(a.runPath).toBe('R');
     expect(a.settings).toEqual({
-      perQuery: true, summary: true, averageComplete: true, judgedOnly: true, relevanceLevel: 2, maxDocs: 100, numDocsInColl: 7,
+      perQuery: true,
+      summary: true,
+      averageComplete: true,
+      judgedOnly: true,
+      relevanceLevel: 2,
+      maxDocs: 100,
+      numDocsInColl: 7,
       measures: ['relstring.20', 'P.5', 'map'],
     });
     expect(parseTrecEvalArgs(['--', '-odd-name', 'R']).qrelsPath).toBe('-odd-name');
@@ -105,7 +111,7 @@ describe('harness eval', () => {
     const table = await cli(['eval', '-m', 'map', '-m', 'num_ret', '--format', 'table', QRELS, RUN]);
     expect(table.out).toBe('measure     all\n-------  ------\nNumRet        3\nAP       0.7500\n');
   });
-  it('gives the same numbers when a query\'s lines are not contiguous', async () => {
+  it("gives the same numbers when a query's lines are not contiguous", async () => {
     const split = file('split.run', 'q1 Q0 b 1 2.0 runA\nq2 Q0 x 1 5.0 runA\nq1 Q0 a 2 1.0 runA\n');
     const a = await cli(['eval', '-q', '-m', 'all_trec', QRELS, RUN]);
     const b = await cli(['eval', '-q', '-m', 'all_trec', QRELS, split]);
@@ -231,7 +237,10 @@ describe('harness eval: input formats', () => {
     expect(r.out).toBe(await plain(QRELS, RUN));
   });
   it('exits 2 naming the directory when a folder is given as RUN or QRELS', async () => {
-    for (const args of [[QRELS, dir], [dir, RUN]]) {
+    for (const args of [
+      [QRELS, dir],
+      [dir, RUN],
+    ]) {
       const r = await cli(['eval', ...args]);
       expect(r.code).toBe(2);
       expect(r.log.join('\n')).toMatch(/is a directory, not a TREC file/);
@@ -242,7 +251,13 @@ describe('harness eval: input formats', () => {
 describe('negative flag values reach our getopt whole', () => {
   it('joins a separate negative value to its flag, and stops at --', () => {
     expect(attachNegativeValues(['-l', '-1', '-qM', '-5', '--Max_retrieved_per_topic', '-2', 'Q', '--', '-l', '-3'])).toEqual([
-      '-l-1', '-qM-5', '--Max_retrieved_per_topic=-2', 'Q', '--', '-l', '-3',
+      '-l-1',
+      '-qM-5',
+      '--Max_retrieved_per_topic=-2',
+      'Q',
+      '--',
+      '-l',
+      '-3',
     ]);
     expect(attachNegativeValues(['-c', '-5'])).toEqual(['-c', '-5']); // -c takes no value
   });

@@ -24,9 +24,21 @@ export interface EvalArgs {
 const SHORT_WITH_ARG = new Set(['m', 'l', 'D', 'N', 'M', 'R', 'T', 'Z']);
 const SHORT_FLAGS = new Set(['h', 'v', 'q', 'c', 'n', 'J', 'o']);
 const LONG: Readonly<Record<string, string>> = {
-  help: 'h', version: 'v', query_eval_wanted: 'q', measure: 'm', complete_rel_info_wanted: 'c', level_for_rel: 'l',
-  nosummary: 'n', Debug_level: 'D', Judged_docs_only: 'J', Number_docs_in_coll: 'N', Max_retrieved_per_topic: 'M',
-  Rel_info_format: 'R', Results_format: 'T', Output_old_results_format: 'o', Zscore: 'Z',
+  help: 'h',
+  version: 'v',
+  query_eval_wanted: 'q',
+  measure: 'm',
+  complete_rel_info_wanted: 'c',
+  level_for_rel: 'l',
+  nosummary: 'n',
+  Debug_level: 'D',
+  Judged_docs_only: 'J',
+  Number_docs_in_coll: 'N',
+  Max_retrieved_per_topic: 'M',
+  Rel_info_format: 'R',
+  Results_format: 'T',
+  Output_old_results_format: 'o',
+  Zscore: 'Z',
 };
 
 /** Parses trec_eval's command line (getopt_long "hvqm:cl:nD:JN:M:R:T:oZ:", with argument permutation). */
@@ -63,7 +75,10 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
           opts.push({ name: c, value });
           break;
         }
-        if (!SHORT_FLAGS.has(c)) throw new UsageError(`unknown option '-${c}' in '${a}'`, { hint: 'trec_eval options: -q -m measure -c -l N -M N -J -n -N N; see `harness eval --help`' });
+        if (!SHORT_FLAGS.has(c))
+          throw new UsageError(`unknown option '-${c}' in '${a}'`, {
+            hint: 'trec_eval options: -q -m measure -c -l N -M N -J -n -N N; see `harness eval --help`',
+          });
         opts.push({ name: c });
       }
       continue;
@@ -81,28 +96,69 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
   const measures: string[] = [];
   for (const o of opts) {
     switch (o.name) {
-      case 'q': perQuery = true; break;
-      case 'c': averageComplete = true; break;
-      case 'n': summary = false; break;
-      case 'J': judgedOnly = true; break;
-      case 'o': break;
-      case 'm': measures.push(o.value!); break;
-      case 'l': relevanceLevel = integerFlag('l', o.value!, { min: 0, example: 2, below: 'the relevance level must be 0 or more: negative grades mark documents in the pool but unjudged, never relevant' }); break;
-      case 'M': maxDocs = integerFlag('M', o.value!, { min: 1, example: 100, below: 'give how many documents of each query to evaluate, 1 or more' }); break;
-      case 'N': numDocsInColl = integerFlag('N', o.value!, { min: 0, example: 1000000, below: 'the collection size must be 0 or more' }); break;
-      case 'D': if (integerFlag('D', o.value!, { min: 0, example: 0, below: 'the debug level must be 0' }) !== 0) throw new UsageError('-D (debug output) is not supported'); break;
-      case 'R': if (o.value !== 'qrels') throw new UsageError(`-R ${o.value}: only the 'qrels' relevance format is supported (not prefs, qrels_prefs, qrels_jg)`); break;
-      case 'T': if (o.value !== 'trec_results') throw new UsageError(`-T ${o.value}: only the 'trec_results' run format is supported`); break;
-      case 'Z': throw new UsageError('-Z (z-scores against a reference file) is not supported');
-      case 'h': throw new UsageError('for help run `harness eval --help`');
-      case 'v': version = true; break;
+      case 'q':
+        perQuery = true;
+        break;
+      case 'c':
+        averageComplete = true;
+        break;
+      case 'n':
+        summary = false;
+        break;
+      case 'J':
+        judgedOnly = true;
+        break;
+      case 'o':
+        break;
+      case 'm':
+        measures.push(o.value!);
+        break;
+      case 'l':
+        relevanceLevel = integerFlag('l', o.value!, {
+          min: 0,
+          example: 2,
+          below: 'the relevance level must be 0 or more: negative grades mark documents in the pool but unjudged, never relevant',
+        });
+        break;
+      case 'M':
+        maxDocs = integerFlag('M', o.value!, { min: 1, example: 100, below: 'give how many documents of each query to evaluate, 1 or more' });
+        break;
+      case 'N':
+        numDocsInColl = integerFlag('N', o.value!, { min: 0, example: 1000000, below: 'the collection size must be 0 or more' });
+        break;
+      case 'D':
+        if (integerFlag('D', o.value!, { min: 0, example: 0, below: 'the debug level must be 0' }) !== 0)
+          throw new UsageError('-D (debug output) is not supported');
+        break;
+      case 'R':
+        if (o.value !== 'qrels') throw new UsageError(`-R ${o.value}: only the 'qrels' relevance format is supported (not prefs, qrels_prefs, qrels_jg)`);
+        break;
+      case 'T':
+        if (o.value !== 'trec_results') throw new UsageError(`-T ${o.value}: only the 'trec_results' run format is supported`);
+        break;
+      case 'Z':
+        throw new UsageError('-Z (z-scores against a reference file) is not supported');
+      case 'h':
+        throw new UsageError('for help run `harness eval --help`');
+      case 'v':
+        version = true;
+        break;
     }
   }
-  if (version) return { settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures }, qrelsPath: '', runPath: '', version };
+  if (version)
+    return {
+      settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures },
+      qrelsPath: '',
+      runPath: '',
+      version,
+    };
   if (positional.length !== 2) {
-    throw new UsageError(`expected QRELS and RUN files, got ${positional.length} file argument${positional.length === 1 ? '' : 's'}${positional.length ? `: ${positional.join(' ')}` : ''}`, {
-      hint: 'usage: harness eval [-q] [-m measure[.params]]... [-c] [-l N] [-M N] [-J] QRELS RUN',
-    });
+    throw new UsageError(
+      `expected QRELS and RUN files, got ${positional.length} file argument${positional.length === 1 ? '' : 's'}${positional.length ? `: ${positional.join(' ')}` : ''}`,
+      {
+        hint: 'usage: harness eval [-q] [-m measure[.params]]... [-c] [-l N] [-M N] [-J] QRELS RUN',
+      },
+    );
   }
   return {
     settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures },
@@ -121,7 +177,9 @@ function integerFlag(flag: string, text: string, rule: { readonly min: number; r
   if (!/^[+-]?\d+$/.test(t)) {
     const n = t === '' ? NaN : Number(t);
     const instead = Number.isSafeInteger(n) ? `; write -${flag} ${n}` : '';
-    throw new UsageError(`-${flag} ${JSON.stringify(text)}: not a whole number${instead}`, { hint: `-${flag} takes a whole number, e.g. -${flag} ${rule.example}` });
+    throw new UsageError(`-${flag} ${JSON.stringify(text)}: not a whole number${instead}`, {
+      hint: `-${flag} takes a whole number, e.g. -${flag} ${rule.example}`,
+    });
   }
   const n = Number(t);
   if (!Number.isSafeInteger(n)) throw new UsageError(`-${flag} ${text}: too large`);
@@ -144,7 +202,13 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
       measure = parseMeasure(arg);
     } catch {
       const lower = name.toLowerCase();
-      const guess = known.find((k) => k.toLowerCase() === lower) ?? closest(lower, known.map((k) => k.toLowerCase()), { always: true });
+      const guess =
+        known.find((k) => k.toLowerCase() === lower) ??
+        closest(
+          lower,
+          known.map((k) => k.toLowerCase()),
+          { always: true },
+        );
       const spelled = known.find((k) => k.toLowerCase() === guess) ?? guess;
       throw new UsageError(`-m ${arg}: not a trec_eval measure; did you mean '${spelled}'?`, {
         hint: `trec_eval measures: ${known.join(', ')}; \`harness measures\` lists both spellings`,
@@ -159,7 +223,7 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
     }
     const flags = `${trec.level === undefined ? '' : `-l ${trec.level} `}-m ${trec.measure}`;
     throw new UsageError(`-m ${arg}: harness eval -m takes trec_eval's measure names; ${canonical} is \`${flags}\``, {
-      hint: 'add --format table, csv or json to print canonical names (nDCG@10) instead of trec_eval\'s (ndcg_cut_10)',
+      hint: "add --format table, csv or json to print canonical names (nDCG@10) instead of trec_eval's (ndcg_cut_10)",
     });
   }
 }
@@ -246,8 +310,7 @@ export const evalCommand = defineCommand({
       .option('threads', {
         type: 'string',
         default: 'auto',
-        describe:
-          'threads for runs of 32 MB or more: a number, or auto (one more per 32 MB of run, up to 4 and the cores the load average leaves idle)',
+        describe: 'threads for runs of 32 MB or more: a number, or auto (one more per 32 MB of run, up to 4 and the cores the load average leaves idle)',
       })
       .example('harness eval qrels.txt run.txt', "trec_eval's official measures")
       .example('harness eval -q -m all_trec qrels.txt run.txt', 'every measure, every query')

@@ -57,7 +57,13 @@ describeShared('harness evalset inspect on LoCoMo', ['data/locomo/locomo10.json'
     const cli = io();
     expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', sharedPath('data', 'locomo', 'locomo10.json')], cli)).toBe(0);
     const out = cli.text();
-    for (const [s, n] of [['exact', 496], ['multi-hop', 282], ['open-domain', 92], ['paraphrase', 345], ['temporal', 321]] as const) {
+    for (const [s, n] of [
+      ['exact', 496],
+      ['multi-hop', 282],
+      ['open-domain', 92],
+      ['paraphrase', 345],
+      ['temporal', 321],
+    ] as const) {
       expect(out).toMatch(new RegExp(`^${s}\\s+${n}\\s`, 'm'));
     }
     expect(out).toMatch(/^scopes\s+10 /m);

@@ -27,7 +27,7 @@ export const measuresCommand = defineCommand({
     }
     const lines = [
       'Measures, in their canonical spelling (reports, CSV columns and configs print these). Write parameters as',
-      'Name(param=value)@cutoff, e.g. P(rel=2)@5, nDCG(gain=exp)@10. Other tools\' names are read as the same measure',
+      "Name(param=value)@cutoff, e.g. P(rel=2)@5, nDCG(gain=exp)@10. Other tools' names are read as the same measure",
       'and printed canonically: ir_measures (MAP, MRR, NDCG), BEIR (NDCG@10, Recall@100, MRR@10), trec_eval value',
       'names (P_5, ndcg_cut_10), MTEB (ndcg_at_10), any case.',
       '',
@@ -39,7 +39,7 @@ export const measuresCommand = defineCommand({
       lines.push(`    trec_eval (harness eval): ${trec}`);
       if (r.aliases.length) lines.push(`    also accepted: ${r.aliases.join(', ')}`);
     }
-    lines.push('', 'Presets (a name in a config\'s measures: expands to its list):');
+    lines.push('', "Presets (a name in a config's measures: expands to its list):");
     for (const [name, list] of Object.entries(measurePresets)) lines.push(`  ${name}: ${list.join(', ')}`);
     io.out(`${lines.join('\n')}\n`);
   },

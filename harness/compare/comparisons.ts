@@ -349,11 +349,7 @@ export function computeComparisons(
   return { comparisons, families };
 }
 
-function valuesOf(
-  perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>,
-  run: string,
-  measure: string,
-): readonly number[] {
+function valuesOf(perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>, run: string, measure: string): readonly number[] {
   const v = perQuery[run]?.[measure];
   if (!v) throw new Error(`computeComparisons: no per-query values for run ${run}, measure ${measure}`);
   return v;

@@ -41,7 +41,13 @@ export function scoreRuns(
     if (ev.zeroFilledQueries.length > 0) zeroFilled.set(id, ev.zeroFilledQueries.length);
     if (ev.droppedRunQueries.length > 0) dropped.set(id, ev.droppedRunQueries.length);
   }
-  return { perQuery, notes: [...countNotes(zeroFilled, 'judged quer{y has|ies have} no results and score{s|} 0'), ...countNotes(dropped, 'quer{y|ies} absent from the qrels {was|were} dropped')] };
+  return {
+    perQuery,
+    notes: [
+      ...countNotes(zeroFilled, 'judged quer{y has|ies have} no results and score{s|} 0'),
+      ...countNotes(dropped, 'quer{y|ies} absent from the qrels {was|were} dropped'),
+    ],
+  };
 }
 
 /** Most runs listed in one note before "and N more". */

@@ -81,28 +81,63 @@ describe('loadConfig', () => {
   const cases: [string, string, string[]][] = [
     ['unknown arm kind', valid.replace('kind: fake\n  - id: b', 'kind: bm52\n  - id: b'), ['arms[0].kind: unknown arm kind "bm52"']],
     ['typo in a top-level key', `${valid}\nmeasure: [RR]\n`, ['measure: unknown key "measure"; did you mean "measures"?']],
-    ['typo in an arm param', valid.replace('{ seed: 2 }', '{ sed: 2 }'), ['arms[1].params.sed: unknown key "sed"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]']],
-    ['missing eval-set folder', valid.replace('path: es', 'path: nowhere'), [`evalset.path: "nowhere" does not exist (resolved against the config's folder to ${join(dir, 'nowhere')})`]],
-    ['wrong type', valid.replace('{ seed: 2 }', '{ seed: "two" }'), ['arms[1].params.seed: Invalid input: expected number, received string [fake params: seed, signal, delayMs]']],
+    [
+      'typo in an arm param',
+      valid.replace('{ seed: 2 }', '{ sed: 2 }'),
+      ['arms[1].params.sed: unknown key "sed"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]'],
+    ],
+    [
+      'missing eval-set folder',
+      valid.replace('path: es', 'path: nowhere'),
+      [`evalset.path: "nowhere" does not exist (resolved against the config's folder to ${join(dir, 'nowhere')})`],
+    ],
+    [
+      'wrong type',
+      valid.replace('{ seed: 2 }', '{ seed: "two" }'),
+      ['arms[1].params.seed: Invalid input: expected number, received string [fake params: seed, signal, delayMs]'],
+    ],
     ['duplicate arm id', valid.replace('id: b', 'id: a'), ['arms[1].id: duplicate id "a" (also arms[0])']],
     ['unknown measure', valid.replace('[nDCG@10, R@100]', '[nDCG@10, nDGC@10]'), ['measures[1]: ']],
     ['unknown eval-set format', valid.replace('format: memory', 'format: memroy'), ['evalset.format: unknown format "memroy"; did you mean "memory"?']],
     ['missing required key', valid.replace('name: tiny\n', ''), ['name: Invalid input: expected string, received undefined']],
-    ['expect names no arm', `${valid}\nexpect:\n  c: { nDCG@10: { value: 0.5, tolerance: 0.01 } }\n`, ['expect.c: "c" is not a system id; did you mean "a"? (systems: a, b)']],
-    ['expect names a measure not computed', `${valid}\nexpect:\n  a: { RR: { value: 0.5 } }\n`, ['expect.a.RR: not among measures (nDCG@10, R@100); add it there']],
-    ['gate candidate unknown', `${valid}\ngate: { candidate: bb, measure: nDCG@10 }\n`, ['gate.candidate: "bb" is not a system id; did you mean "b"? (systems: a, b)']],
-    ['bad arm id', valid.replace('id: b', 'id: "b c"'), ["arms[1].id: arm id must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='"]],
+    [
+      'expect names no arm',
+      `${valid}\nexpect:\n  c: { nDCG@10: { value: 0.5, tolerance: 0.01 } }\n`,
+      ['expect.c: "c" is not a system id; did you mean "a"? (systems: a, b)'],
+    ],
+    [
+      'expect names a measure not computed',
+      `${valid}\nexpect:\n  a: { RR: { value: 0.5 } }\n`,
+      ['expect.a.RR: not among measures (nDCG@10, R@100); add it there'],
+    ],
+    [
+      'gate candidate unknown',
+      `${valid}\ngate: { candidate: bb, measure: nDCG@10 }\n`,
+      ['gate.candidate: "bb" is not a system id; did you mean "b"? (systems: a, b)'],
+    ],
+    [
+      'bad arm id',
+      valid.replace('id: b', 'id: "b c"'),
+      ["arms[1].id: arm id must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='"],
+    ],
     ['negative topK', `${valid}\ntopK: -5\n`, ['topK: Too small: expected number to be >0']],
     ['YAML syntax error', 'name: [unclosed\n', ['line ']],
   ];
 
   it.each(cases)('%s', (_title, text, expected) => {
     const problems = problemsOf(text);
-    for (const e of expected) expect(problems.some((p) => p.startsWith(e)), `expected a problem starting with\n  ${e}\ngot\n  ${problems.join('\n  ')}`).toBe(true);
+    for (const e of expected)
+      expect(
+        problems.some((p) => p.startsWith(e)),
+        `expected a problem starting with\n  ${e}\ngot\n  ${problems.join('\n  ')}`,
+      ).toBe(true);
   });
 
   it('reports every problem at once', () => {
-    const text = valid.replace('kind: fake\n  - id: b', 'kind: nope\n  - id: b').replace('[nDCG@10, R@100]', '[nDCG@10, bogus]').replace('path: es', 'path: nowhere');
+    const text = valid
+      .replace('kind: fake\n  - id: b', 'kind: nope\n  - id: b')
+      .replace('[nDCG@10, R@100]', '[nDCG@10, bogus]')
+      .replace('path: es', 'path: nowhere');
     expect(problemsOf(text)).toHaveLength(3);
   });
 
@@ -137,7 +172,10 @@ gate: { candidate: a, measure: RR }
       'compare.permutatons: unknown key "permutatons"; did you mean "permutations"?',
       'gate.measure: "RR" is not among measures',
     ]) {
-      expect(problems.some((p) => p.startsWith(start)), `${start}\n---\n${problems.join('\n')}`).toBe(true);
+      expect(
+        problems.some((p) => p.startsWith(start)),
+        `${start}\n---\n${problems.join('\n')}`,
+      ).toBe(true);
     }
   });
 

@@ -66,7 +66,8 @@ type LenientConfig = { -readonly [K in keyof RawConfig]?: K extends 'arms' | 'sy
  * entry by entry; a block that fails is left out (or at its default) and the checks that need it are skipped.
  */
 function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[] } {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'] };
   const obj = raw as Record<string, unknown>;
   const shape = configSchema.shape as Record<string, z.ZodType>;
   const known = Object.keys(shape);
@@ -99,7 +100,16 @@ function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problem
 
 function isComplete(cfg: LenientConfig): cfg is RawConfig {
   const whole = <T>(list: readonly (T | undefined)[] | undefined) => list === undefined || list.every((x) => x !== undefined);
-  return cfg.name !== undefined && cfg.evalset !== undefined && cfg.measures !== undefined && cfg.arms !== undefined && cfg.topK !== undefined && cfg.relevanceLevel !== undefined && whole(cfg.arms) && whole(cfg.systems);
+  return (
+    cfg.name !== undefined &&
+    cfg.evalset !== undefined &&
+    cfg.measures !== undefined &&
+    cfg.arms !== undefined &&
+    cfg.topK !== undefined &&
+    cfg.relevanceLevel !== undefined &&
+    whole(cfg.arms) &&
+    whole(cfg.systems)
+  );
 }
 
 function optional(x: { readonly grid?: PlanEntry['grid']; readonly label?: string; readonly substitute?: string }) {
@@ -136,7 +146,12 @@ function unmetRequirements(factory: ArmFactory, env: NodeJS.ProcessEnv): string[
  */
 export function loadConfig(
   file: string,
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; /** Overrides `output:` (relative to cwd). */ output?: string; /** Overrides `cache:` (relative to cwd). */ cache?: string } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string /** Overrides `output:` (relative to cwd). */;
+    output?: string /** Overrides `cache:` (relative to cwd). */;
+    cache?: string;
+  } = {},
 ): ResolvedConfig {
   const env = opts.env ?? process.env;
   const abs = resolvePath(opts.cwd ?? process.cwd(), file);
@@ -203,8 +218,12 @@ export function loadConfig(
     }
   });
   const entries: PlanEntry[] = [
-    ...(cfg.arms ?? []).flatMap((a, i) => (a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) }])),
-    ...(cfg.systems ?? []).flatMap((x, i) => (x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }])),
+    ...(cfg.arms ?? []).flatMap((a, i) =>
+      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) }],
+    ),
+    ...(cfg.systems ?? []).flatMap((x, i) =>
+      x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }],
+    ),
   ];
   const built = buildPlan(entries, cfg.topK ?? 1000);
   problems.push(...built.problems);
@@ -222,14 +241,17 @@ export function loadConfig(
     }
     if (plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
     if (t.split !== undefined && es && fmt && !fmt.splits) problems.push(`tune.split: format "${es.format}" has no splits; use folds`);
-    if (t.split !== undefined && t.split === (es?.split ?? 'test')) problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
+    if (t.split !== undefined && t.split === (es?.split ?? 'test'))
+      problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
   }
   const runIds = [...plan.systems.map((x) => x.id), ...(tune ? [...plan.groups.keys()].map((g) => `${g}.tuned`) : [])];
   // An id whose entry has problems of its own is not reported again wherever it is named.
   const declared = new Set(entries.map((e) => e.id));
   const runRef = (path: string, runId: string | undefined) => {
     if (runId !== undefined && !runIds.includes(runId) && !declared.has(runId)) {
-      problems.push(`${path}: "${runId}" is not a system id${didYouMean(runId, runIds)} (systems: ${runIds.length > 12 ? `${runIds.slice(0, 12).join(', ')}, ... ${runIds.length - 12} more` : runIds.join(', ')})`);
+      problems.push(
+        `${path}: "${runId}" is not a system id${didYouMean(runId, runIds)} (systems: ${runIds.length > 12 ? `${runIds.slice(0, 12).join(', ')}, ... ${runIds.length - 12} more` : runIds.join(', ')})`,
+      );
     }
   };
 
@@ -301,8 +323,14 @@ export function loadConfig(
     ...(tune === undefined ? {} : { tune }),
     compare,
     ...(gate === undefined ? {} : { gate }),
-    output: opts.output !== undefined ? resolvePath(opts.cwd ?? process.cwd(), opts.output) : resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),
-    cache: opts.cache !== undefined ? resolvePath(opts.cwd ?? process.cwd(), opts.cache) : resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
+    output:
+      opts.output !== undefined
+        ? resolvePath(opts.cwd ?? process.cwd(), opts.output)
+        : resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),
+    cache:
+      opts.cache !== undefined
+        ? resolvePath(opts.cwd ?? process.cwd(), opts.cache)
+        : resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
     expect,
   });
 }

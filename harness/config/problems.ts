@@ -54,4 +54,3 @@ export function keysOf(schema: z.ZodType, path: Path): readonly string[] {
   const shape = (s as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape ? Object.keys(shape) : [];
 }
-

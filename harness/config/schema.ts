@@ -5,8 +5,7 @@ import { z } from 'zod';
  * `=` appear in the ids the matrix generates (`cc.bm25+fts5.alpha=0.3`).
  */
 export const idPattern = /^[A-Za-z0-9][A-Za-z0-9._+=-]*$/;
-const id = (what: string) =>
-  z.string().regex(idPattern, `${what} must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='`);
+const id = (what: string) => z.string().regex(idPattern, `${what} must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='`);
 
 /** A grid axis: the values to try, or an arithmetic range `{ from, to, step }` (both ends included). */
 const gridAxis = z.union([

@@ -111,7 +111,10 @@ export function checkFusion(inputs: readonly FusionInput[], spec: FusionSpec): C
   if (active.length === 0) {
     throw new FusionInputError('no input is read: every input has weight 0 or depth 0', { hint: 'give at least one input a positive weight and depth' });
   }
-  const index = localIndex(inputs.map((i) => i.run), tableSize);
+  const index = localIndex(
+    inputs.map((i) => i.run),
+    tableSize,
+  );
   return { queries, tableSize, active, weightSum, index };
 }
 

@@ -28,9 +28,12 @@ const tableSizes = new WeakMap<Int32Array, number>();
 export function checkPacked(p: PackedRun, what: string): number {
   const nq = p.queries.length;
   if (p.offsets.length !== nq + 1 || p.offsets[0] !== 0 || p.offsets[nq] !== p.docs.length || p.docs.length !== p.scores.length) {
-    throw new FusionInputError(`${what}: malformed packed run (offsets must have queries.length + 1 entries from 0 to docs.length, docs and scores one length)`, {
-      hint: 'build packed runs with packRun or packArrays',
-    });
+    throw new FusionInputError(
+      `${what}: malformed packed run (offsets must have queries.length + 1 entries from 0 to docs.length, docs and scores one length)`,
+      {
+        hint: 'build packed runs with packRun or packArrays',
+      },
+    );
   }
   let size = tableSizes.get(p.docs);
   if (size === undefined) {
@@ -102,7 +105,10 @@ export function packRun(run: Run, queries: readonly string[], table: DocTable): 
     let i = offsets[q]!;
     for (const [docId, score] of entries) {
       const d = table.indexOf(docId);
-      if (d < 0) throw new FusionInputError(`packRun: query "${queries[q]}": document "${docId}" is not in the DocTable`, { hint: 'build the DocTable from the ids of every run fused together' });
+      if (d < 0)
+        throw new FusionInputError(`packRun: query "${queries[q]}": document "${docId}" is not in the DocTable`, {
+          hint: 'build the DocTable from the ids of every run fused together',
+        });
       if (!Number.isFinite(score)) throw new FusionInputError(`packRun: query "${queries[q]}": document "${docId}" has score ${score}, not a finite number`);
       docs[i] = d;
       scores[i] = score;

@@ -30,7 +30,10 @@ describe('resolveFuseParams', () => {
   it('aligns weights with the input ids (default 1), alpha as alpha and 1 - alpha, depth Infinity by default', () => {
     const r = resolveFuseParams(fuseParamsSchema.parse({ method: 'rrf', weights: { dense: 0.5 }, depth: 100 }), ['bm25', 'dense']);
     expect(r).toEqual({ spec: { method: 'rrf', rrfK: 60, normalization: 'none', absent: 'zero' }, weights: [1, 0.5], depth: 100 });
-    const cc = resolveFuseParams(fuseParamsSchema.parse({ method: 'cc', alpha: 0.25, normalization: 'tm2c2', priors: { importance: { weight: 0.2 } } }), ['a', 'b']);
+    const cc = resolveFuseParams(fuseParamsSchema.parse({ method: 'cc', alpha: 0.25, normalization: 'tm2c2', priors: { importance: { weight: 0.2 } } }), [
+      'a',
+      'b',
+    ]);
     expect(cc.weights).toEqual([0.25, 1 - 0.25]);
     expect(cc.depth).toBe(Infinity);
     expect(cc.spec.normalization).toBe('tm2c2');

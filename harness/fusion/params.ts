@@ -37,11 +37,13 @@ export const fuseParamsSchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.method !== 'rrf' && p.rrfK !== undefined) ctx.addIssue({ code: 'custom', path: ['rrfK'], message: `rrfK applies to rrf only; remove it (method is ${p.method})` });
+    if (p.method !== 'rrf' && p.rrfK !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['rrfK'], message: `rrfK applies to rrf only; remove it (method is ${p.method})` });
     if (p.method === 'rrf' && p.normalization !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['normalization'], message: 'rrf uses ranks, not scores; remove normalization or choose combsum, combmnz or cc' });
     }
-    if (p.alpha !== undefined && p.method !== 'cc') ctx.addIssue({ code: 'custom', path: ['alpha'], message: `alpha applies to cc only; use weights with ${p.method}` });
+    if (p.alpha !== undefined && p.method !== 'cc')
+      ctx.addIssue({ code: 'custom', path: ['alpha'], message: `alpha applies to cc only; use weights with ${p.method}` });
     if (p.alpha !== undefined && p.weights !== undefined) ctx.addIssue({ code: 'custom', path: ['alpha'], message: 'give either alpha or weights, not both' });
   })
   .transform((p) => ({

@@ -54,7 +54,12 @@ describe('applyPriors', () => {
   it('importance: s (1 - w + w importance), unknown importance the neutral value; combines with recency by product', () => {
     const wi = 0.5;
     const wr = 0.4;
-    const out = applyPriors(run, { importance: { weight: wi }, recency: { halfLifeDays: 30, weight: wr } }, { timestampMs, importance }, Float64Array.from([T0, T0]));
+    const out = applyPriors(
+      run,
+      { importance: { weight: wi }, recency: { halfLifeDays: 30, weight: wr } },
+      { timestampMs, importance },
+      Float64Array.from([T0, T0]),
+    );
     const got = new Map(list(out, 'q1'));
     expect(got.get('old')).toBeCloseTo(1 * (1 - wr + wr / 2) * (1 - wi + wi * 1), 15);
     expect(got.get('new')).toBeCloseTo(0.8 * (1 - wr + wr) * (1 - wi + wi * 0.2), 15);
@@ -70,10 +75,14 @@ describe('applyPriors', () => {
     const negative = packRun(runOf({ q1: { old: -0.5 } }), ['q1'], table);
     expect(() => applyPriors(negative, { importance: { weight: 0.5 } }, { timestampMs, importance }, Float64Array.from([T0]))).toThrow(/negative score/);
     expect(() => applyPriors(run, { importance: { weight: 1.5 } }, { timestampMs, importance }, Float64Array.from([T0, T0]))).toThrow(/\[0, 1\]/);
-    expect(() => applyPriors(run, { recency: { halfLifeDays: 0, weight: 0.5 } }, { timestampMs, importance }, Float64Array.from([T0, T0]))).toThrow(/halfLifeDays/);
+    expect(() => applyPriors(run, { recency: { halfLifeDays: 0, weight: 0.5 } }, { timestampMs, importance }, Float64Array.from([T0, T0]))).toThrow(
+      /halfLifeDays/,
+    );
     const badImportance = importance.slice();
     badImportance[at('old')] = 2;
-    expect(() => applyPriors(run, { importance: { weight: 0.5 } }, { timestampMs, importance: badImportance }, Float64Array.from([T0, T0]))).toThrow(/outside \[0, 1\]/);
+    expect(() => applyPriors(run, { importance: { weight: 0.5 } }, { timestampMs, importance: badImportance }, Float64Array.from([T0, T0]))).toThrow(
+      /outside \[0, 1\]/,
+    );
     expect(() => applyPriors(run, {}, { timestampMs, importance }, Float64Array.from([T0]))).toThrow(/query times/);
   });
 });

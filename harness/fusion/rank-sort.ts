@@ -72,8 +72,6 @@ export function sortRanked(d: Int32Array, s: Float64Array, from: number, to: num
   insertionSort(d, s, lo, hi);
 }
 
-
-
 /**
  * Reorders [from, to) so that its best `k` entries occupy [from, from + k), in no particular order
  * (quickselect, expected O(n)). No-op when k >= to - from.

@@ -98,11 +98,15 @@ export function structuralReach(
   const c = Math.min(cutoff, spec.topK);
   const label = (i: number): string => names?.[i] ?? `input ${i}`;
   return inputs.map((input, i) => {
-    if (!(input.weight > 0)) return { reachable: false, reason: `${label(i)} has weight 0, so the fusion never reads it; give it a positive weight or remove it` };
+    if (!(input.weight > 0))
+      return { reachable: false, reason: `${label(i)} has weight 0, so the fusion never reads it; give it a positive weight or remove it` };
     if (!(input.depth > 0)) return { reachable: false, reason: `${label(i)} has depth 0, so the fusion reads none of its documents; set depth >= 1` };
     const verdict = barredBy(inputs, spec, c, i, input.weight);
     if (verdict === undefined) {
-      return { reachable: true, reason: `${label(i)} can reach the fused top ${c}: no other input is guaranteed ${c} documents scoring above the best a document only it returns can score` };
+      return {
+        reachable: true,
+        reason: `${label(i)} can reach the fused top ${c}: no other input is guaranteed ${c} documents scoring above the best a document only it returns can score`,
+      };
     }
     const { j, x, y } = verdict;
     const fixes = [`raise ${label(i)}'s weight from ${fmt(input.weight)} to at least ${fmt(minimalWeight(inputs, spec, c, i))}`];

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('evaluate() and the streaming trec_eval path give identical values', async () => {
   let seed = 5;
-  const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   let qrelsText = '';
   const run = new Map<string, Map<string, number>>();
   for (let q = 0; q < 60; q++) {
@@ -38,18 +38,56 @@ it('evaluate() and the streaming trec_eval path give identical values', async ()
     const q = line.split(' ')[0]!;
     blocks.set(q, [...(blocks.get(q) ?? []), line]);
   }
-  const shuffled = [...blocks.values()].map((ls) => ls.map((l) => [rnd(), l] as const).sort((a, b) => a[0] - b[0]).map(([, l]) => l));
+  const shuffled = [...blocks.values()].map((ls) =>
+    ls
+      .map((l) => [rnd(), l] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, l]) => l),
+  );
   writeFileSync(runPath, `${shuffled.flat().join('\n')}\n`);
   const pairs: [string, string][] = [
-    ['map', 'AP'], ['P_5', 'P@5'], ['P_30', 'P@30'], ['recall_10', 'R@10'], ['ndcg_cut_10', 'nDCG@10'], ['ndcg', 'nDCG'],
-    ['recip_rank', 'RR'], ['bpref', 'Bpref'], ['infAP', 'infAP'], ['Rprec', 'Rprec'], ['unj_5', 'Unj@5'], ['success_5', 'Success@5'],
-    ['map_cut_10', 'AP@10'], ['iprec_at_recall_0.50', 'IPrec@0.5'], ['11pt_avg', '11ptAvg'], ['set_F', 'SetF'], ['rbp', 'RBP'],
-    ['rbp_resid', 'RBPResid'], ['G', 'G'], ['Rndcg', 'RnDCG'], ['ndcg_rel', 'nDCGRel'], ['binG', 'BinG'], ['num_rel', 'NumRel'],
+    ['map', 'AP'],
+    ['P_5', 'P@5'],
+    ['P_30', 'P@30'],
+    ['recall_10', 'R@10'],
+    ['ndcg_cut_10', 'nDCG@10'],
+    ['ndcg', 'nDCG'],
+    ['recip_rank', 'RR'],
+    ['bpref', 'Bpref'],
+    ['infAP', 'infAP'],
+    ['Rprec', 'Rprec'],
+    ['unj_5', 'Unj@5'],
+    ['success_5', 'Success@5'],
+    ['map_cut_10', 'AP@10'],
+    ['iprec_at_recall_0.50', 'IPrec@0.5'],
+    ['11pt_avg', '11ptAvg'],
+    ['set_F', 'SetF'],
+    ['rbp', 'RBP'],
+    ['rbp_resid', 'RBPResid'],
+    ['G', 'G'],
+    ['Rndcg', 'RnDCG'],
+    ['ndcg_rel', 'nDCGRel'],
+    ['binG', 'BinG'],
+    ['num_rel', 'NumRel'],
   ];
   for (const level of [1, 2]) {
-    const plan = compileTrecPlan({ perQuery: true, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: level, maxDocs: undefined, numDocsInColl: 0, measures: ['all_trec'] });
+    const plan = compileTrecPlan({
+      perQuery: true,
+      summary: true,
+      averageComplete: false,
+      judgedOnly: false,
+      relevanceLevel: level,
+      maxDocs: undefined,
+      numDocsInColl: 0,
+      measures: ['all_trec'],
+    });
     const stream = await evaluateTrecRunFile(QrelsIndex.fromQrels(qrels), runPath, plan);
-    const api = evaluate(qrels, run, pairs.map(([, c]) => parseMeasure(c)), { relevanceLevel: level });
+    const api = evaluate(
+      qrels,
+      run,
+      pairs.map(([, c]) => parseMeasure(c)),
+      { relevanceLevel: level },
+    );
     const col = new Map<string, number>();
     for (const inst of plan.instances) inst.valueNames.forEach((n, j) => col.set(n, inst.offset + j));
     for (const [trecName, canonical] of pairs) {

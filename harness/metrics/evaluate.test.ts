@@ -12,7 +12,12 @@ describe('relevanceLevelProblem', () => {
   it('names the highest grade and the measures a level above it zeroes', () => {
     // Why it matters: at level 9 nothing is relevant, and these measures are 0 for every query.
     const run = parseTrecRun('q1 Q0 a 1 2 r\nq2 Q0 c 1 2 r\n', 'r').run;
-    const ev = evaluate(QRELS, run, ['RR', 'AP', 'R@10'].map((m) => parseMeasure(m)), { relevanceLevel: 9 });
+    const ev = evaluate(
+      QRELS,
+      run,
+      ['RR', 'AP', 'R@10'].map((m) => parseMeasure(m)),
+      { relevanceLevel: 9 },
+    );
     for (const m of ['RR', 'AP', 'R@10']) expect([...ev.perQuery.get(m)!.values()]).toEqual([0, 0]);
     expect(relevanceLevelProblem(QRELS, 9)).toBe(
       'relevance level 9 is above the highest grade in the qrels (3): no document is relevant, so every measure that counts relevant ' +
@@ -24,7 +29,9 @@ describe('relevanceLevelProblem', () => {
     expect(relevanceLevelProblem(QRELS, 9, ['nDCG@10', 'Judged@10'])).toBeUndefined();
   });
   it('flags qrels that grade nothing relevant at all, and a level that is not a grade', () => {
-    expect(relevanceLevelProblem(parseTrecQrels('q 0 a 0\nq 0 b -1\n', 'q'), 1)).toMatch(/highest grade in the qrels \(0\).*these qrels grade no document relevant/);
+    expect(relevanceLevelProblem(parseTrecQrels('q 0 a 0\nq 0 b -1\n', 'q'), 1)).toMatch(
+      /highest grade in the qrels \(0\).*these qrels grade no document relevant/,
+    );
     expect(relevanceLevelProblem(QRELS, 1.5)).toMatch(/not an integer grade/);
     expect(relevanceLevelProblem(new Map(), 1)).toBeUndefined(); // no judgments: a different error, raised where qrels are read
   });

@@ -80,7 +80,12 @@ function gradeCounts(judged: ReadonlyMap<string, number>): Int32Array {
   return levels;
 }
 
-function rankedGrades(qid: string, docs: ReadonlyMap<string, number> | undefined, judged: ReadonlyMap<string, number>, units: ReadonlyMap<string, string> | undefined): Int32Array {
+function rankedGrades(
+  qid: string,
+  docs: ReadonlyMap<string, number> | undefined,
+  judged: ReadonlyMap<string, number>,
+  units: ReadonlyMap<string, string> | undefined,
+): Int32Array {
   if (!docs) return new Int32Array(0);
   let ids = rankDocIds(docs);
   if (units) {

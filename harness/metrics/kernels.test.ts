@@ -52,11 +52,54 @@ q6 Q0 a 2 1.0 r
 ).run;
 
 const ALL = [
-  'P@1', 'P@2', 'P@5', 'P@10', 'R@5', 'AP', 'AP@2', 'RR', 'RR@1', 'nDCG', 'nDCG@2', 'nDCG(gain=exp)@2', 'nDCG(gain=exp)',
-  'Judged@5', 'Judged@10', 'Unj@5', 'R-all@4', 'R-all@10', 'Success@1', 'Rprec', 'Bpref', 'infAP', 'SetP', 'SetR', 'SetF',
-  'SetAP', 'SetRelP', 'NumRet', 'NumRel', 'NumRelRet', 'NumNonrelJudgedRet', 'P(rel=2)@5', 'AP(rel=2)', 'R(rel=2)@10',
-  'IPrec@0', 'IPrec@0.5', 'IPrec@1', '11ptAvg', 'RprecMult@1', 'RprecMult@2', 'RelP@2', 'RelP@5', 'Utility', 'BinG', 'RBP',
-  'RBPResid', 'DCG', 'IDCG',
+  'P@1',
+  'P@2',
+  'P@5',
+  'P@10',
+  'R@5',
+  'AP',
+  'AP@2',
+  'RR',
+  'RR@1',
+  'nDCG',
+  'nDCG@2',
+  'nDCG(gain=exp)@2',
+  'nDCG(gain=exp)',
+  'Judged@5',
+  'Judged@10',
+  'Unj@5',
+  'R-all@4',
+  'R-all@10',
+  'Success@1',
+  'Rprec',
+  'Bpref',
+  'infAP',
+  'SetP',
+  'SetR',
+  'SetF',
+  'SetAP',
+  'SetRelP',
+  'NumRet',
+  'NumRel',
+  'NumRelRet',
+  'NumNonrelJudgedRet',
+  'P(rel=2)@5',
+  'AP(rel=2)',
+  'R(rel=2)@10',
+  'IPrec@0',
+  'IPrec@0.5',
+  'IPrec@1',
+  '11ptAvg',
+  'RprecMult@1',
+  'RprecMult@2',
+  'RelP@2',
+  'RelP@5',
+  'Utility',
+  'BinG',
+  'RBP',
+  'RBPResid',
+  'DCG',
+  'IDCG',
 ].map(parseMeasure);
 
 const ev = evaluate(QRELS, RUN, ALL);
@@ -171,7 +214,9 @@ describe('edge cases', () => {
     expect(e.perQuery.get('R-all@2')!.get('q6')).toBe(1);
   });
   it('duplicate documents are rejected with file and line', () => {
-    expect(() => parseTrecRun('q Q0 a 1 2 r\nq Q0 b 2 1 r\nq Q0 a 3 0 r\n', 'dup.run')).toThrow(/dup\.run:3: document "a" appears twice for query "q" \(first at line 1\)/);
+    expect(() => parseTrecRun('q Q0 a 1 2 r\nq Q0 b 2 1 r\nq Q0 a 3 0 r\n', 'dup.run')).toThrow(
+      /dup\.run:3: document "a" appears twice for query "q" \(first at line 1\)/,
+    );
     expect(() => parseTrecQrels('q 0 a 1\nq 0 a 0\n', 'dup.qrels')).toThrow(InputError);
     expect(() => parseTrecQrels('q 0 a 1\nq 0 a 0\n', 'dup.qrels')).toThrow(/dup\.qrels:2: .*first at line 1/);
   });
@@ -196,7 +241,12 @@ describe('edge cases', () => {
 describe('unit mapping (turn-level run scored at session level)', () => {
   const qrels = parseTrecQrels('q 0 s1 1\nq 0 s2 1\n', 'u.qrels');
   const run = parseTrecRun('q Q0 t1 1 0.9 r\nq Q0 t2 2 0.8 r\nq Q0 t3 3 0.7 r\nq Q0 t4 4 0.6 r\n', 'u.run').run;
-  const units = new Map([['t1', 's3'], ['t2', 's3'], ['t3', 's1'], ['t4', 's2']]);
+  const units = new Map([
+    ['t1', 's3'],
+    ['t2', 's3'],
+    ['t3', 's1'],
+    ['t4', 's2'],
+  ]);
   it('a unit takes its best-ranked member and appears once', () => {
     // turns t1 t2 t3 t4 -> sessions s3 s3 s1 s2 -> s3 s1 s2: relevant at ranks 2 and 3
     const e = evaluate(qrels, run, [parseMeasure('RR'), parseMeasure('P@3'), parseMeasure('R-all@3'), parseMeasure('NumRet')], { units });

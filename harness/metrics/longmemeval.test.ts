@@ -6,9 +6,31 @@ import { parseMeasure } from './measure.js';
 import { measurePresets } from './presets.js';
 
 // One query, relevant s1 and s4 (grade 1), s2 judged not relevant; the run ranks s3 s1 s2 s4 (scores descending).
-const qrels: Qrels = new Map([['q', new Map([['s1', 1], ['s2', 0], ['s4', 1]])]]);
-const run: Run = new Map([['q', new Map([['s3', 0.9], ['s1', 0.8], ['s2', 0.7], ['s4', 0.6]])]]);
-const value = (measure: string) => evaluate(qrels, run, [parseMeasure(measure)]).perQuery.get(measure)!.get('q')!;
+const qrels: Qrels = new Map([
+  [
+    'q',
+    new Map([
+      ['s1', 1],
+      ['s2', 0],
+      ['s4', 1],
+    ]),
+  ],
+]);
+const run: Run = new Map([
+  [
+    'q',
+    new Map([
+      ['s3', 0.9],
+      ['s1', 0.8],
+      ['s2', 0.7],
+      ['s4', 0.6],
+    ]),
+  ],
+]);
+const value = (measure: string) =>
+  evaluate(qrels, run, [parseMeasure(measure)])
+    .perQuery.get(measure)!
+    .get('q')!;
 
 describe('LongMemEval measures (preset longmemeval)', () => {
   it('nDCG-LME@k leaves ranks 1 and 2 undiscounted', () => {

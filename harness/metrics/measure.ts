@@ -1,6 +1,16 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, interpolatedPrecisionAt, reciprocalRank, rPrecision, rPrecisionMult } from './kernels/ap.js';
+import {
+  averagePrecision,
+  bpref,
+  binaryG,
+  elevenPointAverage,
+  inferredAp,
+  interpolatedPrecisionAt,
+  reciprocalRank,
+  rPrecision,
+  rPrecisionMult,
+} from './kernels/ap.js';
 import { allRelevantAt, apAt, judgedAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
 import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, rNdcg, setupGains, type GainOverride } from './kernels/gain.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
@@ -19,7 +29,17 @@ export interface Measure {
   /** The `@k` cutoff (a rank, or a recall level for IPrec / a multiple of R for RprecMult). */
   readonly cutoff?: number;
   /** Non-default parameters only. `gains` maps a grade to its gain. */
-  readonly params: Readonly<{ rel?: number; gain?: 'exp'; p?: number; x?: number; a?: number; b?: number; c?: number; d?: number; gains?: Readonly<Record<string, number>> }>;
+  readonly params: Readonly<{
+    rel?: number;
+    gain?: 'exp';
+    p?: number;
+    x?: number;
+    a?: number;
+    b?: number;
+    c?: number;
+    d?: number;
+    gains?: Readonly<Record<string, number>>;
+  }>;
 }
 
 type ParamName = 'rel' | 'gain' | 'p' | 'x' | 'a' | 'b' | 'c' | 'd' | 'gains';
@@ -51,11 +71,15 @@ function gainOverrides(m: Measure): GainOverride[] {
 /** Every measure family, by canonical name. trec_eval names in the descriptions. */
 const FAMILIES: Readonly<Record<string, Family>> = {
   AP: {
-    cutoff: 'optionalRank', params: ['rel'], describe: 'average precision (trec_eval map; AP@k = map_cut.k)',
+    cutoff: 'optionalRank',
+    params: ['rel'],
+    describe: 'average precision (trec_eval map; AP@k = map_cut.k)',
     compute: (r, m, l, s) => (m.cutoff === undefined ? averagePrecision(r, l) : cut(apAt)(r, m, l, s)),
   },
   RR: {
-    cutoff: 'optionalRank', params: ['rel'], describe: 'reciprocal rank of the first relevant document (recip_rank); RR@k counts only the top k',
+    cutoff: 'optionalRank',
+    params: ['rel'],
+    describe: 'reciprocal rank of the first relevant document (recip_rank); RR@k counts only the top k',
     compute: (r, m, l) => {
       const v = reciprocalRank(r, l);
       return m.cutoff !== undefined && v > 0 && 1 / v > m.cutoff ? 0 : v;
@@ -65,11 +89,18 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   R: { cutoff: 'rank', params: ['rel'], describe: 'recall at k (recall.k)', compute: cut(recallAt) },
   'R-all': { cutoff: 'rank', params: ['rel'], describe: '1 if every relevant document is in the top k, else 0', compute: cut(allRelevantAt) },
   Judged: { cutoff: 'rank', params: [], describe: 'fraction of the top k with a qrels entry', compute: cut((r, _l, k, o, off) => judgedAt(r, k, o, off)) },
-  Unj: { cutoff: 'rank', params: [], describe: 'fraction of the top k unjudged, past-the-end counted judged (unj.k)', compute: cut((r, _l, k, o, off) => unjudgedAt(r, k, o, off)) },
+  Unj: {
+    cutoff: 'rank',
+    params: [],
+    describe: 'fraction of the top k unjudged, past-the-end counted judged (unj.k)',
+    compute: cut((r, _l, k, o, off) => unjudgedAt(r, k, o, off)),
+  },
   Success: { cutoff: 'rank', params: ['rel'], describe: '1 if a relevant document is in the top k (success.k)', compute: cut(successAt) },
   RelP: { cutoff: 'rank', params: ['rel'], describe: 'relative precision at k (relative_P.k)', compute: cut(relativePrecisionAt) },
   nDCG: {
-    cutoff: 'optionalRank', params: ['gain', 'gains'], describe: 'normalised DCG, linear gain (ndcg, ndcg_cut.k); gain=exp for 2^g-1',
+    cutoff: 'optionalRank',
+    params: ['gain', 'gains'],
+    describe: 'normalised DCG, linear gain (ndcg, ndcg_cut.k); gain=exp for 2^g-1',
     compute: (r, m, _l, s) => {
       const exp = m.params.gain === 'exp';
       if (m.cutoff !== undefined && m.params.gains === undefined) {
@@ -83,21 +114,47 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     },
   },
   'nDCG-LME': {
-    cutoff: 'rank', params: ['rel'],
+    cutoff: 'rank',
+    params: ['rel'],
     describe: "LongMemEval's ndcg_any@k: binary gains, ranks 1 and 2 undiscounted; only to compare with published LongMemEval numbers",
     compute: (r, m, l) => longMemEvalNdcgAt(r, l, m.cutoff!),
   },
-  DCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'discounted cumulative gain (dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).dcg },
-  IDCG: { cutoff: 'none', params: ['gain', 'gains'], describe: 'ideal DCG (ideal_dcg)', compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).idcg },
-  nDCGRel: { cutoff: 'none', params: ['gains'], describe: 'nDCG averaged over relevant documents (ndcg_rel)', compute: (r, m) => ndcgRel(r, setupGains(r, gainOverrides(m))) },
+  DCG: {
+    cutoff: 'none',
+    params: ['gain', 'gains'],
+    describe: 'discounted cumulative gain (dcg)',
+    compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).dcg,
+  },
+  IDCG: {
+    cutoff: 'none',
+    params: ['gain', 'gains'],
+    describe: 'ideal DCG (ideal_dcg)',
+    compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).idcg,
+  },
+  nDCGRel: {
+    cutoff: 'none',
+    params: ['gains'],
+    describe: 'nDCG averaged over relevant documents (ndcg_rel)',
+    compute: (r, m) => ndcgRel(r, setupGains(r, gainOverrides(m))),
+  },
   RnDCG: { cutoff: 'none', params: ['gains'], describe: 'nDCG averaged at R levels (Rndcg)', compute: (r, m) => rNdcg(r, setupGains(r, gainOverrides(m))) },
   G: { cutoff: 'none', params: ['gains'], describe: 'trec_eval G', compute: (r, m) => gMeasure(r, setupGains(r, gainOverrides(m))) },
-  RBP: { cutoff: 'none', params: ['p', 'gains'], describe: 'rank-biased precision (rbp), persistence p', compute: (r, m) => rbp(r, setupGains(r, gainOverrides(m)), m.params.p ?? 0.9) },
+  RBP: {
+    cutoff: 'none',
+    params: ['p', 'gains'],
+    describe: 'rank-biased precision (rbp), persistence p',
+    compute: (r, m) => rbp(r, setupGains(r, gainOverrides(m)), m.params.p ?? 0.9),
+  },
   RBPResid: { cutoff: 'none', params: ['p'], describe: 'RBP residual (rbp_resid)', compute: (r, m) => rbpResidual(r, m.params.p ?? 0.9) },
   Rprec: { cutoff: 'none', params: ['rel'], describe: 'precision at R (Rprec)', compute: (r, _m, l) => rPrecision(r, l) },
   RprecMult: { cutoff: 'fraction', params: ['rel'], describe: 'precision at m times R (Rprec_mult)', compute: cut(rPrecisionMult) },
   IPrec: { cutoff: 'fraction', params: ['rel'], describe: 'interpolated precision at recall x (iprec_at_recall)', compute: cut(interpolatedPrecisionAt) },
-  '11ptAvg': { cutoff: 'none', params: ['rel'], describe: 'mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)', compute: (r, _m, l) => elevenPointAverage(r, l, RECALLS) },
+  '11ptAvg': {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)',
+    compute: (r, _m, l) => elevenPointAverage(r, l, RECALLS),
+  },
   Bpref: { cutoff: 'none', params: ['rel'], describe: 'binary preference (bpref)', compute: (r, _m, l) => bpref(r, l) },
   infAP: { cutoff: 'none', params: ['rel'], describe: 'inferred AP (infAP)', compute: (r, _m, l) => inferredAp(r, l) },
   BinG: { cutoff: 'none', params: ['rel'], describe: 'trec_eval binG', compute: (r, _m, l) => binaryG(r, l) },
@@ -107,13 +164,20 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   SetAP: { cutoff: 'none', params: ['rel'], describe: 'set AP (set_map)', compute: (r) => setAp(r) },
   SetF: { cutoff: 'none', params: ['x', 'rel'], describe: 'set F, x weighs recall (set_F.x)', compute: (r, m) => setF(r, m.params.x ?? 1) },
   Utility: {
-    cutoff: 'none', params: ['a', 'b', 'c', 'd', 'rel'], describe: 'set utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*rest (utility)',
+    cutoff: 'none',
+    params: ['a', 'b', 'c', 'd', 'rel'],
+    describe: 'set utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*rest (utility)',
     compute: (r, m) => utility(r, [m.params.a ?? 1, m.params.b ?? -1, m.params.c ?? 0, m.params.d ?? 0]),
   },
   NumRet: { cutoff: 'none', params: [], describe: 'documents retrieved (num_ret)', compute: (r) => numRet(r) },
   NumRel: { cutoff: 'none', params: ['rel'], describe: 'relevant documents (num_rel)', compute: (r) => numRel(r) },
   NumRelRet: { cutoff: 'none', params: ['rel'], describe: 'relevant documents retrieved (num_rel_ret)', compute: (r) => numRelRet(r) },
-  NumNonrelJudgedRet: { cutoff: 'none', params: ['rel'], describe: 'judged non-relevant documents retrieved (num_nonrel_judged_ret)', compute: (r) => numNonrelJudgedRet(r) },
+  NumNonrelJudgedRet: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'judged non-relevant documents retrieved (num_nonrel_judged_ret)',
+    compute: (r) => numNonrelJudgedRet(r),
+  },
 };
 
 /** Canonical measure names, for help texts and did-you-mean. */
@@ -134,11 +198,38 @@ export function describeMeasures(): readonly { name: string; describe: string; p
 
 /** trec_eval's name of each family that trec_eval computes (with the cutoff as its `.k` parameter). */
 const TREC_NAMES: Readonly<Record<string, string>> = {
-  AP: 'map', RR: 'recip_rank', nDCG: 'ndcg', DCG: 'dcg', IDCG: 'ideal_dcg', nDCGRel: 'ndcg_rel', RnDCG: 'Rndcg', G: 'G', P: 'P',
-  R: 'recall', Success: 'success', RelP: 'relative_P', Unj: 'unj', RBP: 'rbp', RBPResid: 'rbp_resid', Rprec: 'Rprec',
-  RprecMult: 'Rprec_mult', IPrec: 'iprec_at_recall', '11ptAvg': '11pt_avg', Bpref: 'bpref', infAP: 'infAP', BinG: 'binG',
-  SetP: 'set_P', SetRelP: 'set_relative_P', SetR: 'set_recall', SetAP: 'set_map', SetF: 'set_F', Utility: 'utility',
-  NumRet: 'num_ret', NumRel: 'num_rel', NumRelRet: 'num_rel_ret', NumNonrelJudgedRet: 'num_nonrel_judged_ret',
+  AP: 'map',
+  RR: 'recip_rank',
+  nDCG: 'ndcg',
+  DCG: 'dcg',
+  IDCG: 'ideal_dcg',
+  nDCGRel: 'ndcg_rel',
+  RnDCG: 'Rndcg',
+  G: 'G',
+  P: 'P',
+  R: 'recall',
+  Success: 'success',
+  RelP: 'relative_P',
+  Unj: 'unj',
+  RBP: 'rbp',
+  RBPResid: 'rbp_resid',
+  Rprec: 'Rprec',
+  RprecMult: 'Rprec_mult',
+  IPrec: 'iprec_at_recall',
+  '11ptAvg': '11pt_avg',
+  Bpref: 'bpref',
+  infAP: 'infAP',
+  BinG: 'binG',
+  SetP: 'set_P',
+  SetRelP: 'set_relative_P',
+  SetR: 'set_recall',
+  SetAP: 'set_map',
+  SetF: 'set_F',
+  Utility: 'utility',
+  NumRet: 'num_ret',
+  NumRel: 'num_rel',
+  NumRelRet: 'num_rel_ret',
+  NumNonrelJudgedRet: 'num_nonrel_judged_ret',
 };
 const TREC_CUT_NAMES: Readonly<Record<string, string>> = { AP: 'map_cut', nDCG: 'ndcg_cut' };
 
@@ -198,13 +289,49 @@ export function formatMeasure(m: Measure): string {
  * An alias only ever resolves to the same number: BEIR's capped recall `R_cap@k` has no entry here.
  */
 const ALIASES: Readonly<Record<string, string>> = {
-  map: 'AP', map_cut: 'AP', mrr: 'RR', recip_rank: 'RR', ndcg_cut: 'nDCG', ndcg_at: 'nDCG', recall: 'R', precision: 'P',
-  success: 'Success', hit: 'Success', hits: 'Success', hit_rate: 'Success', hitrate: 'Success', top_k_acc: 'Success', recall_any: 'Success',
-  recall_all: 'R-all', ndcg_any: 'nDCG-LME', judged: 'Judged', unj: 'Unj', relative_p: 'RelP', rprec_mult: 'RprecMult',
-  iprec_at_recall: 'IPrec', '11pt_avg': '11ptAvg', bpref: 'Bpref', infap: 'infAP', bing: 'BinG', dcg: 'DCG', ideal_dcg: 'IDCG',
-  ndcg_rel: 'nDCGRel', rndcg: 'RnDCG', rbp: 'RBP', rbp_resid: 'RBPResid', rprec: 'Rprec', set_p: 'SetP', set_relative_p: 'SetRelP',
-  set_recall: 'SetR', set_map: 'SetAP', set_f: 'SetF', utility: 'Utility', num_ret: 'NumRet', num_rel: 'NumRel',
-  num_rel_ret: 'NumRelRet', num_nonrel_judged_ret: 'NumNonrelJudgedRet',
+  map: 'AP',
+  map_cut: 'AP',
+  mrr: 'RR',
+  recip_rank: 'RR',
+  ndcg_cut: 'nDCG',
+  ndcg_at: 'nDCG',
+  recall: 'R',
+  precision: 'P',
+  success: 'Success',
+  hit: 'Success',
+  hits: 'Success',
+  hit_rate: 'Success',
+  hitrate: 'Success',
+  top_k_acc: 'Success',
+  recall_any: 'Success',
+  recall_all: 'R-all',
+  ndcg_any: 'nDCG-LME',
+  judged: 'Judged',
+  unj: 'Unj',
+  relative_p: 'RelP',
+  rprec_mult: 'RprecMult',
+  iprec_at_recall: 'IPrec',
+  '11pt_avg': '11ptAvg',
+  bpref: 'Bpref',
+  infap: 'infAP',
+  bing: 'BinG',
+  dcg: 'DCG',
+  ideal_dcg: 'IDCG',
+  ndcg_rel: 'nDCGRel',
+  rndcg: 'RnDCG',
+  rbp: 'RBP',
+  rbp_resid: 'RBPResid',
+  rprec: 'Rprec',
+  set_p: 'SetP',
+  set_relative_p: 'SetRelP',
+  set_recall: 'SetR',
+  set_map: 'SetAP',
+  set_f: 'SetF',
+  utility: 'Utility',
+  num_ret: 'NumRet',
+  num_rel: 'NumRel',
+  num_rel_ret: 'NumRelRet',
+  num_nonrel_judged_ret: 'NumNonrelJudgedRet',
   ...Object.fromEntries(Object.keys(FAMILIES).map((name) => [name.toLowerCase(), name])),
 };
 
@@ -272,12 +399,15 @@ export function parseMeasure(text: string): Measure {
       let raw = part.slice(eq + 1).trim();
       // ir_measures writes the gain as nDCG(dcg=exp-log2); the same measure as our gain=exp.
       if ((key as string) === 'dcg' && fam.params.includes('gain')) {
-        if (raw !== 'log2' && raw !== 'exp-log2') throw new UsageError(`measure "${text}": dcg=${raw}; ir_measures' dcg is log2 (linear gain) or exp-log2 (2^g-1)`);
+        if (raw !== 'log2' && raw !== 'exp-log2')
+          throw new UsageError(`measure "${text}": dcg=${raw}; ir_measures' dcg is log2 (linear gain) or exp-log2 (2^g-1)`);
         key = 'gain';
         raw = raw === 'exp-log2' ? 'exp' : 'linear';
       }
       if (!fam.params.includes(key)) {
-        throw new UsageError(`measure "${text}": ${name} has no parameter "${key}"${fam.params.length ? ` (it takes ${fam.params.join(', ')})` : ' (it takes none)'}`);
+        throw new UsageError(
+          `measure "${text}": ${name} has no parameter "${key}"${fam.params.length ? ` (it takes ${fam.params.join(', ')})` : ' (it takes none)'}`,
+        );
       }
       if (key in params) throw new UsageError(`measure "${text}": parameter "${key}" given twice`);
       params[key] = parseParam(text, key, raw);

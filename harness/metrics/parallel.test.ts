@@ -22,7 +22,7 @@ describeDist('harness eval with worker threads (dist/)', () => {
   let qrels = '';
   let run = '';
   let seed = 11;
-  const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   for (let q = 0; q < 300; q++) {
     for (let d = 0; d < 20; d++) if (rnd() < 0.5) qrels += `q${q} 0 d${d} ${Math.floor(rnd() * 3)}\n`;
     for (let d = 0; d < 40; d++) run += `q${q} Q0 d${d} ${d} ${Math.floor(rnd() * 8) / 4} tag\n`;
@@ -36,7 +36,16 @@ describeDist('harness eval with worker threads (dist/)', () => {
   it('gives the same values as one thread', async () => {
     const se = (await import(pathToFileURL(join(DIST, 'stream-eval.js')).href)) as typeof import('./stream-eval.js');
     const te = (await import(pathToFileURL(join(DIST, 'trec-eval.js')).href)) as typeof import('./trec-eval.js');
-    const settings = { perQuery: true, summary: true, averageComplete: true, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: ['all_trec'] };
+    const settings = {
+      perQuery: true,
+      summary: true,
+      averageComplete: true,
+      judgedOnly: false,
+      relevanceLevel: 1,
+      maxDocs: undefined,
+      numDocsInColl: 0,
+      measures: ['all_trec'],
+    };
     const plan = te.compileTrecPlan(settings);
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
     expect(se.splitAtQueryBoundaries(runPath, 3)).toHaveLength(4);
@@ -54,7 +63,16 @@ describeDist('harness eval with worker threads (dist/)', () => {
     lines[lines.length - 3] = 'q299 Q0 bad 1 notanumber tag';
     const badPath = join(dir, 'bad');
     writeFileSync(badPath, lines.join('\n'));
-    const plan = te.compileTrecPlan({ perQuery: false, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: [] });
+    const plan = te.compileTrecPlan({
+      perQuery: false,
+      summary: true,
+      averageComplete: false,
+      judgedOnly: false,
+      relevanceLevel: 1,
+      maxDocs: undefined,
+      numDocsInColl: 0,
+      measures: [],
+    });
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
     await expect(se.evaluateTrecRunFile(index, badPath, plan, { threads: 2, minParallelBytes: 0 })).rejects.toThrow(
       new RegExp(`bad:${lines.length - 2}: score "notanumber"`),

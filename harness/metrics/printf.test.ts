@@ -29,7 +29,7 @@ describe('printf-exact %f', () => {
   });
   it('agrees with toFixed wherever there is no exact tie', () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let i = 0; i < 20000; i++) {
       const x = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 8 - 2);
       if (Number.isInteger(Math.abs(x) * 32) && (Math.abs(x) * 32) % 2 === 1) continue;

@@ -13,7 +13,16 @@ const dir = mkdtempSync(join(tmpdir(), 'stream-eval-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MB = 1 << 20;
-const settings = { perQuery: true, summary: true, averageComplete: false, judgedOnly: false, relevanceLevel: 1, maxDocs: undefined, numDocsInColl: 0, measures: ['official'] };
+const settings = {
+  perQuery: true,
+  summary: true,
+  averageComplete: false,
+  judgedOnly: false,
+  relevanceLevel: 1,
+  maxDocs: undefined,
+  numDocsInColl: 0,
+  measures: ['official'],
+};
 
 describe('chooseThreads', () => {
   it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the idle cores and 4', () => {
@@ -38,7 +47,11 @@ describe('QrelsIndex', () => {
 
   it('orders queries bytewise and counts judged documents per grade', () => {
     expect(index.qids).toEqual(['q1', 'q10', 'q2']);
-    expect(index.relLevels.map((l) => [...l])).toEqual([[1, 0, 0, 1], [0, 0, 1], [0, 1]]);
+    expect(index.relLevels.map((l) => [...l])).toEqual([
+      [1, 0, 0, 1],
+      [0, 0, 1],
+      [0, 1],
+    ]);
     expect(index.lookupId(2, 'a')).toBe(1);
     expect(index.lookupId(2, 'c')).toBe(REL_UNJUDGED);
     expect(index.lookupId(2, 'b')).toBe(REL_NONPOOL);
@@ -57,7 +70,9 @@ describe('QrelsIndex', () => {
   });
 
   it('still rejects a document judged twice for one query', () => {
-    expect(() => QrelsIndex.fromBuffer(Buffer.from('q 0 a 1\nq 0 b 1\nq 0 a 0\n'), 'd.qrels')).toThrow(/d\.qrels:3: document "a" is judged twice for query "q" \(first at line 1\)/);
+    expect(() => QrelsIndex.fromBuffer(Buffer.from('q 0 a 1\nq 0 b 1\nq 0 a 0\n'), 'd.qrels')).toThrow(
+      /d\.qrels:3: document "a" is judged twice for query "q" \(first at line 1\)/,
+    );
   });
 });
 
@@ -79,7 +94,9 @@ describe('run blocks', () => {
     const badPath = join(dir, 'bad.run');
     writeFileSync(badPath, `${run}q2999 Q0 same 3 0.5 t\n`);
     // The late line re-opens q2999's block (it follows q2999's lines directly), so it is a duplicate there.
-    await expect(evaluateTrecRunFile(index, badPath, plan)).rejects.toThrow(/bad\.run:6001: document "same" appears twice for query "q2999" \(first at line 5999\)/);
+    await expect(evaluateTrecRunFile(index, badPath, plan)).rejects.toThrow(
+      /bad\.run:6001: document "same" appears twice for query "q2999" \(first at line 5999\)/,
+    );
   });
 
   it('grows a block past its first tables (depth 5,000) without losing a duplicate', async () => {
@@ -88,7 +105,9 @@ describe('run blocks', () => {
     const path = join(dir, 'deep.run');
     writeFileSync(path, `${run}q Q0 d17 0 0.5 t\n`);
     const index = QrelsIndex.fromBuffer(Buffer.from('q 0 d1 1\n'), 'q.qrels');
-    await expect(evaluateTrecRunFile(index, path, compileTrecPlan(settings))).rejects.toThrow(/deep\.run:5001: document "d17" appears twice for query "q" \(first at line 18\)/);
+    await expect(evaluateTrecRunFile(index, path, compileTrecPlan(settings))).rejects.toThrow(
+      /deep\.run:5001: document "d17" appears twice for query "q" \(first at line 18\)/,
+    );
   });
 });
 
@@ -147,7 +166,14 @@ describe('scanTrecRun', () => {
   });
 
   it('counts the fields of a short line, also when it ends the buffer or trails blanks', () => {
-    for (const [line, found] of [['q', 1], ['q Q0', 2], ['q Q0 d', 3], ['q Q0 d 1', 4], ['q Q0 d 1 2.5', 5], ['q Q0 d 1 2.5 \t', 5]] as const) {
+    for (const [line, found] of [
+      ['q', 1],
+      ['q Q0', 2],
+      ['q Q0 d', 3],
+      ['q Q0 d 1', 4],
+      ['q Q0 d 1 2.5', 5],
+      ['q Q0 d 1 2.5 \t', 5],
+    ] as const) {
       expect(() => fields(`${line}\n`)).toThrow(new RegExp(`r\\.txt:1: a run line needs 6 fields .* found ${found}$`));
       expect(() => fields(line)).toThrow(new RegExp(`found ${found}$`));
     }

@@ -146,9 +146,14 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
       const j = table[base + slot]!;
       if (j === -1) break;
       if (hash[j] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
-        throw new InputError(file, ln[i]!, `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`, {
-          hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
-        });
+        throw new InputError(
+          file,
+          ln[i]!,
+          `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`,
+          {
+            hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
+          },
+        );
       }
       slot = (slot + 1) & mask;
     }
@@ -419,9 +424,14 @@ class BlockSink implements RunLineSink {
         let k = 0;
         while (k < len && jb[js + k] === buf[s + k]) k++;
         if (k === len) {
-          throw new InputError(this.file, lineNo, `document "${buf.toString('utf8', s, e)}" appears twice for query "${this.qid}" (first at line ${this.lines[j]})`, {
-            hint: 'a run ranks each document at most once per query; deduplicate before evaluating',
-          });
+          throw new InputError(
+            this.file,
+            lineNo,
+            `document "${buf.toString('utf8', s, e)}" appears twice for query "${this.qid}" (first at line ${this.lines[j]})`,
+            {
+              hint: 'a run ranks each document at most once per query; deduplicate before evaluating',
+            },
+          );
         }
       }
       slot = (slot + 1) & mask;
@@ -519,7 +529,14 @@ export interface QuerySlots {
  * `into`, each row goes straight to its query's slot and the result's qis and rows stay empty: the main
  * thread then holds one row per query, not a second copy in file order.
  */
-export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan: TrecPlan, start: number, end: number, into?: QuerySlots): Promise<RangeResult> {
+export async function evaluateRunRange(
+  index: QrelsIndex,
+  runPath: string,
+  plan: TrecPlan,
+  start: number,
+  end: number,
+  into?: QuerySlots,
+): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
   let rows = new Float64Array(into ? 0 : 64 * w);
@@ -558,7 +575,15 @@ export async function evaluateRunRange(index: QrelsIndex, runPath: string, plan:
     if (!(e instanceof NotGrouped)) throw e;
     return { notGrouped: true, qis: new Int32Array(0), rows: new Float64Array(0), relstrings: [], seen: [], dropped: [], runTag: '' };
   }
-  return { notGrouped: false, qis: qis.subarray(0, n), rows: rows.subarray(0, n * w), relstrings, seen: sink.seenIds, dropped: sink.dropped, runTag: sink.runTag };
+  return {
+    notGrouped: false,
+    qis: qis.subarray(0, n),
+    rows: rows.subarray(0, n * w),
+    relstrings,
+    seen: sink.seenIds,
+    dropped: sink.dropped,
+    runTag: sink.runTag,
+  };
 }
 
 /**
@@ -731,7 +756,11 @@ export async function evaluateTrecRunFile(
     dropped = [...run.keys()].filter((q) => !index.qidIndex.has(q));
     for (const [qid, docs] of run) {
       const qi = index.qidIndex.get(qid);
-      if (qi !== undefined) score(qi, rankedGradesOf(docs, (id) => index.lookupId(qi, id)));
+      if (qi !== undefined)
+        score(
+          qi,
+          rankedGradesOf(docs, (id) => index.lookupId(qi, id)),
+        );
     }
   }
   if (seenAll.size === 0) throw new InputError(runPath, undefined, 'the run has no result lines');

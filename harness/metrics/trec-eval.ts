@@ -1,6 +1,19 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { averagePrecision, bpref, binaryG, elevenPointAverage, inferredAp, interpolatedPrecisionAt, logAveragePrecision, logBpref, MIN_GEO_MEAN, reciprocalRank, rPrecision, rPrecisionMult } from './kernels/ap.js';
+import {
+  averagePrecision,
+  bpref,
+  binaryG,
+  elevenPointAverage,
+  inferredAp,
+  interpolatedPrecisionAt,
+  logAveragePrecision,
+  logBpref,
+  MIN_GEO_MEAN,
+  reciprocalRank,
+  rPrecision,
+  rPrecisionMult,
+} from './kernels/ap.js';
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
 import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, relString, rNdcg, setupGains, type GainOverride, type GainTable } from './kernels/gain.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
@@ -84,15 +97,43 @@ const DEFS: readonly Def[] = [
   { name: 'Rprec', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = rPrecision(r, c.level)) },
   { name: 'bpref', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = bpref(r, c.level)) },
   { name: 'recip_rank', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = reciprocalRank(r, c.level)) },
-  { name: 'iprec_at_recall', kind: 'cutDouble', avg: 'mean', perQuery: true, defaults: RECALLS, calc: (r, c, p, o, i) => interpolatedPrecisionAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'iprec_at_recall',
+    kind: 'cutDouble',
+    avg: 'mean',
+    perQuery: true,
+    defaults: RECALLS,
+    calc: (r, c, p, o, i) => interpolatedPrecisionAt(r, c.level, p.numbers, o, i),
+  },
   { name: 'P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => precisionAt(r, c.level, p.numbers, o, i) },
   { name: 'relstring', kind: 'relstring', avg: 'none', perQuery: true, defaults: [10], calc: () => {} },
   { name: 'recall', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => recallAt(r, c.level, p.numbers, o, i) },
   { name: 'infAP', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = inferredAp(r, c.level)) },
   { name: 'gm_bpref', kind: 'single', avg: 'gm', perQuery: false, calc: (r, c, _p, o, i) => void (o[i] = logBpref(r, c.level)) },
-  { name: 'Rprec_mult', kind: 'cutDouble', avg: 'mean', perQuery: true, defaults: [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0], calc: (r, c, p, o, i) => rPrecisionMult(r, c.level, p.numbers, o, i) },
-  { name: 'utility', kind: 'doubleParams', avg: 'mean', perQuery: true, defaults: [1.0, -1.0, 0.0, 0.0], calc: (r, c, p, o, i) => void (o[i] = utility(r, p.numbers, c.numDocsInColl)) },
-  { name: '11pt_avg', kind: 'doubleParams', avg: 'mean', perQuery: true, defaults: RECALLS, calc: (r, c, p, o, i) => void (o[i] = elevenPointAverage(r, c.level, p.numbers)) },
+  {
+    name: 'Rprec_mult',
+    kind: 'cutDouble',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
+    calc: (r, c, p, o, i) => rPrecisionMult(r, c.level, p.numbers, o, i),
+  },
+  {
+    name: 'utility',
+    kind: 'doubleParams',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [1.0, -1.0, 0.0, 0.0],
+    calc: (r, c, p, o, i) => void (o[i] = utility(r, p.numbers, c.numDocsInColl)),
+  },
+  {
+    name: '11pt_avg',
+    kind: 'doubleParams',
+    avg: 'mean',
+    perQuery: true,
+    defaults: RECALLS,
+    calc: (r, c, p, o, i) => void (o[i] = elevenPointAverage(r, c.level, p.numbers)),
+  },
   { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryG(r, c.level)) },
   { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(r, p.pairs))) },
   { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).dcg) },
@@ -102,7 +143,14 @@ const DEFS: readonly Def[] = [
   { name: 'Rndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rNdcg(r, c.gains(r, p.pairs))) },
   { name: 'ndcg_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, _c, p, o, i) => ndcgAt(r, p.numbers, o, i) },
   { name: 'map_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => apAt(r, c.level, p.numbers, o, i) },
-  { name: 'relative_P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => relativePrecisionAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'relative_P',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: CUTOFFS,
+    calc: (r, c, p, o, i) => relativePrecisionAt(r, c.level, p.numbers, o, i),
+  },
   { name: 'success', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: [1, 5, 10], calc: (r, c, p, o, i) => successAt(r, c.level, p.numbers, o, i) },
   { name: 'set_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setP(r)) },
   { name: 'set_relative_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setRelP(r)) },
@@ -119,10 +167,43 @@ const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
   official: ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P'],
   set: ['runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'utility', 'set_P', 'set_recall', 'set_relative_P', 'set_map', 'set_F'],
   all_trec: [
-    'runid', 'num_q', 'num_ret', 'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall',
-    'P', 'relstring', 'recall', 'unj', 'rbp', 'rbp_resid', 'infAP', 'gm_bpref', 'utility', '11pt_avg', 'ndcg', 'relative_P',
-    'Rprec_mult', 'success', 'map_cut', 'ndcg_cut', 'ndcg_rel', 'Rndcg', 'binG', 'G', 'set_P', 'set_recall', 'set_relative_P',
-    'set_map', 'set_F', 'num_nonrel_judged_ret',
+    'runid',
+    'num_q',
+    'num_ret',
+    'num_rel',
+    'num_rel_ret',
+    'map',
+    'gm_map',
+    'Rprec',
+    'bpref',
+    'recip_rank',
+    'iprec_at_recall',
+    'P',
+    'relstring',
+    'recall',
+    'unj',
+    'rbp',
+    'rbp_resid',
+    'infAP',
+    'gm_bpref',
+    'utility',
+    '11pt_avg',
+    'ndcg',
+    'relative_P',
+    'Rprec_mult',
+    'success',
+    'map_cut',
+    'ndcg_cut',
+    'ndcg_rel',
+    'Rndcg',
+    'binG',
+    'G',
+    'set_P',
+    'set_recall',
+    'set_relative_P',
+    'set_map',
+    'set_F',
+    'num_nonrel_judged_ret',
   ],
 };
 
@@ -174,7 +255,9 @@ export function compileTrecPlan(settings: TrecEvalSettings): TrecPlan {
       args.push({ name, params });
     }
     if (UNSUPPORTED.has(name)) {
-      throw new UsageError(`measure '${name}' needs the preference or judgment-group qrels formats (-R prefs, qrels_prefs, qrels_jg), which harness eval does not read`);
+      throw new UsageError(
+        `measure '${name}' needs the preference or judgment-group qrels formats (-R prefs, qrels_prefs, qrels_jg), which harness eval does not read`,
+      );
     }
     const nick = NICKNAMES[name];
     if (nick) for (const n of nick) marked.add(n);
@@ -213,7 +296,10 @@ function instantiate(def: Def, paramText: string | undefined, offset: number): T
       break;
     case 'cutLong': {
       if (paramText !== undefined) {
-        const cs = paramText.split(',').map(atol).sort((a, b) => a - b);
+        const cs = paramText
+          .split(',')
+          .map(atol)
+          .sort((a, b) => a - b);
         if (cs[0]! <= 0) throw bad('cutoffs must be positive');
         for (let i = 1; i < cs.length; i++) if (cs[i] === cs[i - 1]) throw bad('duplicate cutoffs');
         numbers = cs;
@@ -223,7 +309,10 @@ function instantiate(def: Def, paramText: string | undefined, offset: number): T
     }
     case 'cutDouble': {
       if (paramText !== undefined) {
-        const cs = paramText.split(',').map(atof).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const cs = paramText
+          .split(',')
+          .map(atof)
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         for (let i = 1; i < cs.length; i++) if (cs[i] === cs[i - 1]) throw bad('duplicate cutoffs');
         numbers = cs;
       }
@@ -464,19 +553,72 @@ export function formatTrecSummary(plan: TrecPlan, summary: Float64Array, runId: 
 }
 
 const CANONICAL_FAMILY: Readonly<Record<string, string>> = {
-  num_q: 'NumQ', num_ret: 'NumRet', num_rel: 'NumRel', num_rel_ret: 'NumRelRet', map: 'AP', gm_map: 'GMAP', Rprec: 'Rprec',
-  bpref: 'Bpref', recip_rank: 'RR', iprec_at_recall: 'IPrec', P: 'P', recall: 'R', infAP: 'infAP', gm_bpref: 'GMBpref',
-  Rprec_mult: 'RprecMult', utility: 'Utility', '11pt_avg': '11ptAvg', binG: 'BinG', G: 'G', dcg: 'DCG', ideal_dcg: 'IDCG',
-  ndcg: 'nDCG', ndcg_rel: 'nDCGRel', Rndcg: 'RnDCG', ndcg_cut: 'nDCG', map_cut: 'AP', relative_P: 'RelP', success: 'Success',
-  set_P: 'SetP', set_relative_P: 'SetRelP', set_recall: 'SetR', set_map: 'SetAP', set_F: 'SetF',
-  num_nonrel_judged_ret: 'NumNonrelJudgedRet', rbp: 'RBP', rbp_resid: 'RBPResid', unj: 'Unj',
+  num_q: 'NumQ',
+  num_ret: 'NumRet',
+  num_rel: 'NumRel',
+  num_rel_ret: 'NumRelRet',
+  map: 'AP',
+  gm_map: 'GMAP',
+  Rprec: 'Rprec',
+  bpref: 'Bpref',
+  recip_rank: 'RR',
+  iprec_at_recall: 'IPrec',
+  P: 'P',
+  recall: 'R',
+  infAP: 'infAP',
+  gm_bpref: 'GMBpref',
+  Rprec_mult: 'RprecMult',
+  utility: 'Utility',
+  '11pt_avg': '11ptAvg',
+  binG: 'BinG',
+  G: 'G',
+  dcg: 'DCG',
+  ideal_dcg: 'IDCG',
+  ndcg: 'nDCG',
+  ndcg_rel: 'nDCGRel',
+  Rndcg: 'RnDCG',
+  ndcg_cut: 'nDCG',
+  map_cut: 'AP',
+  relative_P: 'RelP',
+  success: 'Success',
+  set_P: 'SetP',
+  set_relative_P: 'SetRelP',
+  set_recall: 'SetR',
+  set_map: 'SetAP',
+  set_F: 'SetF',
+  num_nonrel_judged_ret: 'NumNonrelJudgedRet',
+  rbp: 'RBP',
+  rbp_resid: 'RBPResid',
+  unj: 'Unj',
 };
 
 /** trec_eval measures whose value depends on the relevance level (-l). */
 const USES_LEVEL = new Set([
-  'num_rel', 'num_rel_ret', 'map', 'gm_map', 'Rprec', 'bpref', 'recip_rank', 'iprec_at_recall', 'P', 'recall', 'infAP', 'gm_bpref',
-  'Rprec_mult', 'utility', '11pt_avg', 'binG', 'map_cut', 'relative_P', 'success', 'set_P', 'set_relative_P', 'set_recall', 'set_map',
-  'set_F', 'num_nonrel_judged_ret',
+  'num_rel',
+  'num_rel_ret',
+  'map',
+  'gm_map',
+  'Rprec',
+  'bpref',
+  'recip_rank',
+  'iprec_at_recall',
+  'P',
+  'recall',
+  'infAP',
+  'gm_bpref',
+  'Rprec_mult',
+  'utility',
+  '11pt_avg',
+  'binG',
+  'map_cut',
+  'relative_P',
+  'success',
+  'set_P',
+  'set_relative_P',
+  'set_recall',
+  'set_map',
+  'set_F',
+  'num_nonrel_judged_ret',
 ]);
 
 /**
@@ -484,7 +626,10 @@ const USES_LEVEL = new Set([
  * for values with no canonical form (runid, relstring, 11pt_avg with custom recall points). The relevance
  * level shows as `rel=` when it is not 1: `P(rel=2)@5`.
  */
-export function canonicalValueNames(plan: TrecPlan, format: (name: string, params: Record<string, unknown>, cutoff?: number) => string): (string | undefined)[] {
+export function canonicalValueNames(
+  plan: TrecPlan,
+  format: (name: string, params: Record<string, unknown>, cutoff?: number) => string,
+): (string | undefined)[] {
   const out: (string | undefined)[] = new Array(plan.width).fill(undefined);
   const level = plan.settings.relevanceLevel;
   for (const inst of plan.instances) {

@@ -22,7 +22,13 @@ function evidenceTable(md: string): string[][] {
   const start = lines.indexOf('## Evidence');
   const rows: string[][] = [];
   for (const line of lines.slice(start)) {
-    if (line.startsWith('|')) rows.push(line.slice(1, -1).split('|').map((c) => c.trim()));
+    if (line.startsWith('|'))
+      rows.push(
+        line
+          .slice(1, -1)
+          .split('|')
+          .map((c) => c.trim()),
+      );
     else if (rows.length > 0) break;
   }
   return rows;
@@ -60,10 +66,7 @@ describe('harness adr', () => {
     await writeFile(join(adrDir, '0000-template.md'), '');
     await writeFile(join(adrDir, '0007-earlier.md'), '');
     const io = testIo(root);
-    const code = await runCli(
-      ['adr', '--report', 'reports/fixture-study-01234567', '--title', 'Adopt dense retrieval', '--date', '2026-01-02'],
-      io,
-    );
+    const code = await runCli(['adr', '--report', 'reports/fixture-study-01234567', '--title', 'Adopt dense retrieval', '--date', '2026-01-02'], io);
     expect(code).toBe(0);
     expect(io.stdout.join('')).toBe('docs/adr/0008-adopt-dense-retrieval.md\n');
     const adr = await readFile(join(adrDir, '0008-adopt-dense-retrieval.md'), 'utf8');
@@ -93,12 +96,29 @@ describe('harness adr', () => {
     const rows = table.slice(2);
     // dense vs bm25 on the three tested measures (gate measure first) x three strata.
     expect(rows.map((r) => `${r[2]} ${r[0]}`)).toEqual([
-      'nDCG@10 exact', 'nDCG@10 paraphrase', 'nDCG@10 all',
-      'R@10 exact', 'R@10 paraphrase', 'R@10 all',
-      'R@100 exact', 'R@100 paraphrase', 'R@100 all',
+      'nDCG@10 exact',
+      'nDCG@10 paraphrase',
+      'nDCG@10 all',
+      'R@10 exact',
+      'R@10 paraphrase',
+      'R@10 all',
+      'R@100 exact',
+      'R@100 paraphrase',
+      'R@100 all',
     ]);
     for (const r of rows) {
-      const [stratum, n, measure, baseline, system, bMean, sMean, delta, ci, p] = r as [string, string, string, string, string, string, string, string, string, string];
+      const [stratum, n, measure, baseline, system, bMean, sMean, delta, ci, p] = r as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const c = data.comparisons.find((x) => x.stratum === stratum && x.measure === measure && x.baseline === baseline && x.system === system);
       expect(c, `${stratum} ${measure}`).toBeDefined();
       if (!c) continue;
@@ -132,9 +152,11 @@ describe('harness adr', () => {
     const adr = await readFile(join(root, 'adr', '0001-no-gate-here.md'), 'utf8');
     expect(adr).toContain('No option chosen: the report has no `gate:` block');
     // Without a gate the evidence is every run against the baseline on the first tested measure.
-    expect(evidenceTable(adr).slice(2).map((r) => `${r[4]} ${r[0]}`)).toEqual([
-      'dense exact', 'hybrid exact', 'dense paraphrase', 'hybrid paraphrase', 'dense all', 'hybrid all',
-    ]);
+    expect(
+      evidenceTable(adr)
+        .slice(2)
+        .map((r) => `${r[4]} ${r[0]}`),
+    ).toEqual(['dense exact', 'hybrid exact', 'dense paraphrase', 'hybrid paraphrase', 'dense all', 'hybrid all']);
     expect(await runCli(['adr', '--report', 'r', '--title', 'X', '--adr-dir', 'adr', '--date', '2nd of May'], io)).toBe(2);
   });
 });

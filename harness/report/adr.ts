@@ -132,7 +132,8 @@ export function renderAdr(data: ReportData, opts: AdrOptions): string {
   if (caveats.length === 0) L.push(g ? '- No caveat bears on the gate.' : '- No caveats: the report derived no warnings.');
   else for (const w of caveats) L.push(`- Caveat (${w.severity}, \`${w.code}\`): ${w.message}.`);
   const others = data.warnings.length - caveats.length;
-  if (others > 0) L.push(`- The report lists ${others} more warning${others === 1 ? '' : 's'} about exploratory comparisons or the eval set, none bearing on the gate.`);
+  if (others > 0)
+    L.push(`- The report lists ${others} more warning${others === 1 ? '' : 's'} about exploratory comparisons or the eval set, none bearing on the gate.`);
   L.push('');
 
   L.push('## Evidence', '');

@@ -102,7 +102,11 @@ export function buildReportData(input: ReportInput): ReportData {
     input.gate && gateBaseline ? { baseline: gateBaseline, system: input.gate.candidate } : undefined,
   );
   const gateStrata =
-    input.gate === undefined ? [] : input.gate.rule === 'gain-overall' || strata.length === 1 ? [(strata[strata.length - 1] as StratumIndex).id] : strata.map((s) => s.id);
+    input.gate === undefined
+      ? []
+      : input.gate.rule === 'gain-overall' || strata.length === 1
+        ? [(strata[strata.length - 1] as StratumIndex).id]
+        : strata.map((s) => s.id);
   const { comparisons, families } = computeComparisons(
     input.perQuery,
     input.queries.map((q) => q.id),
@@ -110,7 +114,9 @@ export function buildReportData(input: ReportInput): ReportData {
     strata,
     testedMeasures,
     input.compare,
-    input.gate && gateBaseline ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata } : undefined,
+    input.gate && gateBaseline
+      ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata }
+      : undefined,
   );
   const summary: SummaryRow[] = [];
   for (const s of strata) {

@@ -69,9 +69,14 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
     strataOf = await readStrataFile(strataPath, new Set(queryIds));
     const unlisted = queryIds.filter((q) => !strataOf?.has(q));
     if (unlisted.length > 0) {
-      throw new InputError(strataPath, undefined, `${unlisted.length} qrels quer${unlisted.length === 1 ? 'y is' : 'ies are'} not listed (first: ${unlisted.slice(0, 3).join(', ')})`, {
-        hint: 'list every judged query with its stratum, so no query silently leaves the comparison',
-      });
+      throw new InputError(
+        strataPath,
+        undefined,
+        `${unlisted.length} qrels quer${unlisted.length === 1 ? 'y is' : 'ies are'} not listed (first: ${unlisted.slice(0, 3).join(', ')})`,
+        {
+          hint: 'list every judged query with its stratum, so no query silently leaves the comparison',
+        },
+      );
     }
   }
   const queries = queryIds.map((id) => ({ id, stratum: strataOf?.get(id) ?? 'all' }));

@@ -61,10 +61,7 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
   }
   if (all.significant && all.delta > 0) {
     if (all.delta >= minDelta) return done('ADOPT', `significant gain overall${noLossClause}: ${describeComparison(all, correction)}`);
-    return done(
-      'INCONCLUSIVE',
-      `significant gain overall, but below minDelta ${fmtMean(minDelta)}: ${describeComparison(all, correction)}`,
-    );
+    return done('INCONCLUSIVE', `significant gain overall, but below minDelta ${fmtMean(minDelta)}: ${describeComparison(all, correction)}`);
   }
   return done('INCONCLUSIVE', `no significant difference overall: ${describeComparison(all, correction)}${mdeNote(all)}`);
 }

@@ -117,7 +117,9 @@ export function renderHtml(data: ReportData): string {
   const shown = headlineRuns(data);
   const visible = new Set(shown.map((r) => r.id));
   if (shown.length < data.runs.length) {
-    H.push(`<p>${data.runs.length - shown.length} grid systems that are not among the best of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.</p>`);
+    H.push(
+      `<p>${data.runs.length - shown.length} grid systems that are not among the best of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.</p>`,
+    );
   }
   for (const s of data.strata) {
     H.push(`<h3>${esc(s.overall ? `${s.id} (all strata pooled)` : s.id)}, n = ${s.n}</h3>`, '<table>');

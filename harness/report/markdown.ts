@@ -30,18 +30,29 @@ export function renderMarkdown(data: ReportData): string {
   const e = data.evalset;
   const qrels = e.judge ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt})` : e.qrelsSource;
   L.push(
-    ...table(['', ''], ['l', 'l'], [
-      ['name', cell(e.name)],
-      ['format', cell(e.format)],
-      ['path', `\`${cell(e.path)}\``],
-      ['fingerprint', `\`${e.fingerprint}\``],
-      ['queries', String(e.queries)],
-      ['documents', String(e.documents)],
-      ['qrels', cell(qrels)],
-    ]),
+    ...table(
+      ['', ''],
+      ['l', 'l'],
+      [
+        ['name', cell(e.name)],
+        ['format', cell(e.format)],
+        ['path', `\`${cell(e.path)}\``],
+        ['fingerprint', `\`${e.fingerprint}\``],
+        ['queries', String(e.queries)],
+        ['documents', String(e.documents)],
+        ['qrels', cell(qrels)],
+      ],
+    ),
     '',
   );
-  L.push(...table(['stratum', 'queries'], ['l', 'r'], data.strata.map((s) => [cell(s.id), String(s.n)])), '');
+  L.push(
+    ...table(
+      ['stratum', 'queries'],
+      ['l', 'r'],
+      data.strata.map((s) => [cell(s.id), String(s.n)]),
+    ),
+    '',
+  );
   if (e.notes.length > 0) L.push('Notes from loading:', '', ...e.notes.map((n) => `- ${n}`), '');
 
   L.push('## Runs', '');
@@ -86,7 +97,10 @@ export function renderMarkdown(data: ReportData): string {
   L.push('## Results by stratum', '');
   const shown = headlineRuns(data);
   if (shown.length < data.runs.length) {
-    L.push(`${data.runs.length - shown.length} grid systems that are not among the best ${BEST_PER_STRATUM} of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.`, '');
+    L.push(
+      `${data.runs.length - shown.length} grid systems that are not among the best ${BEST_PER_STRATUM} of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.`,
+      '',
+    );
   }
   for (const s of data.strata) {
     L.push(`### ${s.overall ? `${s.id} (all strata pooled)` : s.id}, n = ${s.n}`, '');

@@ -29,15 +29,13 @@ function parseCsv(text: string): string[][] {
           if (ch === '"' && line[i + 1] === '"') {
             cur += '"';
             i++;
-          }
-          else if (ch === '"') quoted = false;
+          } else if (ch === '"') quoted = false;
           else cur += ch;
         } else if (ch === '"') quoted = true;
         else if (ch === ',') {
           out.push(cur);
           cur = '';
-        }
-        else cur += ch;
+        } else cur += ch;
       }
       out.push(cur);
       return out;
@@ -80,8 +78,30 @@ describe('renderers', () => {
   it('summary.csv: one row per stratum x run x measure, full precision', () => {
     const rows = parseCsv(renderSummaryCsv(data));
     expect(rows[0]).toEqual([
-      'stratum', 'n', 'run', 'measure', 'mean', 'baseline', 'delta', 'role', 'ciLo', 'ciHi', 'ciLevel', 'test', 'p', 'permutations',
-      'pMcse', 'pAdjusted', 'nearAlpha', 'family', 'significant', 'dz', 'wins', 'ties', 'losses', 'mde',
+      'stratum',
+      'n',
+      'run',
+      'measure',
+      'mean',
+      'baseline',
+      'delta',
+      'role',
+      'ciLo',
+      'ciHi',
+      'ciLevel',
+      'test',
+      'p',
+      'permutations',
+      'pMcse',
+      'pAdjusted',
+      'nearAlpha',
+      'family',
+      'significant',
+      'dz',
+      'wins',
+      'ties',
+      'losses',
+      'mde',
     ]);
     expect(rows).toHaveLength(1 + 3 * 3 * 4);
     const dense = rows.find((r) => r[0] === 'paraphrase' && r[2] === 'dense' && r[3] === 'nDCG@10') as string[];
@@ -110,7 +130,7 @@ describe('renderers', () => {
     expect(parseCsv(renderComparisonsCsv(data))).toHaveLength(1 + 18);
   });
 
-  it('report.tex escapes, and marks significance with letters, the gate\'s with a dagger', () => {
+  it("report.tex escapes, and marks significance with letters, the gate's with a dagger", () => {
     expect(latexEscape('a_b & 50% #1 {x} ~ ^ \\')).toBe('a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}');
     const tex = renderLatex(data);
     expect(tex).toContain('b & dense & 0.5000$^{a\\dagger}$ & ');
@@ -136,7 +156,11 @@ describe('renderers', () => {
     expect(html).toContain('<td>gate</td>');
     expect(html).toContain('<td>exploratory</td>');
     expect(html).toContain('[gate]</text>');
-    expect(parseCsv(renderComparisonsCsv(data)).slice(1).map((r) => r[8])).toContain('exploratory');
+    expect(
+      parseCsv(renderComparisonsCsv(data))
+        .slice(1)
+        .map((r) => r[8]),
+    ).toContain('exploratory');
     expect(renderLatex(data)).toContain('every other letter is exploratory');
   });
 

@@ -226,7 +226,9 @@ describe('gate', () => {
   it('ADOPT: dense gains overall on nDCG@10 and loses in no stratum', () => {
     const d = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
     expect(d.gateResult?.verdict).toBe('ADOPT');
-    expect(d.gateResult?.reason).toMatch(/^significant gain overall and no significant loss in any stratum: nDCG@10 in all \(n=24\): dense 0\.5000 vs bm25 0\.3500, delta \+0\.1500/);
+    expect(d.gateResult?.reason).toMatch(
+      /^significant gain overall and no significant loss in any stratum: nDCG@10 in all \(n=24\): dense 0\.5000 vs bm25 0\.3500, delta \+0\.1500/,
+    );
   });
 
   it('the gate is its own family: its pair on its measure, overall and per stratum, the rest exploratory', () => {

@@ -20,9 +20,7 @@ export function findComparison(
   baseline: string,
   system: string,
 ): Comparison | undefined {
-  return data.comparisons.find(
-    (c) => c.stratum === stratum && c.measure === measure && c.baseline === baseline && c.system === system,
-  );
+  return data.comparisons.find((c) => c.stratum === stratum && c.measure === measure && c.baseline === baseline && c.system === system);
 }
 
 export function meanOf(data: Pick<ReportData, 'summary'>, stratum: string, run: string, measure: string): number | undefined {
@@ -83,7 +81,10 @@ export function methodSentence(data: Pick<ReportData, 'compare' | 'families'>): 
     ? `The gate's comparisons are confirmatory: their own family of ${gate.size}, ${gate.correction}-corrected within itself` +
       `${c.test === 'randomization' ? ' (more permutations are drawn while a corrected p is within two standard errors of alpha)' : ''}. `
     : '';
-  const sizes = data.families.filter((f) => f.role === 'exploratory').map((f) => `${f.id}: ${f.size}`).join(', ');
+  const sizes = data.families
+    .filter((f) => f.role === 'exploratory')
+    .map((f) => `${f.id}: ${f.size}`)
+    .join(', ');
   const correction = c.correction === 'none' ? 'no multiple-comparison correction' : `${c.correction} correction`;
   const interval =
     c.test === 'wilcoxon'

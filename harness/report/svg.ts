@@ -142,10 +142,7 @@ export function scatterPlot(data: ReportData, measure: string, baseline: string,
   });
   strata.forEach((s, i) => {
     const y = size + 12 + i * 16 - 8;
-    out.push(
-      `<circle cx="${m + 5}" cy="${y - 4}" r="4" fill="${color(i)}"/>`,
-      `<text x="${m + 14}" y="${y}" ${FONT}>${esc(s)}</text>`,
-    );
+    out.push(`<circle cx="${m + 5}" cy="${y - 4}" r="4" fill="${color(i)}"/>`, `<text x="${m + 14}" y="${y}" ${FONT}>${esc(s)}</text>`);
   });
   out.push('</svg>');
   return out.join('\n');
@@ -169,7 +166,9 @@ export function recallCurves(data: ReportData, stratum: string): string {
   const curves = data.curves && data.curves.cutoffs.length >= 2 ? data.curves : undefined;
   const ks = curves ? curves.cutoffs.map((cutoff, i) => ({ measure: `R@${cutoff}`, cutoff, i })) : recallMeasures(data.measures).map((k, i) => ({ ...k, i }));
   const meanAt = (run: string, k: { measure: string; i: number }) =>
-    curves ? (curves.means[run]?.[stratum]?.[k.i] ?? 0) : (data.summary.find((s) => s.stratum === stratum && s.run === run && s.measure === k.measure)?.mean ?? 0);
+    curves
+      ? (curves.means[run]?.[stratum]?.[k.i] ?? 0)
+      : (data.summary.find((s) => s.stratum === stratum && s.run === run && s.measure === k.measure)?.mean ?? 0);
   const runs = headlineRuns(data);
   const width = 520;
   // Tall enough for one legend line per run.

@@ -126,7 +126,10 @@ export function systemsBlocks(data: ReportData): Block[] {
     const overall = data.strata.find((s) => s.overall) ?? data.strata[0];
     for (const r of tuned) {
       const t = r.tuning!;
-      const how = t.method === 'split' ? `on the ${t.choices[0]?.fold} split` : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
+      const how =
+        t.method === 'split'
+          ? `on the ${t.choices[0]?.fold} split`
+          : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
       const tunedMean = overall ? meanOf(data, overall.id, r.id, t.measure) : undefined;
       B.push(
         para(
@@ -161,7 +164,14 @@ export function systemsBlocks(data: ReportData): Block[] {
       head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
       align: ['l', 'l', 'r', 'r', 'l', 'r'],
       rows: fused.flatMap((r) =>
-        (r.diagnostics?.inputs ?? []).map((d): Cell[] => [r.id, d.input, fmtMean(d.share), fmtMean(d.soloShare), d.reachable ? 'yes' : { text: 'NO', strong: true }, fmtMean(d.empiricalReach)]),
+        (r.diagnostics?.inputs ?? []).map((d): Cell[] => [
+          r.id,
+          d.input,
+          fmtMean(d.share),
+          fmtMean(d.soloShare),
+          d.reachable ? 'yes' : { text: 'NO', strong: true },
+          fmtMean(d.empiricalReach),
+        ]),
       ),
     });
   }
@@ -192,13 +202,21 @@ export function evidenceBlocks(data: ReportData): Block[] {
         .map((r) => {
           const c = costs[r.id]!;
           const stats = Object.entries(c.indexStats).filter(([k]) => k !== 'documents');
-          return [r.id, c.indexStats['documents'] === undefined ? '' : String(c.indexStats['documents']), fmtMs(c.indexMs), fmtMs(c.queryMsP50), fmtMs(c.queryMsP95), stats.map(([k, v]) => `${k} ${v}`).join(', ')];
+          return [
+            r.id,
+            c.indexStats['documents'] === undefined ? '' : String(c.indexStats['documents']),
+            fmtMs(c.indexMs),
+            fmtMs(c.queryMsP50),
+            fmtMs(c.queryMsP95),
+            stats.map(([k, v]) => `${k} ${v}`).join(', '),
+          ];
         }),
     });
   }
   if (data.examples && data.examples.queries.length > 0) {
     const ex = data.examples;
-    const doc = (d: { docId: string; text?: string; sensitive?: boolean }) => (d.text === undefined ? `${d.docId}${d.sensitive ? ' (sensitive: text withheld)' : ''}` : `${d.docId}: ${d.text}`);
+    const doc = (d: { docId: string; text?: string; sensitive?: boolean }) =>
+      d.text === undefined ? `${d.docId}${d.sensitive ? ' (sensitive: text withheld)' : ''}` : `${d.docId}: ${d.text}`;
     B.push(h2(`Queries where ${ex.system} differs most from ${ex.baseline} (${ex.measure})`));
     B.push({
       kind: 'table',
@@ -248,7 +266,8 @@ export function blocksToHtml(blocks: readonly Block[], esc: (s: string) => strin
     else {
       const cls = (i: number) => (b.align[i] === 'r' ? ' class="num"' : '');
       H.push('<table>', `<tr>${b.head.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join('')}</tr>`);
-      for (const r of b.rows) H.push(`<tr>${r.map((c, i) => `<td${cls(i)}>${typeof c === 'string' ? esc(c) : `<strong>${esc(c.text)}</strong>`}</td>`).join('')}</tr>`);
+      for (const r of b.rows)
+        H.push(`<tr>${r.map((c, i) => `<td${cls(i)}>${typeof c === 'string' ? esc(c) : `<strong>${esc(c.text)}</strong>`}</td>`).join('')}</tr>`);
       H.push('</table>');
     }
   }

@@ -13,9 +13,25 @@ describe('report folders are written whole', () => {
   it('replaces every file of an earlier report, extra files included, leaving no temp sibling', async () => {
     const root = tmp();
     const dir = join(root, 'r');
-    await writeReport(dir, fixtureInput(), new Map([['runs/a.trec', 'old run\n'], ['manifest.json', '{}\n']]));
+    await writeReport(
+      dir,
+      fixtureInput(),
+      new Map([
+        ['runs/a.trec', 'old run\n'],
+        ['manifest.json', '{}\n'],
+      ]),
+    );
     await writeReport(dir, fixtureInput(), new Map([['runs/b.trec', 'new run\n']]));
-    expect(readdirSync(dir).sort()).toEqual(['comparisons.csv', 'per-query.csv', 'report.html', 'report.json', 'report.md', 'report.tex', 'runs', 'summary.csv']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'comparisons.csv',
+      'per-query.csv',
+      'report.html',
+      'report.json',
+      'report.md',
+      'report.tex',
+      'runs',
+      'summary.csv',
+    ]);
     expect(readdirSync(join(dir, 'runs'))).toEqual(['b.trec']);
     expect(readdirSync(root)).toEqual(['r']);
   });
@@ -30,7 +46,14 @@ describe('report folders are written whole', () => {
 
   it('harness report keeps the runs and manifest it did not render', async () => {
     const dir = join(tmp(), 'r');
-    await writeReport(dir, fixtureInput(), new Map([['runs/a.trec', 'run\n'], ['manifest.json', '{}\n']]));
+    await writeReport(
+      dir,
+      fixtureInput(),
+      new Map([
+        ['runs/a.trec', 'run\n'],
+        ['manifest.json', '{}\n'],
+      ]),
+    );
     await rerenderReport(dir);
     expect(readFileSync(join(dir, 'runs', 'a.trec'), 'utf8')).toBe('run\n');
     expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe('{}\n');

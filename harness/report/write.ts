@@ -54,9 +54,12 @@ async function assertReplaceable(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const foreign = names.filter((n) => !isReportFileName(n));
   if (foreign.length > 0) {
-    throw new UsageError(`${dir} exists and holds files that are not part of a report (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); writing the report would replace them`, {
-      hint: 'choose a new or empty folder for the report',
-    });
+    throw new UsageError(
+      `${dir} exists and holds files that are not part of a report (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}); writing the report would replace them`,
+      {
+        hint: 'choose a new or empty folder for the report',
+      },
+    );
   }
 }
 
@@ -65,7 +68,11 @@ async function assertReplaceable(dir: string): Promise<void> {
  * and `extra` (runs, the manifest), replacing what was there through {@link writeFolderAtomic}, so a reader or
  * a crash sees the old folder or the new one, never a mix. Returns the data and the file names written.
  */
-export async function writeReport(dir: string, input: ReportInput, extra: ReadonlyMap<string, string | Uint8Array> = new Map()): Promise<{ data: ReportData; files: string[] }> {
+export async function writeReport(
+  dir: string,
+  input: ReportInput,
+  extra: ReadonlyMap<string, string | Uint8Array> = new Map(),
+): Promise<{ data: ReportData; files: string[] }> {
   const data = buildReportData(input);
   await assertReplaceable(dir);
   const files = new Map<string, string | Uint8Array>([[REPORT_JSON, serializeReport(data)], ...Object.entries(renderAll(data)), ...extra]);
@@ -73,7 +80,22 @@ export async function writeReport(dir: string, input: ReportInput, extra: Readon
   return { data, files: [...files.keys()] };
 }
 
-const REQUIRED_KEYS = ['name', 'runs', 'measures', 'queries', 'perQuery', 'strata', 'summary', 'comparisons', 'families', 'warnings', 'compare', 'evalset', 'letters', 'command'] as const;
+const REQUIRED_KEYS = [
+  'name',
+  'runs',
+  'measures',
+  'queries',
+  'perQuery',
+  'strata',
+  'summary',
+  'comparisons',
+  'families',
+  'warnings',
+  'compare',
+  'evalset',
+  'letters',
+  'command',
+] as const;
 
 /**
  * Reads `dir/report.json`. Refuses a missing file, a file that is not JSON, and a report of another layout
@@ -83,7 +105,9 @@ export async function readReport(dir: string): Promise<ReportData> {
   const file = join(dir, REPORT_JSON);
   const state = await recoverFolder(dir);
   if (state.busy) {
-    throw new InputError(dir, undefined, `the report folder is being replaced by process ${state.pid} right now`, { hint: 'try again when that run has finished' });
+    throw new InputError(dir, undefined, `the report folder is being replaced by process ${state.pid} right now`, {
+      hint: 'try again when that run has finished',
+    });
   }
   let text: string;
   try {
@@ -128,13 +152,21 @@ async function assertSameRun(dir: string, data: ReportData): Promise<void> {
   try {
     manifest = JSON.parse(text) as typeof manifest;
   } catch (err) {
-    throw new InputError(file, undefined, 'not valid JSON: the report folder is incomplete', { hint: `rerun the command recorded in report.json: ${data.command}`, cause: err });
+    throw new InputError(file, undefined, 'not valid JSON: the report folder is incomplete', {
+      hint: `rerun the command recorded in report.json: ${data.command}`,
+      cause: err,
+    });
   }
   const fp = manifest.evalset?.fingerprint;
   if (fp !== undefined && fp !== data.evalset.fingerprint) {
-    throw new InputError(dir, undefined, `report.json and manifest.json come from different runs (eval-set fingerprint ${String(fp).slice(0, 12)} in the manifest, ${data.evalset.fingerprint.slice(0, 12)} in report.json): the folder is incomplete`, {
-      hint: `rerun the command recorded in report.json: ${data.command}`,
-    });
+    throw new InputError(
+      dir,
+      undefined,
+      `report.json and manifest.json come from different runs (eval-set fingerprint ${String(fp).slice(0, 12)} in the manifest, ${data.evalset.fingerprint.slice(0, 12)} in report.json): the folder is incomplete`,
+      {
+        hint: `rerun the command recorded in report.json: ${data.command}`,
+      },
+    );
   }
 }
 

@@ -18,7 +18,7 @@ describe('adjustPValues by hand on p = [0.01, 0.04, 0.03] (m = 3)', () => {
     expectClose(adjustPValues(p, 'bh'), [0.03, 0.04, 0.04]);
   });
   it('by: bh times 1 + 1/2 + 1/3 = 11/6', () => {
-    expectClose(adjustPValues(p, 'by'), [0.03 * 11 / 6, 0.04 * 11 / 6, 0.04 * 11 / 6]);
+    expectClose(adjustPValues(p, 'by'), [(0.03 * 11) / 6, (0.04 * 11) / 6, (0.04 * 11) / 6]);
   });
   it('hommel: size 3 cim = min(.03, .045, .04) = .03; size 2 cim = min(.06, .04) = .04 → .03, .04, .04', () => {
     expectClose(adjustPValues(p, 'hommel'), [0.03, 0.04, 0.04]);

@@ -63,7 +63,10 @@ export function bootstrapCIMany(values: readonly Vector[], opts: BootstrapOption
   });
   const results = new Array<BootstrapResult>(vectors.length);
   for (const indices of groupByLength(vectors).values()) {
-    const group = bootstrapGroup(indices.map((i) => vectors[i] as Float64Array), opts);
+    const group = bootstrapGroup(
+      indices.map((i) => vectors[i] as Float64Array),
+      opts,
+    );
     indices.forEach((i, k) => {
       results[i] = group[k] as BootstrapResult;
     });

@@ -7,7 +7,10 @@ describe('cohensKappa by hand', () => {
   const b = [1, 0, 0, 0, 1, 1, 1, 1];
   it('2 x 2: p_o = 6/8, p_e = (3·3 + 5·5)/64 = 34/64, κ = (p_o − p_e)/(1 − p_e) = 7/15', () => {
     const r = cohensKappa(a, b, { weights: 'none' });
-    expect(r.confusion).toEqual([[2, 1], [1, 4]]);
+    expect(r.confusion).toEqual([
+      [2, 1],
+      [1, 4],
+    ]);
     expect(r.labels).toEqual([0, 1]);
     expect(r.n).toBe(8);
     expect(r.observed).toBeCloseTo(6 / 8, 15);
@@ -26,7 +29,12 @@ describe('cohensKappa by hand', () => {
 
   it('uses the given label order, including labels nobody used', () => {
     const r = cohensKappa([1, 2], [1, 2], { weights: 'none', labels: [0, 1, 2, 3] });
-    expect(r.confusion).toEqual([[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]]);
+    expect(r.confusion).toEqual([
+      [0, 0, 0, 0],
+      [0, 1, 0, 0],
+      [0, 0, 1, 0],
+      [0, 0, 0, 0],
+    ]);
     expect(r.kappa).toBe(1);
   });
 

@@ -40,7 +40,10 @@ export interface KappaResult {
  * silently drops it), or κ is undefined because chance disagreement is 0 (both raters used one label only).
  */
 export function cohensKappa(a: readonly Label[], b: readonly Label[], opts: KappaOptions = {}): KappaResult {
-  if (a.length !== b.length) throw new HarnessError(`cohensKappa: the rating lists differ in length (a: ${a.length}, b: ${b.length})`, { hint: 'align both raters on the same (queryId, docId) pairs first' });
+  if (a.length !== b.length)
+    throw new HarnessError(`cohensKappa: the rating lists differ in length (a: ${a.length}, b: ${b.length})`, {
+      hint: 'align both raters on the same (queryId, docId) pairs first',
+    });
   const n = a.length;
   if (n === 0) throw new HarnessError('cohensKappa: no paired ratings');
   const labels = opts.labels ?? defaultLabels(a, b);

@@ -11,7 +11,7 @@ describe('pairedTTest by hand', () => {
     // Two-sided p with 2 df: 1 − |t|/√(t² + 2) = 1 − 2√3/√14.
     expect(r.p).toBeCloseTo(1 - (2 * Math.sqrt(3)) / Math.sqrt(14), 13);
     // t_{0.975, 2} = (2·0.975 − 1)/√(2·0.975·0.025) = 0.95/√0.04875.
-    const half = (0.95 / Math.sqrt(0.04875)) / Math.sqrt(3);
+    const half = 0.95 / Math.sqrt(0.04875) / Math.sqrt(3);
     expect(r.ci95[0]).toBeCloseTo(2 - half, 12);
     expect(r.ci95[1]).toBeCloseTo(2 + half, 12);
   });
@@ -45,10 +45,7 @@ describe('effect size, win/tie/loss, MDE by hand', () => {
   it('MDE (t approximation): n = 3 → (t_{.975,2} + t_{.8,2})·σ/√3 with closed-form 2-df quantiles', () => {
     const q = (p: number): number => (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
     expect(minimumDetectableEffect(3, 0.2)).toBeCloseTo(((q(0.975) + q(0.8)) * 0.2) / Math.sqrt(3), 13);
-    expect(minimumDetectableEffect(2, 1, { alpha: 0.05, power: 0.8 })).toBeCloseTo(
-      (Math.tan(Math.PI * 0.475) + Math.tan(Math.PI * 0.3)) / Math.SQRT2,
-      12,
-    );
+    expect(minimumDetectableEffect(2, 1, { alpha: 0.05, power: 0.8 })).toBeCloseTo((Math.tan(Math.PI * 0.475) + Math.tan(Math.PI * 0.3)) / Math.SQRT2, 12);
   });
 
   it('MDE tends to the normal formula (1.959964 + 0.841621)·σ/√n for large n', () => {

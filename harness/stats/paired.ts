@@ -106,11 +106,7 @@ export function winTieLoss(a: Vector, b: Vector): WinTieLoss {
  *
  * @param sdDiff the standard deviation of per-query differences (observed, or expected from a pilot).
  */
-export function minimumDetectableEffect(
-  n: number,
-  sdDiff: number,
-  opts: { readonly alpha?: number; readonly power?: number } = {},
-): number {
+export function minimumDetectableEffect(n: number, sdDiff: number, opts: { readonly alpha?: number; readonly power?: number } = {}): number {
   const alpha = opts.alpha ?? 0.05;
   const power = opts.power ?? 0.8;
   if (!Number.isInteger(n) || n < 2) throw new HarnessError(`minimumDetectableEffect: n must be an integer >= 2, got ${n}`);

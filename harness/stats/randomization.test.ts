@@ -69,9 +69,7 @@ describe('randomizationTest, Monte Carlo', () => {
 describe('randomizationCI: the interval that inverts the test', () => {
   // IR-like differences: rounded to tenths, a third of them zero, so |d| ties and the observed sum recurs.
   const rng = createRng(11);
-  const vectors = [8, 14, 40, 106].map((n) =>
-    Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 0 : Math.round((rng.nextFloat() - 0.35) * 10) / 10)),
-  );
+  const vectors = [8, 14, 40, 106].map((n) => Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 0 : Math.round((rng.nextFloat() - 0.35) * 10) / 10)));
 
   it.each(vectors.map((d) => ({ d, n: d.length })))('n = $n: 0 is outside exactly when p < alpha, at alpha = p and just above', ({ d }) => {
     const opts = { permutations: 2000, seed: 5 };
@@ -86,7 +84,12 @@ describe('randomizationCI: the interval that inverts the test', () => {
     const d = vectors[2] as number[];
     const opts = { permutations: 2000, seed: 5 };
     const [lo, hi] = randomizationCI(d, { ...opts, alpha: 0.05 });
-    const pAt = (delta: number): number => randomizationTest(d.map(() => 0), d.map((x) => x - delta), opts).p;
+    const pAt = (delta: number): number =>
+      randomizationTest(
+        d.map(() => 0),
+        d.map((x) => x - delta),
+        opts,
+      ).p;
     const eps = 1e-7;
     expect(pAt((hi as number) - eps)).toBeGreaterThanOrEqual(0.05);
     expect(pAt((hi as number) + eps)).toBeLessThan(0.05);

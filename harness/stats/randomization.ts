@@ -58,7 +58,10 @@ export function randomizationTestMany(diffs: readonly Vector[], opts: Randomizat
   });
   const results = new Array<RandomizationResult>(vectors.length);
   for (const indices of groupByLength(vectors).values()) {
-    const group = randomizationOnGroup(indices.map((i) => vectors[i] as Float64Array), opts);
+    const group = randomizationOnGroup(
+      indices.map((i) => vectors[i] as Float64Array),
+      opts,
+    );
     indices.forEach((i, k) => {
       results[i] = group[k] as RandomizationResult;
     });

@@ -33,7 +33,8 @@ function toResults(packed: PackedRun, table: DocTable): ScopeResults {
   const out: ScopeResults = {};
   packed.queries.forEach((qid, q) => {
     const list: [string, number][] = [];
-    for (let i = packed.offsets[q] as number; i < (packed.offsets[q + 1] as number); i++) list.push([table.ids[packed.docs[i] as number] as string, packed.scores[i] as number]);
+    for (let i = packed.offsets[q] as number; i < (packed.offsets[q + 1] as number); i++)
+      list.push([table.ids[packed.docs[i] as number] as string, packed.scores[i] as number]);
     out[qid] = list;
   });
   return out;
@@ -91,7 +92,10 @@ export const fuseNode: NodeKind = {
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(fuseParamsSchema, p)) };
     let resolved: ReturnType<typeof resolveFuseParams>;
     try {
-      resolved = resolveFuseParams(r.data, inputs.map((i) => i.id));
+      resolved = resolveFuseParams(
+        r.data,
+        inputs.map((i) => i.id),
+      );
     } catch (err) {
       if (err instanceof FusionParamsError) return { problems: err.problems.map((m) => `params.${m}`) };
       throw err;
@@ -102,7 +106,12 @@ export const fuseNode: NodeKind = {
     const specOf = (topK: number): FusionSpec => ({ ...resolved.spec, topK });
     if (specOf(1).method === 'cc' && specOf(1).normalization === 'tm2c2') {
       const missing = inputs.filter((i) => i.theoreticalMinScore === undefined).map((i) => i.id);
-      if (missing.length > 0) return { problems: [`params.normalization: tm2c2 needs each input's theoretical minimum score, which ${missing.join(', ')} do(es) not declare; use min-max or z-score`] };
+      if (missing.length > 0)
+        return {
+          problems: [
+            `params.normalization: tm2c2 needs each input's theoretical minimum score, which ${missing.join(', ')} do(es) not declare; use min-max or z-score`,
+          ],
+        };
     }
     const fusionInputs = (runs: readonly PackedRun[]): FusionInput[] =>
       runs.map((run, k) => ({ run, weight: weights[k] as number, depth, ...(mins[k] === undefined ? {} : { theoreticalMin: mins[k] }) }));
@@ -116,7 +125,14 @@ export const fuseNode: NodeKind = {
         kind: resolved.spec.method,
         params: shownParams,
         // An unlimited depth is `null` (JSON has no Infinity).
-        fingerprint: { node: 'fuse', v: 1, spec: resolved.spec as unknown as JsonValue, weights, depth: Number.isFinite(depth) ? depth : null, priors: (priors ?? null) as unknown as JsonValue },
+        fingerprint: {
+          node: 'fuse',
+          v: 1,
+          spec: resolved.spec as unknown as JsonValue,
+          weights,
+          depth: Number.isFinite(depth) ? depth : null,
+          priors: (priors ?? null) as unknown as JsonValue,
+        },
         theoreticalMinScore: priors ? (min === undefined ? undefined : Math.min(0, min)) : min,
         sendsTextOffMachine: false,
         create() {
@@ -144,7 +160,12 @@ export const fuseNode: NodeKind = {
           const fused = packRun(toRun(output), qids, table);
           const spec = specOf(Math.max(DIAGNOSTIC_CUTOFF, 1));
           const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
-          const reach = structuralReach(packedInputs, spec, DIAGNOSTIC_CUTOFF, inputs.map((i) => i.id));
+          const reach = structuralReach(
+            packedInputs,
+            spec,
+            DIAGNOSTIC_CUTOFF,
+            inputs.map((i) => i.id),
+          );
           const empirical = empiricalReach(packedInputs, spec, DIAGNOSTIC_CUTOFF);
           const diag: InputDiagnostics[] = inputs.map((input, k) => ({
             input: input.id,

@@ -31,7 +31,12 @@ describe('grid axes and subsets', () => {
   });
 
   it('lists subsets by size, then by position', () => {
-    expect(subsets(['a', 'b', 'c'], 2)).toEqual([['a', 'b'], ['a', 'c'], ['b', 'c'], ['a', 'b', 'c']]);
+    expect(subsets(['a', 'b', 'c'], 2)).toEqual([
+      ['a', 'b'],
+      ['a', 'c'],
+      ['b', 'c'],
+      ['a', 'b', 'c'],
+    ]);
     expect(subsets(['a', 'b'], 1)).toEqual([['a'], ['b'], ['a', 'b']]);
   });
 });

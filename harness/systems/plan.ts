@@ -127,8 +127,12 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
       if (byId.has(ref)) return;
       inputsOk = false;
       const group = groups.get(ref);
-      if (group) problems.push(`${inputPath}[${i}]: "${ref}" is a grid of ${group.length} systems; name one of them (${group.slice(0, 3).join(', ')}${group.length > 3 ? ', ...' : ''})`);
-      else if (failed.has(ref)) return; // its own problems are reported where it is defined
+      if (group)
+        problems.push(
+          `${inputPath}[${i}]: "${ref}" is a grid of ${group.length} systems; name one of them (${group.slice(0, 3).join(', ')}${group.length > 3 ? ', ...' : ''})`,
+        );
+      else if (failed.has(ref))
+        return; // its own problems are reported where it is defined
       else if (entries.some((x) => x.id === ref)) problems.push(`${inputPath}[${i}]: "${ref}" is listed after this system; list systems after their inputs`);
       else problems.push(`${inputPath}[${i}]: "${ref}" is not a system id${didYouMean(ref, [...byId.keys()])}`);
     });
@@ -139,7 +143,9 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
     if (!inputsOk) continue;
     for (const set of inputSets) {
       if (set.length < kind.arity.min || set.length > kind.arity.max) {
-        problems.push(`${inputPath}: ${e.node} takes ${kind.arity.min === kind.arity.max ? kind.arity.min : `${kind.arity.min} to ${kind.arity.max}`} input(s), got ${set.length}`);
+        problems.push(
+          `${inputPath}: ${e.node} takes ${kind.arity.min === kind.arity.max ? kind.arity.min : `${kind.arity.min} to ${kind.arity.max}`} input(s), got ${set.length}`,
+        );
         inputsOk = false;
         break;
       }
@@ -165,7 +171,11 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
         const suffix = [...(inputSets.length > 1 ? [set.join('+')] : []), ...Object.entries(point).map(([k, v]) => `${k}=${v}`)];
         const id = suffix.length === 0 ? e.id : `${e.id}.${suffix.join('.')}`;
         const inputs = set.map((ref) => byId.get(ref) as PlannedSystem);
-        const facts: InputFacts[] = inputs.map((s) => ({ id: s.id, theoreticalMinScore: s.bound.theoreticalMinScore, sendsTextOffMachine: s.bound.sendsTextOffMachine }));
+        const facts: InputFacts[] = inputs.map((s) => ({
+          id: s.id,
+          theoreticalMinScore: s.bound.theoreticalMinScore,
+          sendsTextOffMachine: s.bound.sendsTextOffMachine,
+        }));
         const res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK });
         if ('problems' in res) {
           // A grid point fails for the same reason as its siblings: report the entry once.

@@ -47,8 +47,10 @@ export const retrieveNode: NodeKind = {
               const keep = (qid: string, docs: readonly ScoredDoc[]) => {
                 const seen = new Set<string>();
                 results[qid] = docs.slice(0, topK).map((d) => {
-                  if (seen.has(d.docId)) throw new HarnessError(`arm ${kind} returned document "${d.docId}" twice for query ${qid}; an arm must return each document once`);
-                  if (!Number.isFinite(d.score)) throw new HarnessError(`arm ${kind} returned a non-finite score (${d.score}) for document "${d.docId}" and query ${qid}`);
+                  if (seen.has(d.docId))
+                    throw new HarnessError(`arm ${kind} returned document "${d.docId}" twice for query ${qid}; an arm must return each document once`);
+                  if (!Number.isFinite(d.score))
+                    throw new HarnessError(`arm ${kind} returned a non-finite score (${d.score}) for document "${d.docId}" and query ${qid}`);
                   seen.add(d.docId);
                   return [d.docId, d.score];
                 });

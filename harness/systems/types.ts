@@ -105,5 +105,10 @@ export interface NodeKind {
   readonly summary: string;
   /** How many inputs a node of this kind takes. */
   readonly arity: { readonly min: number; readonly max: number };
-  bind(entry: { readonly kind: string; readonly params: unknown; readonly inputs: readonly InputFacts[]; readonly topK: number }): { readonly node: BoundNode } | { readonly problems: readonly string[] };
+  bind(entry: {
+    readonly kind: string;
+    readonly params: unknown;
+    readonly inputs: readonly InputFacts[];
+    readonly topK: number;
+  }): { readonly node: BoundNode } | { readonly problems: readonly string[] };
 }

@@ -33,7 +33,9 @@ export function packageVersions(): Record<string, string> {
 /** `{ sha, dirty }` of the git checkout holding `dir`, or undefined outside one. */
 export function gitState(dir: string): { sha: string; dirty: boolean } | undefined {
   try {
-    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const sha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
     return { sha, dirty: status.trim() !== '' };
   } catch {

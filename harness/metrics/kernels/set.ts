@@ -66,9 +66,6 @@ export function setF(r: JudgedRanking, x = 1): number {
  */
 export function utility(r: JudgedRanking, w: readonly number[] = [1, -1, 0, 0], numDocsInColl = 0): number {
   return (
-    w[0]! * r.numRelRet +
-    w[1]! * (r.numRet - r.numRelRet) +
-    w[2]! * (r.numRel - r.numRelRet) +
-    w[3]! * (numDocsInColl + r.numRelRet - r.numRet - r.numRel)
+    w[0]! * r.numRelRet + w[1]! * (r.numRet - r.numRelRet) + w[2]! * (r.numRel - r.numRelRet) + w[3]! * (numDocsInColl + r.numRelRet - r.numRet - r.numRel)
   );
 }

@@ -24,9 +24,7 @@ const alt = (n: number, a: number, b: number): number[] => Array.from({ length: 
 
 export const FIXTURE_MEASURES = ['nDCG@10', 'R@10', 'R@100', 'Judged@10'] as const;
 
-export function fixtureInput(
-  opts: { compare?: CompareConfigInput; gate?: GateConfigInput; qrelsJudgesNonRelevant?: boolean } = {},
-): ReportInput {
+export function fixtureInput(opts: { compare?: CompareConfigInput; gate?: GateConfigInput; qrelsJudgesNonRelevant?: boolean } = {}): ReportInput {
   const queries = Array.from({ length: 24 }, (_, i) => ({
     id: `q${String(i + 1).padStart(2, '0')}`,
     stratum: i < 12 ? 'exact' : 'paraphrase',
