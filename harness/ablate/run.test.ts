@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/main.js';
-import { memoryLogger } from '../log.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 
 // Three memories, three queries. With the fake arm at signal 1 the score is the share of query words found
@@ -48,21 +47,10 @@ ${extra}`,
 }
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
+  const r = await runCaptured(args, dir);
   // Errors and warnings go to the logger; info and progress lines are not diagnostics and stay out of `err`.
-  const log = memoryLogger();
-  try {
-    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
-    const said = log.lines.filter((l) => l.startsWith('warning:') || l.startsWith('harness:') || l.startsWith('  '));
-    return { code, out, err: err + said.map((l) => `${l}\n`).join('') };
-  } finally {
-    spy.mockRestore();
-  }
+  const said = r.log.filter((l) => l.startsWith('warning:') || l.startsWith('harness:') || l.startsWith('  '));
+  return { code: r.code, out: r.out, err: r.stderr + said.map((l) => `${l}\n`).join('') };
 }
 
 function reportDir(): string {

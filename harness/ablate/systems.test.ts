@@ -1,9 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../cli/main.js';
-import { memoryLogger } from '../log.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.js';
 import type { ReportData } from '../report/types.js';
 
 // Six memories and four queries, two strata; fake arms (word overlap + seeded noise) as inputs.
@@ -45,20 +44,9 @@ ${extra}`,
   return file;
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string; log: string[] }> {
-  let out = '';
-  let err = '';
-  const log = memoryLogger();
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
-    return { code, out, err, log: log.lines };
-  } finally {
-    spy.mockRestore();
-  }
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string; log: readonly string[] }> {
+  const r = await runCaptured(args, dir);
+  return { code: r.code, out: r.out, err: r.stderr, log: r.log };
 }
 
 function reportDir(): string {

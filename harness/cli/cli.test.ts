@@ -2,11 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { memoryLogger } from '../log.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.js';
 import { commands } from './commands.js';
 import { splitMeasureList } from './compare.command.js';
-import { runCli } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harness-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,19 +18,8 @@ function file(name: string, text: string | Uint8Array): string {
 
 /** Runs the CLI in `dir`; `err` is everything written to stderr (progress, notes, the error report). */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const log = memoryLogger();
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
-    return { code, out, err: [...log.lines, err].join('\n') };
-  } finally {
-    spy.mockRestore();
-  }
+  const r = await runCaptured(args, dir);
+  return { code: r.code, out: r.out, err: [...r.log, r.stderr].join('\n') };
 }
 
 const pkgVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

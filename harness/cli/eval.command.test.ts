@@ -2,10 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { memoryLogger } from '../log.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.js';
 import { attachNegativeValues, parseTrecEvalArgs } from './eval.command.js';
-import { runCli } from './main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,19 +17,8 @@ function file(name: string, text: string): string {
 
 /** Runs the CLI; `log` holds what it said on stderr, through the logger and the top-level error report. */
 async function cli(args: string[]): Promise<{ code: number; out: string; log: string[] }> {
-  let out = '';
-  let err = '';
-  const log = memoryLogger();
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await runCli(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
-    return { code, out, log: [...log.lines, ...err.split('\n').filter((l) => l !== '')] };
-  } finally {
-    spy.mockRestore();
-  }
+  const r = await runCaptured(args, dir);
+  return { code: r.code, out: r.out, log: [...r.log, ...r.stderr.split('\n').filter((l) => l !== '')] };
 }
 
 // q1: a relevant at rank 2 (b non-relevant ranks first); q2: x relevant (grade 2) at rank 1; q3 judged only.
