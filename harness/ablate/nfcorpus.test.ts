@@ -23,3 +23,19 @@ describeShared('harness ablate --verify on configs/nfcorpus-bm25.yaml (Pyserini 
     expect(out).not.toContain('FAIL');
   });
 });
+
+describeShared('configs/rrf-vs-cc-nfcorpus.yaml: fusion grids tuned on the dev split', ['data/nfcorpus/qrels/dev.tsv'], () => {
+  it('picks every grid point on dev, scores it on test, and verifies its pinned figures', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-rrf-'));
+    let out = '';
+    const code = await runCli(
+      ['ablate', '--config', 'configs/rrf-vs-cc-nfcorpus.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')],
+      { out: (t) => void (out += t), log: memoryLogger(), env: {}, cwd: PROJECT_ROOT },
+    );
+    expect(code, out).toBe(0);
+    for (const group of ['rrf', 'cc-tm2c2', 'cc-minmax'])
+      expect(out).toMatch(new RegExp(`  ${group}\\.tuned: dev -> ${group}\\.\\S+; oracle on test ${group}\\.`));
+    expect(out).toMatch(/OK {5}rrf\.tuned +nDCG@10 +expected 0\.3206/);
+    expect(out).not.toContain('FAIL');
+  }, 300_000);
+});
