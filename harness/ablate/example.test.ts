@@ -25,6 +25,8 @@ beforeAll(async () => {
   const r = await cli(['ablate', '--config', 'configs/example.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')]);
   expect(r.code, r.out).toBe(0);
   expect(r.out).toContain('  OK     bm25             nDCG@10    expected 0.5572 actual 0.5572');
+  // The verdict is printed with the means, not only in the report.
+  expect(r.out).toMatch(/\ngate: REJECT: significant loss in nDCG@10 in exact \(n=36\)/);
   const [name] = readdirSync(join(work, 'reports'));
   reportDir = join(work, 'reports', name!);
 });

@@ -10,7 +10,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
-import type { ReportInput, ReportRun } from '../report/types.js';
+import type { GateResult, ReportInput, ReportRun } from '../report/types.js';
 import { writeReport } from '../report/index.js';
 import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
@@ -43,6 +43,8 @@ export interface AblateResult {
   readonly systems: readonly SystemSummary[];
   readonly tuned: readonly TunedSystem[];
   readonly input: ReportInput;
+  /** The gate's verdict, as report.json records it. */
+  readonly gate?: GateResult;
 }
 
 export function reportDirOf(cfg: ResolvedConfig): string {
@@ -330,8 +332,8 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     finishedAt: new Date().toISOString(),
   };
   folderFiles.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
-  await writeReport(dir, input, folderFiles);
-  return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input };
+  const { data } = await writeReport(dir, input, folderFiles);
+  return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input, ...(data.gateResult ? { gate: data.gateResult } : {}) };
 }
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */

@@ -64,6 +64,7 @@ export const ablateCommand = defineCommand({
     }
     const cache = result.systems.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
     lines.push(`  system runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
+    if (result.gate) lines.push(`gate: ${result.gate.verdict}: ${result.gate.reason}`);
     lines.push(`report: ${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
     io.out(`${lines.join('\n')}\n`);
     if (args.verify) {
@@ -76,14 +77,8 @@ export const ablateCommand = defineCommand({
       if (failed.length > 0)
         throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
     }
-    if (args.gateExit) {
-      // The verdict as written in report.json: recomputing it would redo every permutation test.
-      const { readFile } = await import('node:fs/promises');
-      const { join } = await import('node:path');
-      const report = JSON.parse(await readFile(join(result.reportDir, 'report.json'), 'utf8')) as { gateResult?: { verdict: string; reason: string } };
-      if (report.gateResult?.verdict === 'REJECT') {
-        throw new GateRejectError(report.gateResult.reason, `${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
-      }
+    if (args.gateExit && result.gate?.verdict === 'REJECT') {
+      throw new GateRejectError(result.gate.reason, `${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
     }
   },
 });
