@@ -18,7 +18,17 @@ describe.skipIf(!chromiumAvailable('report.html'))('report.html in headless Chro
     await writeReport(dir, fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
     const shot = join(dir, 'screenshot.png');
     const { plots, scatterPoints, problems } = await inspectReportPage(join(dir, 'report.html'), shot);
-    expect(plots.map((p) => p.cls)).toEqual(['plot forest', 'plot forest', 'plot forest', 'plot scatter', 'plot scatter', 'plot recall']);
+    // Recall curves: one per stratum (exact, paraphrase) and the pooled row.
+    expect(plots.map((p) => p.cls)).toEqual([
+      'plot forest',
+      'plot forest',
+      'plot forest',
+      'plot scatter',
+      'plot scatter',
+      'plot recall',
+      'plot recall',
+      'plot recall',
+    ]);
     for (const p of plots) {
       expect(p.width, p.cls).toBeGreaterThan(100);
       expect(p.height, p.cls).toBeGreaterThan(100);
