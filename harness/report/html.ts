@@ -102,8 +102,14 @@ export function renderHtml(data: ReportData): string {
     H.push('<h2>Differences to baseline</h2>', '<div class="plots">');
     for (const m of data.testedMeasures) H.push(forestPlot(data, m));
     H.push('</div>');
+    // One scatter per headline system: with dozens of grid points the page would hold dozens of near-copies.
+    const headline = new Set(headlineRuns(data).map((r) => r.id));
     const pairs = data.comparisons.filter(
-      (x) => x.stratum === overall.id && x.measure === primary && (x.baseline === data.baseline || x.system === data.gateResult?.config.candidate),
+      (x) =>
+        x.stratum === overall.id &&
+        x.measure === primary &&
+        headline.has(x.system) &&
+        (x.baseline === data.baseline || x.system === data.gateResult?.config.candidate),
     );
     H.push(`<h2>Per-query ${esc(primary)}</h2>`, '<p>One point per query; above the dashed diagonal the system beats its baseline.</p>', '<div class="plots">');
     for (const p of pairs) H.push(scatterPlot(data, primary, p.baseline, p.system));
