@@ -12,6 +12,5 @@ export {
   tempWriterPid,
   writeFileAtomic,
   writeFolderAtomic,
-  writeJsonAtomic,
 } from './store.js';
 export type { CacheStats, FolderState, ShapeCheck } from './store.js';

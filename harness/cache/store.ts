@@ -408,7 +408,3 @@ export class ContentStore {
     }
   }
 }
-
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
-}
