@@ -115,6 +115,30 @@ describe('systems that consume runs', () => {
     ]);
   });
 
+  it("applies an importance prior after fusion, from each memory's importance (unknown: the neutral 0.5)", async () => {
+    const importance: Record<string, number> = { m1: 0.1, m2: 0.9, m3: 0.5, m4: 1, m5: 0.2 };
+    writeFileSync(
+      join(dir, 'es', 'corpus.jsonl'),
+      `${corpus.map((d) => JSON.stringify(importance[d.id] === undefined ? d : { ...d, importance: importance[d.id] })).join('\n')}\n`,
+    );
+    const r = await cli([
+      'ablate',
+      '--config',
+      config('  - { id: p, kind: fuse, inputs: [a, b], params: { method: rrf, priors: { importance: { weight: 1 } } } }'),
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const [a, b, p] = [ranking('a'), ranking('b'), ranking('p')];
+    // With weight 1 the factor is the importance itself: s' = (1/(60+ra) + 1/(60+rb)) * importance.
+    for (const q of queries) {
+      const score = new Map<string, number>();
+      for (const run of [a, b]) run.get(q.id)!.forEach((d, i) => score.set(d, (score.get(d) ?? 0) + 1 / (60 + i + 1)));
+      for (const [d, s] of score) score.set(d, s * (importance[d] ?? 0.5));
+      const expected = [...score].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? 1 : -1)).map(([d]) => d);
+      expect(p.get(q.id), q.id).toEqual(expected);
+    }
+  });
+
   it('computes nothing on a second run: every arm and fused run comes from the cache', async () => {
     const file = config(rrfOfRrf);
     expect((await cli(['ablate', '--config', file])).code).toBe(0);

@@ -120,6 +120,15 @@ export const fuseNode: NodeKind = {
       inputs.map((_, k) => ({ weight: weights[k] as number, ...(mins[k] === undefined ? {} : { theoreticalMin: mins[k] }) })),
       specOf(1),
     );
+    // A multiplicative prior raises a negative score instead of lowering it, so applyPriors refuses one; say so
+    // now rather than after the arms have run.
+    if (priors && (min === undefined || min < 0)) {
+      return {
+        problems: [
+          `params.priors: priors scale fused scores, which must be >= 0; this fusion's can be negative (${resolved.spec.method} with ${resolved.spec.normalization} normalization); use rrf, or min-max / tm2c2 normalization`,
+        ],
+      };
+    }
     return {
       node: {
         kind: resolved.spec.method,
@@ -133,7 +142,7 @@ export const fuseNode: NodeKind = {
           depth: Number.isFinite(depth) ? depth : null,
           priors: (priors ?? null) as unknown as JsonValue,
         },
-        theoreticalMinScore: priors ? (min === undefined ? undefined : Math.min(0, min)) : min,
+        theoreticalMinScore: priors ? Math.min(0, min as number) : min,
         sendsTextOffMachine: false,
         create() {
           return {

@@ -103,6 +103,16 @@ describe('buildPlan', () => {
     ]);
   });
 
+  it('refuses priors on a fusion whose scores can be negative, before anything runs', () => {
+    const { problems } = buildPlan(
+      [arm('a'), arm('b'), fusion('z', ['a', 'b'], { method: 'cc', normalization: 'z-score', priors: { importance: { weight: 0.5 } } })],
+      10,
+    );
+    expect(problems).toEqual([
+      "systems[z].params.priors: priors scale fused scores, which must be >= 0; this fusion's can be negative (cc with z-score normalization); use rrf, or min-max / tm2c2 normalization",
+    ]);
+  });
+
   it('folds a fusion fingerprint over its inputs: changing an arm changes every fusion over it', () => {
     const fp = (seed: number) => buildPlan([arm('a', { seed }), arm('b'), fusion('f', ['a', 'b'], { method: 'rrf' })], 10).plan.systems[2]!.fingerprintHash;
     expect(fp(1)).toBe(fp(1));
