@@ -219,7 +219,7 @@ export function loadConfig(
   });
   const entries: PlanEntry[] = [
     ...(cfg.arms ?? []).flatMap((a, i) =>
-      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) }],
+      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, dir, ...optional(a) }],
     ),
     ...(cfg.systems ?? []).flatMap((x, i) =>
       x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }],
