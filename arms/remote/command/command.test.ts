@@ -1,0 +1,86 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCaptured } from '../../../harness/testing/cli.js';
+import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
+
+const EXAMPLE = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
+const FIXTURE = join(PROJECT_ROOT, 'arms', 'remote', 'command', 'fixtures', 'overlap-retriever.mjs');
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'harness-command-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function config(commandParams: string): string {
+  const file = join(dir, 'c.yaml');
+  writeFileSync(
+    file,
+    `name: cmd
+evalset: { format: memory, path: ${EXAMPLE} }
+measures: [nDCG@10]
+topK: 20
+output: out
+cache: cache
+arms:
+  - { id: overlap, kind: fake, params: { signal: 1 } }
+  - { id: cmd, kind: command, params: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FIXTURE)}]${commandParams} } }
+compare: { permutations: 200, resamples: 200 }
+`,
+  );
+  return file;
+}
+
+const runFile = (id: string) => {
+  const [sub] = readdirSync(join(dir, 'out'));
+  return readFileSync(join(dir, 'out', sub as string, 'runs', `${id}.trec`), 'utf8');
+};
+
+describe('command arm', () => {
+  it('indexes the example through the JSONL protocol and returns the run of the same scorer in-process', async () => {
+    const r = await runCaptured(['ablate', '--config', config(', concurrency: 4')], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // The fixture is the fake arm's scorer at signal 1: same scores, same tie order, so the same run file
+    // once the run tag is set aside.
+    const strip = (t: string) => t.replace(/ \S+\n/g, '\n');
+    expect(strip(runFile('cmd'))).toBe(strip(runFile('overlap')));
+    expect(runFile('cmd').split('\n').length).toBeGreaterThan(1000);
+    // The program's stderr reaches the log, prefixed by the arm (its kind, as the retrieve node names it).
+    expect(r.log.some((l) => /^command \(stderr\): indexed 351 documents into harness-[0-9a-f]{16}$/.test(l))).toBe(true);
+    // A second run asks the program nothing: the run cache serves it.
+    const again = await runCaptured(['ablate', '--config', config(', concurrency: 4')], dir);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/system runs from cache: 2 hit\(s\), 0 computed/);
+  });
+
+  it('an error answer fails the run (exit 1) naming the request, and nothing is cached', async () => {
+    const file = config('');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`${JSON.stringify(FIXTURE)}]`, `${JSON.stringify(FIXTURE)}, --fail-search]`));
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/arm command: the program answered request 2 with an error: index is corrupt/);
+    const again = await runCaptured(['ablate', '--config', file, '--dry-run'], dir);
+    expect(again.out).toMatch(/cmd \[retrieve command\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
+  });
+
+  it('a line that is not JSON on stdout is a protocol error that quotes nothing', async () => {
+    const file = config('');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`${JSON.stringify(FIXTURE)}]`, `${JSON.stringify(FIXTURE)}, --garbage]`));
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/stdout line 2 is not JSON; the program must write only JSONL answers on stdout/);
+    expect(r.stderr).not.toMatch(/not json at all/);
+  });
+
+  it('refuses (exit 2) to send sensitive documents to a program declared not local', async () => {
+    const r = await runCaptured(['ablate', '--config', config(', local: false')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/arm command would send \d+ sensitive document\(s\) \(m\d+/);
+    // index: false sends no documents, so the same program may then run.
+    const ok = await runCaptured(['ablate', '--config', config(', local: false, index: false')], dir);
+    expect(ok.stderr).toBe('');
+  });
+});
