@@ -64,9 +64,18 @@ export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
 export async function executePlan(
   plan: SystemsPlan,
   scopes: readonly ScopeData[],
-  opts: { readonly topK: number; readonly store: ContentStore; readonly log: Logger; readonly env: NodeJS.ProcessEnv; readonly workDir: string },
+  opts: {
+    readonly topK: number;
+    readonly store: ContentStore;
+    readonly log: Logger;
+    readonly env: NodeJS.ProcessEnv;
+    readonly workDir: string;
+    /** Systems recomputed instead of read from the run cache (`--refresh`); their consumers are too. */
+    readonly refresh?: ReadonlySet<string>;
+  },
 ): Promise<Map<string, SystemOutcome>> {
   const { store, log, topK } = opts;
+  const refreshed = new Set<string>();
   const outcomes = new Map<string, SystemOutcome>();
   /** system id -> per-scope runs, kept while a later system may consume them. */
   const perScope = new Map<string, ScopeRun[]>();
@@ -77,6 +86,7 @@ export async function executePlan(
     const runs: ScopeRun[] = [];
     let hits = 0;
     let misses = 0;
+    if (opts.refresh?.has(system.id) || system.inputs.some((id) => refreshed.has(id))) refreshed.add(system.id);
     try {
       for (const [i, scope] of scopes.entries()) {
         const inputs = system.inputs.map((id) => {
@@ -86,16 +96,17 @@ export async function executePlan(
         });
         let computed = false;
         const key = runKey(system, scope, topK);
-        const res = await store.json<ScopeRun>(
-          'run',
-          key,
-          async () => {
-            computed = true;
-            instance ??= system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
-            return instance.runScope(scope, inputs, topK);
-          },
-          scopeRunCheck(scope.queries),
-        );
+        const compute = async () => {
+          computed = true;
+          instance ??= system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
+          return instance.runScope(scope, inputs, topK);
+        };
+        let res: ScopeRun;
+        if (refreshed.has(system.id)) {
+          // Written only once computed: a refresh that fails keeps the entry it would have replaced.
+          res = await compute();
+          await store.put('run', key, JSON.stringify(res));
+        } else res = await store.json<ScopeRun>('run', key, compute, scopeRunCheck(scope.queries));
         if (computed) misses++;
         else hits++;
         runs.push(res);

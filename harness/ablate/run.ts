@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import { parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
 import type { GateResult, ReportInput, ReportRun } from '../report/types.js';
 import { writeReport } from '../report/index.js';
+import { probePlan } from '../systems/probe.js';
 import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
 import { costs, queryExamples, recallCurves } from './evidence.js';
@@ -56,6 +57,8 @@ export interface AblateContext {
   readonly log: Logger;
   readonly env: NodeJS.ProcessEnv;
   readonly command: string;
+  /** System ids to recompute instead of serving from the run cache (`--refresh`); everything downstream follows. */
+  readonly refresh?: readonly string[];
 }
 
 /** The eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
@@ -191,7 +194,16 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   await store.sweepOrphans();
   const dir = reportDirOf(cfg);
   const t1 = performance.now();
-  const outcomes = await executePlan(cfg.plan, scopes, { topK: cfg.topK, store, log, env: ctx.env, workDir: cfg.cache });
+  // Remote systems are asked who they are before any cache lookup, so a changed server never serves an old run.
+  const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env: ctx.env, workDir: join(cfg.cache, 'work') });
+  const outcomes = await executePlan(systemsPlan, scopes, {
+    topK: cfg.topK,
+    store,
+    log,
+    env: ctx.env,
+    workDir: cfg.cache,
+    ...(ctx.refresh === undefined ? {} : { refresh: new Set(ctx.refresh) }),
+  });
   const executeMs = performance.now() - t1;
 
   const t2 = performance.now();
@@ -337,9 +349,10 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
 }
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
-export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
+export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const { es, dev, scopes } = await load(cfg, log);
   const store = new ContentStore(cfg.cache, { log });
+  const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env, workDir: join(cfg.cache, 'work') });
   const strata = new Map<string, number>();
   for (const q of es.queries) strata.set(q.stratum, (strata.get(q.stratum) ?? 0) + 1);
   const byNode = new Map<string, number>();
@@ -353,7 +366,7 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
     `  systems: ${cfg.plan.systems.length} (${[...byNode].map(([n, c]) => `${c} ${n}`).join(', ')})${cfg.tune ? ` + ${cfg.plan.groups.size} tuned` : ''}`,
   ];
   let cachedAll = 0;
-  for (const s of cfg.plan.systems) {
+  for (const s of systemsPlan.systems) {
     const cached = (await Promise.all(scopes.map((g) => store.has('run', runKey(s, g, cfg.topK))))).filter(Boolean).length;
     if (cached === scopes.length) cachedAll++;
     const from = s.inputs.length > 0 ? ` <- ${s.inputs.join(', ')}` : '';

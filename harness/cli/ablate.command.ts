@@ -16,6 +16,12 @@ export const ablateCommand = defineCommand({
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
+      .option('refresh', {
+        type: 'string',
+        array: true,
+        describe: 'Recompute this system (an arm id, repeatable) and everything downstream of it instead of reading the run cache',
+        group: 'Ablation:',
+      })
       .option('gate-exit', {
         type: 'boolean',
         default: false,
@@ -40,12 +46,22 @@ export const ablateCommand = defineCommand({
         hint: 'add gate: { candidate, measure } to the config',
       });
     }
+    const refresh = (args.refresh ?? []).flatMap((r) => String(r).split(','));
+    const ids = cfg.plan.systems.map((s) => s.id);
+    for (const r of refresh) {
+      if (!ids.includes(r)) {
+        const { didYouMean } = await import('../util/suggest.js');
+        throw new UsageError(`--refresh: "${r}" is not a system of ${relative(io.cwd, cfg.file) || cfg.file}${didYouMean(r, ids)}`, {
+          hint: `name an arm or system id: ${ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, ...` : ids.join(', ')}`,
+        });
+      }
+    }
     if (args.dryRun) {
-      io.out(await plan(cfg, io.log));
+      io.out(await plan(cfg, io.log, io.env));
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, { log: io.log, env: io.env, command });
+    const result = await ablate(cfg, { log: io.log, env: io.env, command, ...(refresh.length > 0 ? { refresh } : {}) });
     const gridMembers = new Set([...cfg.plan.groups.values()].flat());
     const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
     const lines = [
