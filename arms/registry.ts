@@ -4,6 +4,7 @@ import { bm25Arm } from './bm25/index.js';
 import { sqliteFts5Arm } from './sqlite-fts5/index.js';
 import { runFileArm } from './run-file/index.js';
 import { commandArm } from './remote/command/index.js';
+import { httpArm } from './remote/http/index.js';
 
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
@@ -15,6 +16,7 @@ export const armFactories = {
   'sqlite-fts5': sqliteFts5Arm,
   'run-file': runFileArm,
   command: commandArm,
+  http: httpArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 

@@ -73,11 +73,10 @@ export async function withRetries<T>(
     try {
       return await attempt();
     } catch (err) {
-      if (!(err instanceof RemoteCallError) || !err.retryable) throw err;
-      if (n >= opts.retries) {
-        throw new RemoteCallError(`${what}: ${err.message} (gave up after ${n + 1} attempt(s))`, false, undefined, {
-          ...(err.hint === undefined ? {} : { hint: err.hint }),
-        });
+      if (!(err instanceof RemoteCallError)) throw err;
+      if (!err.retryable || n >= opts.retries) {
+        const tries = err.retryable ? ` (gave up after ${n + 1} attempt(s))` : '';
+        throw new RemoteCallError(`${what}: ${err.message}${tries}`, false, undefined, { ...(err.hint === undefined ? {} : { hint: err.hint }) });
       }
       const wait = Math.min(opts.maxWaitMs, err.retryAfterMs ?? opts.baseDelayMs * 2 ** n);
       opts.log.warn(`${what}: ${err.message}; retry ${n + 1}/${opts.retries} in ${Math.round(wait)} ms`);
