@@ -5,6 +5,7 @@ import { sqliteFts5Arm } from './sqlite-fts5/index.js';
 import { runFileArm } from './run-file/index.js';
 import { commandArm } from './remote/command/index.js';
 import { httpArm } from './remote/http/index.js';
+import { mcpArm } from './remote/mcp/index.js';
 
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
@@ -17,6 +18,7 @@ export const armFactories = {
   'run-file': runFileArm,
   command: commandArm,
   http: httpArm,
+  mcp: mcpArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 
