@@ -1,9 +1,14 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory } from '../../../evalset/memory.js';
 import { KeywordMemory } from '../../../examples/keyword-memory.js';
+import { createMemoryServer } from '../../../examples/mcp-memory-server.js';
+import { filesContaining } from '../../../harness/testing/secret.js';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
 
@@ -18,7 +23,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function config(params: string): string {
+function config(params: string, server = SERVER): string {
   const file = join(dir, 'm.yaml');
   writeFileSync(
     file,
@@ -29,7 +34,7 @@ topK: 10
 output: out
 cache: cache
 arms:
-  - { id: own, kind: mcp, params: { server: ${SERVER}${params} } }
+  - { id: own, kind: mcp, params: { server: ${server}${params} } }
 compare: { permutations: 100, resamples: 100 }
 `,
   );
@@ -77,6 +82,65 @@ describe('mcp arm', () => {
     const r = await runCaptured(['ablate', '--config', config('')], dir);
     expect(r.code).toBe(0);
     expect(readFileSync(join(reportDir(), 'runs', 'own.trec'), 'utf8')).toBe('');
+  });
+});
+
+describe('mcp arm over streamable HTTP', () => {
+  const SECRET = 'mcp-bearer-loopback-5d2c7a19';
+  let http: Server;
+  let url: string;
+  const memory = new KeywordMemory();
+  beforeEach(async () => {
+    // The same example server, served statelessly over streamable HTTP behind a bearer credential.
+    http = createServer((req, res) => {
+      if (req.headers.authorization !== `Bearer ${SECRET}`) {
+        res.writeHead(401).end();
+        return;
+      }
+      void (async () => {
+        const server = createMemoryServer(memory);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(req, res);
+      })();
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  });
+  afterEach(async () => {
+    http.closeAllConnections();
+    await new Promise((r) => http.close(r));
+  });
+  const httpConfig = (extra: string) =>
+    config(`, store: { tool: store }${extra}`, `{ url: ${JSON.stringify(url)}, headers: { Authorization: { env: MEMORY_TOKEN, prefix: "Bearer " } } }`);
+
+  it('stores and searches through a URL with a bearer credential from the environment that reaches no file or output', async () => {
+    const r = await runCaptured(['ablate', '--config', httpConfig(', local: true')], dir, { MEMORY_TOKEN: SECRET });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const es = await loadMemory(EXAMPLE);
+    const q = es.queries.find((x) => x.id === 'qe01')!;
+    const local = new KeywordMemory();
+    for (const d of es.documents) local.store('all', d.id, d.text);
+    const lines = readFileSync(join(reportDir(), 'runs', 'own.trec'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('qe01 '));
+    expect(lines).toEqual(local.search('all', q.text, 10).map((h, i) => `qe01 Q0 ${h.id} ${i + 1} ${String(h.score)} own`));
+    expect(filesContaining([dir], SECRET)).toEqual([]);
+    expect([r.out, r.stderr, ...r.log].join('\n')).not.toContain(SECRET);
+  });
+
+  it('a URL server is not local unless the config says so: sensitive documents are refused (exit 2) before any store call', async () => {
+    const r = await runCaptured(['ablate', '--config', httpConfig('')], dir, { MEMORY_TOKEN: SECRET });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /arm mcp would send \d+ sensitive document\(s\) \(m\d+.*to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp, which the config does not declare local/,
+    );
+    expect(memory.size('all')).toBe(0);
   });
 });
 
