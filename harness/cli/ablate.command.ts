@@ -30,7 +30,8 @@ export const ablateCommand = defineCommand({
       })
       .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
       .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures')
-      .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate'),
+      .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate')
+      .example('$0 ablate --config configs/own-system.yaml --refresh own', 'ask your own server again instead of the run cache'),
   async run(args, io) {
     const { loadConfig } = await import('../config/load.js');
     const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
