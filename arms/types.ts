@@ -93,5 +93,5 @@ export interface ArmFactory<S extends z.ZodType = z.ZodType> {
    * an upgraded server never serves an old run. Also the place to fail early (exit 2) on what only the
    * environment or the server can say (a missing tool, an unset variable). Never returns a secret.
    */
-  probe?(params: z.output<S>, ctx: ArmContext): Promise<JsonValue>;
+  probe?(id: string, params: z.output<S>, ctx: ArmContext): Promise<JsonValue>;
 }

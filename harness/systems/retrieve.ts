@@ -18,7 +18,7 @@ const SEARCH_BATCH = 64;
 export const retrieveNode: NodeKind = {
   summary: 'an arm: index each scope, answer its queries',
   arity: { min: 0, max: 0 },
-  bind({ kind, params, dir }) {
+  bind({ kind, params, dir, id }) {
     const kinds = Object.keys(armFactories);
     if (!isArmKind(kind)) return { problems: [`kind: unknown arm kind "${kind}"${didYouMean(kind, kinds)} (known: ${kinds.join(', ')})`] };
     const factory = armFactories[kind] as ArmFactory;
@@ -44,12 +44,12 @@ export const retrieveNode: NodeKind = {
         fingerprint,
         theoreticalMinScore: factory.theoreticalMinScore(p),
         sendsTextOffMachine: factory.sendsTextOffMachine(p),
-        ...(factory.probe ? { probe: (ctx: NodeContext) => (factory.probe as NonNullable<ArmFactory['probe']>)(p, armContext(ctx)) } : {}),
+        ...(factory.probe ? { probe: (ctx: NodeContext) => (factory.probe as NonNullable<ArmFactory['probe']>)(id ?? kind, p, armContext(ctx)) } : {}),
         create(ctx): SystemInstance {
           let arm: Arm | undefined;
           return {
             async runScope(scope, _inputs, topK) {
-              arm ??= factory.create(kind, p, armContext(ctx));
+              arm ??= factory.create(id ?? kind, p, armContext(ctx));
               const t0 = performance.now();
               const indexStats = await arm.index(scope.documents, scope.queries);
               const t1 = performance.now();

@@ -117,5 +117,7 @@ export interface NodeKind {
     readonly topK: number;
     /** The config file's folder, against which params that name files resolve. */
     readonly dir?: string;
+    /** The system's id, for the messages of what the node creates. */
+    readonly id?: string;
   }): { readonly node: BoundNode } | { readonly problems: readonly string[] };
 }

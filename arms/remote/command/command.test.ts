@@ -48,8 +48,8 @@ describe('command arm', () => {
     const strip = (t: string) => t.replace(/ \S+\n/g, '\n');
     expect(strip(runFile('cmd'))).toBe(strip(runFile('overlap')));
     expect(runFile('cmd').split('\n').length).toBeGreaterThan(1000);
-    // The program's stderr reaches the log, prefixed by the arm (its kind, as the retrieve node names it).
-    expect(r.log.some((l) => /^command \(stderr\): indexed 351 documents into harness-[0-9a-f]{16}$/.test(l))).toBe(true);
+    // The program's stderr reaches the log, prefixed by the arm.
+    expect(r.log.some((l) => /^cmd \(stderr\): indexed 351 documents into harness-[0-9a-f]{16}$/.test(l))).toBe(true);
     // A second run asks the program nothing: the run cache serves it.
     const again = await runCaptured(['ablate', '--config', config(', concurrency: 4')], dir);
     expect(again.code).toBe(0);
@@ -61,7 +61,7 @@ describe('command arm', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace(`${JSON.stringify(FIXTURE)}]`, `${JSON.stringify(FIXTURE)}, --fail-search]`));
     const r = await runCaptured(['ablate', '--config', file], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/arm command: the program answered request 2 with an error: index is corrupt/);
+    expect(r.stderr).toMatch(/arm cmd: the program answered request 2 with an error: index is corrupt/);
     const again = await runCaptured(['ablate', '--config', file, '--dry-run'], dir);
     expect(again.out).toMatch(/cmd \[retrieve command\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
   });
@@ -78,7 +78,7 @@ describe('command arm', () => {
   it('refuses (exit 2) to send sensitive documents to a program declared not local', async () => {
     const r = await runCaptured(['ablate', '--config', config(', local: false')], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/arm command would send \d+ sensitive document\(s\) \(m\d+/);
+    expect(r.stderr).toMatch(/arm cmd would send \d+ sensitive document\(s\) \(m\d+/);
     // index: false sends no documents, so the same program may then run.
     const ok = await runCaptured(['ablate', '--config', config(', local: false, index: false')], dir);
     expect(ok.stderr).toBe('');

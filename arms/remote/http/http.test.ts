@@ -119,7 +119,7 @@ describe('http arm', () => {
     const r = await run(config());
     expect(r.code).toBe(0);
     expect(searches()).toHaveLength(queries.length + 1);
-    expect(r.log.join('\n')).toMatch(/arm http: search query q1: http:\/\/127\.0\.0\.1:\d+\/search answered HTTP 429; retry 1\/2 in 0 ms/);
+    expect(r.log.join('\n')).toMatch(/arm svc: search query q1: http:\/\/127\.0\.0\.1:\d+\/search answered HTTP 429; retry 1\/2 in 0 ms/);
     const again = await run(config());
     expect(again.out).toMatch(/system runs from cache: 1 hit\(s\), 0 computed/);
     expect(searches()).toHaveLength(queries.length + 1);
@@ -129,7 +129,7 @@ describe('http arm', () => {
     server.enqueue('/search', { delayMs: 1500, body: {} }, { delayMs: 1500, body: {} }, { delayMs: 1500, body: {} });
     const r = await run(config(['local: true', 'concurrency: 1', 'timeoutMs: 300']));
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/arm http: search query q1: no answer from http:\/\/127\.0\.0\.1:\d+\/search within 300 ms \(gave up after 3 attempt\(s\)\)/);
+    expect(r.stderr).toMatch(/arm svc: search query q1: no answer from http:\/\/127\.0\.0\.1:\d+\/search within 300 ms \(gave up after 3 attempt\(s\)\)/);
     const dry = await run(config(['local: true', 'concurrency: 1', 'timeoutMs: 300']), ['--dry-run']);
     expect(dry.out).toMatch(/svc \[retrieve http\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
   });
@@ -138,7 +138,7 @@ describe('http arm', () => {
     server.enqueue('/search', { body: '<html>memory: the secret garden</html>' });
     const r = await run(config(['local: true', 'concurrency: 1']));
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/arm http: search query q1: the answer of http:\/\/127\.0\.0\.1:\d+\/search is not JSON \(38 bytes\)/);
+    expect(r.stderr).toMatch(/arm svc: search query q1: the answer of http:\/\/127\.0\.0\.1:\d+\/search is not JSON \(38 bytes\)/);
     expect(r.stderr).not.toContain('secret garden');
     // An answer in JSON but not in the mapped shape names the path it missed.
     server.enqueue('/search', { body: { data: { hits: [{ doc: { name: 'm1' }, relevance: 1 }] } } });
@@ -153,7 +153,7 @@ describe('http arm', () => {
     const r = await run(config([]));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /arm http would send 1 sensitive document\(s\) \(m4\) to http:\/\/127\.0\.0\.1:\d+\/store, which the config does not declare local/,
+      /arm svc would send 1 sensitive document\(s\) \(m4\) to http:\/\/127\.0\.0\.1:\d+\/store, which the config does not declare local/,
     );
     expect(server.requests.filter((q) => q.path === '/store')).toHaveLength(0);
     const unset = await runCaptured(['ablate', '--config', config()], dir, {});

@@ -115,10 +115,10 @@ export const httpArm: ArmFactory<typeof params> = {
   }),
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
   sendsTextOffMachine: (p) => !p.local,
-  async probe(p, ctx) {
+  async probe(id, p, ctx) {
     const unset = headerEnv(p).filter((name) => !ctx.env[name]);
     if (unset.length > 0)
-      throw new HarnessError(`arm http: headers read the environment variable(s) ${unset.join(', ')}, which are not set`, {
+      throw new HarnessError(`arm ${id}: headers read the environment variable(s) ${unset.join(', ')}, which are not set`, {
         exitCode: 2,
         hint: 'set them (their values are never printed), or remove the headers that name them',
       });

@@ -205,10 +205,10 @@ export const mcpArm: ArmFactory<typeof params> = {
   }),
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
   sendsTextOffMachine: (p) => !isLocal(p),
-  async probe(p, ctx) {
-    const client = await connect('mcp', p, ctx);
+  async probe(id, p, ctx) {
+    const client = await connect(id, p, ctx);
     try {
-      await checkTools('mcp', p, client);
+      await checkTools(id, p, client);
       const v = client.getServerVersion();
       return { name: v?.name ?? null, version: v?.version ?? null };
     } finally {

@@ -72,7 +72,7 @@ describe('mcp arm', () => {
   it('a tool the server does not have is an error (exit 2) listing the tools it has, before anything is stored', async () => {
     const r = await runCaptured(['ablate', '--config', config(', store: { tool: store }, search: { tool: serch }')], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('arm mcp: the MCP server example-memory 1.0.0 has no tool "serch" (params.search.tool); did you mean "search"?');
+    expect(r.stderr).toContain('arm own: the MCP server example-memory 1.0.0 has no tool "serch" (params.search.tool); did you mean "search"?');
     expect(r.stderr).toContain(
       "  its tools:\n    store: Store one memory in a scope (replacing one with the same id)\n    search: Search a scope's memories by keywords (BM25)",
     );
@@ -138,7 +138,7 @@ describe('mcp arm over streamable HTTP', () => {
     const r = await runCaptured(['ablate', '--config', httpConfig('')], dir, { MEMORY_TOKEN: SECRET });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /arm mcp would send \d+ sensitive document\(s\) \(m\d+.*to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp, which the config does not declare local/,
+      /arm own would send \d+ sensitive document\(s\) \(m\d+.*to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp, which the config does not declare local/,
     );
     expect(memory.size('all')).toBe(0);
   });
