@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -73,6 +73,40 @@ describe('command arm', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/stdout line 2 is not JSON; the program must write only JSONL answers on stdout/);
     expect(r.stderr).not.toMatch(/not json at all/);
+  });
+
+  it('on a scoped eval set each scope is indexed under its own name and searched there', async () => {
+    mkdirSync(join(dir, 'es'));
+    const memories = [
+      { id: 'a1', text: 'dog named Biscuit', metadata: { scope: 'alex' } },
+      { id: 'a2', text: 'cat food brand', metadata: { scope: 'alex' } },
+      { id: 'b1', text: 'dog food for Rex', metadata: { scope: 'sam' } },
+      { id: 'b2', text: 'Biscuit recipe', metadata: { scope: 'sam' } },
+      { id: 'b3', text: 'the cat sleeps', metadata: { scope: 'sam' } },
+    ];
+    const qs = [
+      { id: 'q1', text: 'dog Biscuit', stratum: 'exact', scope: 'alex', qrels: { a1: 1 } },
+      { id: 'q2', text: 'dog Biscuit', stratum: 'exact', scope: 'sam', qrels: { b1: 1 } },
+    ];
+    writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${memories.map((m) => JSON.stringify(m)).join('\n')}\n`);
+    writeFileSync(join(dir, 'es', 'queries.jsonl'), `${qs.map((q) => JSON.stringify(q)).join('\n')}\n`);
+    const file = config('');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`path: ${EXAMPLE}`, 'path: es'));
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(0);
+    const indexed = r.log.filter((l) => l.startsWith('cmd (stderr): indexed'));
+    expect(indexed.map((l) => l.replace(/harness-[0-9a-f]{16}/, 'S'))).toEqual([
+      'cmd (stderr): indexed 2 documents into S',
+      'cmd (stderr): indexed 3 documents into S',
+    ]);
+    expect(new Set(indexed.map((l) => l.split(' ').pop())).size).toBe(2);
+    // q2 has q1's text but searches the other scope: its hits are that scope's documents only.
+    expect(
+      runFile('cmd')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').slice(0, 3).join(' ')),
+    ).toEqual(['q1 Q0 a1', 'q1 Q0 a2', 'q2 Q0 b2', 'q2 Q0 b1', 'q2 Q0 b3']);
   });
 
   it('refuses (exit 2) to send sensitive documents to a program declared not local', async () => {
