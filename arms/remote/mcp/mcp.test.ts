@@ -78,6 +78,15 @@ describe('mcp arm', () => {
     );
   });
 
+  it('a tool call the server rejects fails the run (exit 1) with the server message, and nothing is cached', async () => {
+    const file = config(', store: { tool: store }, search: { tool: search, arguments: { query: "{{query.text}}", topK: "ten" } }');
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/arm own: tool search failed: .*topK/s);
+    const dry = await runCaptured(['ablate', '--config', file, '--dry-run'], dir);
+    expect(dry.out).toMatch(/own \[retrieve mcp\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
+  });
+
   it('without a store tool nothing is sent: a fresh server then knows no documents and returns empty rankings', async () => {
     const r = await runCaptured(['ablate', '--config', config('')], dir);
     expect(r.code).toBe(0);
