@@ -66,6 +66,14 @@ describe('command arm', () => {
     expect(again.out).toMatch(/cmd \[retrieve command\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
   });
 
+  it('a program that cannot start is an error (exit 2) naming it', async () => {
+    const file = config('');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(`command: ${JSON.stringify(process.execPath)}`, 'command: /nonexistent/retriever'));
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/arm cmd: cannot start \/nonexistent\/retriever: spawn \/nonexistent\/retriever ENOENT/);
+  });
+
   it('a line that is not JSON on stdout is a protocol error that quotes nothing', async () => {
     const file = config('');
     writeFileSync(file, readFileSync(file, 'utf8').replace(`${JSON.stringify(FIXTURE)}]`, `${JSON.stringify(FIXTURE)}, --garbage]`));

@@ -60,6 +60,8 @@ class JsonlProcess {
   ) {
     this.child = spawn(p.command, p.args, { stdio: 'pipe', env: ctx.env, ...(p.cwd === undefined ? {} : { cwd: p.cwd }) });
     this.exited = new Promise((res) => this.child.once('close', () => res()));
+    // A write to a program that failed to start or died fails here too; the 'error' and 'exit' handlers say why.
+    this.child.stdin.on('error', () => undefined);
     this.child.once('error', (err) =>
       this.fail(new HarnessError(`arm ${arm}: cannot start ${p.command}: ${err.message}`, { exitCode: 2, hint: 'check command and cwd' })),
     );
