@@ -32,13 +32,17 @@ function hits(stored: Map<string, string>, q: string, k: number) {
 let dir: string;
 let server: Loopback;
 const stored = new Map<string, string>();
+/** When each request reached the server. */
+const arrivals: number[] = [];
 beforeEach(async () => {
+  arrivals.length = 0;
   dir = mkdtempSync(join(tmpdir(), 'harness-http-'));
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
   writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
   stored.clear();
   server = await startLoopback((req: LoopbackRequest) => {
+    arrivals.push(performance.now());
     if (req.headers['x-api-key'] !== SECRET) return { status: 401, body: { error: 'no key' } };
     const b = req.json as { id?: string; text?: string; q?: string; k?: number };
     if (req.path === '/store') {
@@ -160,6 +164,16 @@ describe('http arm', () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toMatch(/headers read the environment variable\(s\) MEMORY_KEY, which are not set/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('keeps to ratePerSecond across store and search calls', async () => {
+    // 4 stores and 3 searches through one bucket of 2 per second (burst 2): at least 5 waits of 500 ms.
+    const r = await run(config(['local: true', 'ratePerSecond: 2']));
+    expect(r.code).toBe(0);
+    expect(arrivals).toHaveLength(7);
+    // Without the bucket they would all arrive within the time of one search; the first arrival lags its start
+    // by the connection set-up, so the bound allows one wait of slack.
+    expect(arrivals[6]! - arrivals[0]!).toBeGreaterThanOrEqual(4 * 500);
   });
 
   it('refuses a credential written into the config (exit 2)', async () => {
