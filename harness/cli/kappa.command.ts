@@ -19,7 +19,7 @@ export const kappaCommand = defineCommand({
       .option('on', {
         choices: ['none', 'linear', 'quadratic', 'binary'] as const,
         default: 'binary' as const,
-        describe: 'the kappa the verdict reads (binary: relevant at grade >= 2)',
+        describe: 'the kappa the check reads (binary: relevant at grade >= 2)',
       })
       .option('threshold', { type: 'number', default: 0.6, describe: 'kappa at or above which the judge is trusted' })
       .option('resamples', { type: 'number', default: 2000, describe: 'bootstrap resamples for the intervals' })
@@ -61,7 +61,7 @@ export const kappaCommand = defineCommand({
           ...(args.sample === undefined ? {} : { size: args.sample }),
           ...(oversample === undefined ? {} : { oversample }),
           seed: args.seed,
-          gate: args.on,
+          on: args.on,
           threshold: args.threshold,
           resamples: args.resamples,
           level: args.level,

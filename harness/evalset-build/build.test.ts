@@ -6,7 +6,7 @@ import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
-import { contentTerms, rejection, samplingStratum, sharedTerms } from './build.js';
+import { contentTerms, rejection, seedGroup, sharedTerms } from './build.js';
 
 const KEY = 'sk-generator-loopback-secret-7';
 let server: Loopback | undefined;
@@ -65,9 +65,9 @@ describe('overlap rules', () => {
   });
   it('buckets numbers in [0, 1] and names missing fields', () => {
     const d = { id: 'x', text: 't', metadata: { category: 'family', importance: 0.5 } };
-    expect(samplingStratum(d, ['category', 'importance'])).toBe('category=family,importance=mid');
-    expect(samplingStratum(d, ['mood'])).toBe('mood=(none)');
-    expect(samplingStratum(d, [])).toBe('all');
+    expect(seedGroup(d, ['category', 'importance'])).toBe('category=family,importance=mid');
+    expect(seedGroup(d, ['mood'])).toBe('mood=(none)');
+    expect(seedGroup(d, [])).toBe('all');
   });
 });
 

@@ -31,7 +31,7 @@ export interface BuildOptions {
   readonly decoding: Decoding;
   /** Metadata fields to stratify seeds by (`category`, `importance`, any `metadata` key). */
   readonly strataBy: readonly string[];
-  /** Seed memories drawn per sampling stratum. */
+  /** Seed memories drawn per seed group. */
   readonly perStratum: number;
   readonly kinds: readonly QueryKind[];
   /** Memories per multi-hop question. */
@@ -57,7 +57,7 @@ export interface BuildManifest {
   readonly perStratum: number;
   readonly hops: number;
   readonly maxAttempts: number;
-  /** Sampling stratum -> the seed memory ids drawn from it. */
+  /** Seed group -> the seed memory ids drawn from it. */
   readonly seeds: Readonly<Record<string, readonly string[]>>;
   readonly counts: {
     readonly sensitiveExcluded: number;
@@ -105,8 +105,8 @@ export function rejection(kind: QueryKind, question: string, seeds: readonly str
   return undefined;
 }
 
-/** The sampling stratum of a memory: its values of `fields`, numbers in [0, 1] bucketed low / mid / high. */
-export function samplingStratum(d: Document, fields: readonly string[]): string {
+/** The seed group of a memory: its values of `fields`, numbers in [0, 1] bucketed low / mid / high. */
+export function seedGroup(d: Document, fields: readonly string[]): string {
   if (fields.length === 0) return 'all';
   return fields
     .map((f) => {
@@ -170,7 +170,7 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
   const usable = documents.filter((d) => o.generator.local || d.sensitive !== true);
   const byStratum = new Map<string, Document[]>();
   for (const d of usable) {
-    const s = samplingStratum(d, o.strataBy);
+    const s = seedGroup(d, o.strataBy);
     const list = byStratum.get(s);
     if (list) list.push(d);
     else byStratum.set(s, [d]);
@@ -188,7 +188,7 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
     const drawn = pool.slice(0, n);
     seeds[s] = drawn.map((d) => d.id);
     for (const d of drawn) for (const kind of o.kinds) if (kind !== 'multi-hop') jobs.push({ kind, seeds: [d] });
-    // Multi-hop: consecutive drawn seeds of one stratum, `hops` at a time (they share its category or bucket).
+    // Multi-hop: consecutive drawn seeds of one seed group, `hops` at a time (they share its category or bucket).
     if (o.kinds.includes('multi-hop'))
       for (let i = 0; i + o.hops <= drawn.length; i += o.hops) jobs.push({ kind: 'multi-hop', seeds: drawn.slice(i, i + o.hops) });
   }

@@ -76,7 +76,7 @@ export async function runBuild(a: BuildArgs, io: CliIo): Promise<string> {
   const c = m.counts;
   const per = (r: Readonly<Record<string, number>>) => kinds.map((k) => `${k} ${r[k] ?? 0}`).join(', ');
   return [
-    `seeds: ${Object.values(m.seeds).reduce((n, s) => n + s.length, 0)} memories from ${Object.keys(m.seeds).length} sampling strata (${m.strataBy.join(', ') || 'none'}); sensitive, not sent: ${c.sensitiveExcluded}`,
+    `seeds: ${Object.values(m.seeds).reduce((n, s) => n + s.length, 0)} memories from ${Object.keys(m.seeds).length} seed groups (${m.strataBy.join(', ') || 'none'}); sensitive, not sent: ${c.sensitiveExcluded}`,
     `  accepted: ${per(c.accepted)}; hand-authored: ${c.hand}`,
     `  rejected and regenerated: ${per(c.rejected)}; dropped: ${per(c.dropped)}`,
     `  requests sent: ${c.requests}; replies from cache: ${c.cachedReplies}; tokens: ${m.tokens.prompt} in, ${m.tokens.completion} out`,

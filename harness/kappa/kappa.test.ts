@@ -169,7 +169,7 @@ describe('harness kappa', () => {
     const bin = (xs: number[]) => xs.map((g) => (g >= 2 ? 1 : 0));
     const kb = kappa(bin(h), bin(l), unweighted, 2);
     expect(value('grade >= 2')).toBeCloseTo(kb, 3);
-    expect(out).toContain(`verdict: ${kb >= 0.6 ? 'PASS' : 'FAIL'}: kappa at grade >= 2 ${kb.toFixed(3)}`);
+    expect(out).toContain(`kappa check: ${kb >= 0.6 ? 'PASS' : 'FAIL'}: kappa at grade >= 2 ${kb.toFixed(3)}`);
     const csv = readFileSync(join(dir, 'dis.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('queryId,docId,stratum,human,judge');
     expect(csv).toHaveLength(1 + kept.filter((it) => humanOf(it) !== llmOf(it)).length);
@@ -186,7 +186,7 @@ describe('harness kappa', () => {
         labels: join(dir, 'human.qrels'),
         reportOnly: false,
         seed: 42,
-        gate: 'quadratic',
+        on: 'quadratic',
         threshold: 0.6,
         resamples: 1000,
         level: 0.95,
@@ -213,12 +213,12 @@ describe('harness kappa', () => {
     const exact = r.strata.find((s) => s.stratum === 'exact')!;
     expect(exact.n).toBe(4);
     expect(exact.none.kappa).toBeCloseTo(kappa([3, 1, 0, 1], [3, 2, 0, 1], unweighted), 12);
-    expect(r.verdict).toBe(r.quadratic.kappa! >= 0.6 ? 'PASS' : 'FAIL');
+    expect(r.check).toBe(r.quadratic.kappa! >= 0.6 ? 'PASS' : 'FAIL');
     // The same pairs through the kernel directly give the same report.
     expect(
       kappaReport(
         pairs.map((p) => ({ queryId: p.q, docId: p.d, stratum: p.stratum, human: p.human, llm: p.llm })),
-        { qrelsVersion: 'abcdef0123456789', gate: 'quadratic', threshold: 0.6, resamples: 1000, seed: 42, level: 0.95 },
+        { qrelsVersion: 'abcdef0123456789', on: 'quadratic', threshold: 0.6, resamples: 1000, seed: 42, level: 0.95 },
       ),
     ).toEqual(r);
   });

@@ -11,9 +11,9 @@ export interface LabelledPair {
   readonly llm: number;
 }
 
-/** Which kappa the verdict reads: a weighting of the 0-3 scale, or `binary` (relevant at grade >= 2). */
-export type KappaGate = KappaWeights | 'binary';
-export const KAPPA_GATES: readonly KappaGate[] = ['none', 'linear', 'quadratic', 'binary'];
+/** Which kappa the kappa check reads: a weighting of the 0-3 scale, or `binary` (relevant at grade >= 2). */
+export type KappaKind = KappaWeights | 'binary';
+export const KAPPA_KINDS: readonly KappaKind[] = ['none', 'linear', 'quadratic', 'binary'];
 
 const GRADES = [0, 1, 2, 3] as const;
 
@@ -41,20 +41,22 @@ export interface KappaReport extends KappaTable {
   readonly confusion: readonly (readonly number[])[];
   /** Share of each grade 0-3, per rater. */
   readonly baseRates: { readonly human: readonly number[]; readonly llm: readonly number[] };
-  readonly gate: KappaGate;
+  /** The kappa the check reads. */
+  readonly on: KappaKind;
   readonly threshold: number;
   readonly level: number;
   readonly resamples: number;
-  readonly verdict: 'PASS' | 'FAIL' | 'UNDEFINED';
+  /** The kappa check: PASS when the `on` kappa is at least `threshold`. */
+  readonly check: 'PASS' | 'FAIL' | 'UNDEFINED';
 }
 
-function kappaOf(human: readonly number[], llm: readonly number[], gate: KappaGate): number | undefined {
+function kappaOf(human: readonly number[], llm: readonly number[], kind: KappaKind): number | undefined {
   if (human.length === 0) return undefined;
-  const binary = gate === 'binary';
+  const binary = kind === 'binary';
   const a = binary ? human.map((g) => (g >= 2 ? 1 : 0)) : human;
   const b = binary ? llm.map((g) => (g >= 2 ? 1 : 0)) : llm;
   try {
-    return cohensKappa(a, b, { weights: binary ? 'none' : gate, labels: binary ? [0, 1] : [...GRADES] }).kappa;
+    return cohensKappa(a, b, { weights: binary ? 'none' : kind, labels: binary ? [0, 1] : [...GRADES] }).kappa;
   } catch (err) {
     if (err instanceof HarnessError && err.message.includes('undefined')) return undefined;
     throw err;
@@ -77,10 +79,10 @@ function percentile(sorted: readonly number[], q: number): number {
 export function kappaEstimate(
   human: readonly number[],
   llm: readonly number[],
-  gate: KappaGate,
+  kind: KappaKind,
   opts: { resamples: number; seed: number; level: number },
 ): KappaEstimate {
-  const kappa = kappaOf(human, llm, gate);
+  const kappa = kappaOf(human, llm, kind);
   const n = human.length;
   if (n < 2 || opts.resamples < 1) return { kappa, undefinedResamples: 0 };
   const rng = createRng(opts.seed, 11);
@@ -94,7 +96,7 @@ export function kappaEstimate(
       h[i] = human[j] as number;
       l[i] = llm[j] as number;
     }
-    const k = kappaOf(h, l, gate);
+    const k = kappaOf(h, l, kind);
     if (k === undefined) undef++;
     else values.push(k);
   }
@@ -119,12 +121,12 @@ function table(pairs: readonly LabelledPair[], opts: { resamples: number; seed: 
 /**
  * Agreement between hand labels and the judge: kappa unweighted, linear, quadratic and binarised at grade >= 2,
  * each with a bootstrap interval, overall and per stratum; the confusion matrix, both raters' base rates, and
- * the verdict: PASS when the `gate` kappa is at least `threshold` (UNDEFINED when it is undefined). The sample
+ * the kappa check: PASS when the `on` kappa is at least `threshold` (UNDEFINED when it is undefined). The sample
  * oversamples some strata and is not reweighted: the overall kappa is over the sample as drawn.
  */
 export function kappaReport(
   pairs: readonly LabelledPair[],
-  opts: { qrelsVersion: string; gate: KappaGate; threshold: number; resamples: number; seed: number; level: number },
+  opts: { qrelsVersion: string; on: KappaKind; threshold: number; resamples: number; seed: number; level: number },
 ): KappaReport {
   const boot = { resamples: opts.resamples, seed: opts.seed, level: opts.level };
   const all = table(pairs, boot);
@@ -137,18 +139,18 @@ export function kappaReport(
   }));
   const confusion = GRADES.map((h) => GRADES.map((l) => pairs.filter((p) => p.human === h && p.llm === l).length));
   const rate = (pick: (p: LabelledPair) => number) => GRADES.map((g) => (pairs.length === 0 ? 0 : pairs.filter((p) => pick(p) === g).length / pairs.length));
-  const gated = all[opts.gate].kappa;
+  const checked = all[opts.on].kappa;
   return {
     ...all,
     qrelsVersion: opts.qrelsVersion,
     strata,
     confusion,
     baseRates: { human: rate((p) => p.human), llm: rate((p) => p.llm) },
-    gate: opts.gate,
+    on: opts.on,
     threshold: opts.threshold,
     level: opts.level,
     resamples: opts.resamples,
-    verdict: gated === undefined ? 'UNDEFINED' : gated >= opts.threshold ? 'PASS' : 'FAIL',
+    check: checked === undefined ? 'UNDEFINED' : checked >= opts.threshold ? 'PASS' : 'FAIL',
   };
 }
 
@@ -169,11 +171,11 @@ export function formatKappaReport(r: KappaReport): string {
   r.confusion.forEach((row, h) => L.push(`  ${h}  ${row.map((c) => String(c).padStart(5)).join('')}`));
   const pct = (xs: readonly number[]) => xs.map((x, g) => `${g}: ${(100 * x).toFixed(1)}%`).join(', ');
   L.push(`base rates: human ${pct(r.baseRates.human)}; judge ${pct(r.baseRates.llm)}`);
-  const gated = r[r.gate];
-  const name = r.gate === 'binary' ? 'kappa at grade >= 2' : r.gate === 'none' ? 'unweighted kappa' : `${r.gate} kappa`;
-  const lowCi = gated.ci !== undefined && gated.kappa !== undefined && gated.kappa >= r.threshold && gated.ci.lo < r.threshold;
+  const checked = r[r.on];
+  const name = r.on === 'binary' ? 'kappa at grade >= 2' : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
+  const lowCi = checked.ci !== undefined && checked.kappa !== undefined && checked.kappa >= r.threshold && checked.ci.lo < r.threshold;
   L.push(
-    `verdict: ${r.verdict}: ${name} ${f3(gated.kappa)} ${r.verdict === 'PASS' ? '>=' : r.verdict === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
+    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : r.check === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
       (lowCi ? ` (the interval reaches below it: label more pairs to be sure)` : ''),
   );
   return `${L.join('\n')}\n`;

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../cache/index.js';
 import { InputError, UsageError } from '../errors.js';
 import { readJudgments, type Judgments } from '../judge/store.js';
 import type { Logger } from '../log.js';
-import { type KappaGate, type KappaReport, kappaReport, type LabelledPair } from './report.js';
+import { type KappaKind, type KappaReport, kappaReport, type LabelledPair } from './report.js';
 import { type KappaItem, kappaSample } from './sample.js';
 import { keysOf, loadSession, newSession, runSession, type SessionState, saveSession } from './session.js';
 
@@ -22,7 +22,7 @@ export interface KappaOptions {
   readonly size?: number;
   readonly oversample?: Readonly<Record<string, number>>;
   readonly seed: number;
-  readonly gate: KappaGate;
+  readonly on: KappaKind;
   readonly threshold: number;
   readonly resamples: number;
   readonly level: number;
@@ -93,7 +93,7 @@ export function disagreementsCsv(pairs: readonly LabelledPair[]): string {
 
 /**
  * `harness kappa`: hand-verify a stratified sample of the judge's grades, blind to them, in a resumable session
- * (or read the labels from a file), then report agreement and the verdict, tied to the qrels version.
+ * (or read the labels from a file), then report agreement and the kappa check, tied to the qrels version.
  */
 export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOutcome> {
   const j = await readJudgments(opts.judgments);
@@ -101,7 +101,7 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
   const report = (pairs: LabelledPair[]) =>
     kappaReport(pairs, {
       qrelsVersion: j.manifest.qrelsVersion,
-      gate: opts.gate,
+      on: opts.on,
       threshold: opts.threshold,
       resamples: opts.resamples,
       seed: opts.seed,
