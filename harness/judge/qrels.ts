@@ -6,7 +6,15 @@ import { judgedQrels, mergeQrels, readJudgments } from './store.js';
 export interface QrelsChoice {
   readonly source: 'gold' | 'judged' | 'gold+judged';
   /** Set unless `gold`: the judge, its prompt and the qrels version of the judgments read. */
-  readonly judge?: { readonly model: string; readonly prompt: string; readonly qrelsVersion: string };
+  readonly judge?: {
+    readonly model: string;
+    readonly prompt: string;
+    readonly qrelsVersion: string;
+    /** Pool depth and systems, and the pooled pairs left ungraded (parse failures, sensitive not sent). */
+    readonly depth: number;
+    readonly pooled: readonly string[];
+    readonly holes: number;
+  };
 }
 
 /**
@@ -36,7 +44,15 @@ export async function withChosenQrels(
     es: { ...es, qrels },
     qrels: {
       source: choice.qrels,
-      judge: { model: m.judge.model, prompt: `${m.judge.prompt.name}@${m.judge.prompt.sha256.slice(0, 12)}`, qrelsVersion: m.qrelsVersion },
+      judge: {
+        model: m.judge.model,
+        prompt: `${m.judge.prompt.name}@${m.judge.prompt.sha256.slice(0, 12)}`,
+        qrelsVersion: m.qrelsVersion,
+        depth: m.pool.depth,
+        pooled: m.pool.systems,
+        // Judged alone, the pairs gold graded (and the judge was not asked about) are holes too.
+        holes: j.records.filter((r) => r.status !== 'judged').length + (choice.qrels === 'judged' ? m.counts.gold : 0),
+      },
     },
   };
 }

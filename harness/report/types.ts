@@ -31,8 +31,19 @@ export interface ReportEvalSet {
    * of the judged pool only when true; with relevant-only qrels it equals precision.
    */
   readonly qrelsJudgesNonRelevant?: boolean;
-  /** The judge, its prompt (name@sha256 prefix) and the qrels version of the judgments scored with. */
-  readonly judge?: { readonly model: string; readonly prompt: string; readonly qrelsVersion?: string };
+  /**
+   * The judge, its prompt (name@sha256 prefix) and the qrels version of the judgments scored with; with the
+   * pool's depth, the systems pooled, and its holes (pairs pooled but left ungraded: parse failures and
+   * sensitive memories not sent), so a report knows which runs the judgments cover to which depth.
+   */
+  readonly judge?: {
+    readonly model: string;
+    readonly prompt: string;
+    readonly qrelsVersion?: string;
+    readonly depth?: number;
+    readonly pooled?: readonly string[];
+    readonly holes?: number;
+  };
 }
 
 export interface ReportRun {
