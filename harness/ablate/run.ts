@@ -327,6 +327,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       scopes: scopes.length,
       ...(dev ? { tuneSplit: { split: cfg.tune?.split, queries: dev.queries.length, fingerprint: evalSetFingerprint(dev) } } : {}),
       notes: es.notes ?? [],
+      qrels: chosen,
     },
     systems,
     tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),

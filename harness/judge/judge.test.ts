@@ -192,9 +192,13 @@ describe('harness judge through the openai SDK against a loopback server', () =>
     expect(j.records.find((x) => x.queryId === 'q1' && x.docId === 'd4')).toMatchObject({ status: 'judged', grade: 2 });
   });
 
-  it('retries a 429 after the Retry-After it carries', async () => {
+  it('retries a 429 after the Retry-After it carries, and a 503', async () => {
     server = await startLoopback(fakeJudge);
-    server.enqueue('/v1/chat/completions', { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'rate limited' } } });
+    server.enqueue(
+      '/v1/chat/completions',
+      { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'rate limited' } } },
+      { status: 503, headers: { 'retry-after-ms': '10' }, body: { error: { message: 'overloaded' } } },
+    );
     const dir = await fixture();
     const t0 = performance.now();
     const r = await runCaptured(judgeArgs(['--concurrency', '1']), dir, { OPENAI_API_KEY: KEY });
@@ -202,6 +206,7 @@ describe('harness judge through the openai SDK against a loopback server', () =>
     const times = server.requests.map((q) => q.headers['x-stainless-retry-count']);
     expect(times[0]).toBe('0');
     expect(times[1]).toBe('1');
+    expect(times[2]).toBe('2');
     expect(performance.now() - t0).toBeGreaterThanOrEqual(1000);
     expect((await readJudgments(join(dir, 'judgments'))).manifest.counts.judged).toBe(2);
   });
