@@ -67,10 +67,11 @@ export const kappaCommand = defineCommand({
           level: args.level,
           ...(args.disagreements === undefined ? {} : { disagreements: resolve(io.cwd, args.disagreements) }),
         },
-        { input: stdin, write: (t) => void process.stderr.write(t), log: io.log },
+        { input: stdin.iterator({ destroyOnReturn: false }), write: (t) => void process.stderr.write(t), log: io.log },
       );
       if (result.report) io.out(formatKappaReport(result.report));
     } finally {
+      // stdin stays open (not destroyed on quit), so the terminal is put back in cooked mode here.
       if (raw) stdin.setRawMode(false);
       stdin.pause();
     }
