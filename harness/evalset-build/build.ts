@@ -10,7 +10,7 @@ import { type ContentStore, cacheKey, writeFolderAtomic } from '../cache/index.j
 import { ConfigError, InputError } from '../errors.js';
 import type { ChatFn, Decoding } from '../judge/llm.js';
 import { loadPrompt, type PromptTemplate, renderPrompt } from '../judge/prompt.js';
-import { BUILD_MANIFEST } from '../judge/run.js';
+import { BUILD_MANIFEST } from '../judge/store.js';
 import type { Logger } from '../log.js';
 import { createRng } from '../stats/rng.js';
 

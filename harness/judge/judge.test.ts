@@ -24,9 +24,12 @@ function passageOf(req: LoopbackRequest): string {
 }
 
 /** A judge that grades by the `gN` tag in the passage and cannot make up its mind about `ambiguous` ones. */
+const reasks: (string | undefined)[] = [];
 function fakeJudge(req: LoopbackRequest) {
   const p = passageOf(req);
+  const prompt = (req.json as { messages: { content: string }[] }).messages[0]!.content;
   const content = p.includes('ambiguous') ? 'It depends on what the user meant.' : `##final score: ${/g(\d)/.exec(p)![1]}`;
+  reasks.push(/Your previous reply was:\n(.*)\n/.exec(prompt)?.[1]);
   return {
     body: {
       id: 'c',
@@ -142,6 +145,7 @@ describe('parseGrade and majorityGrade', () => {
 
 describe('harness judge through the openai SDK against a loopback server', () => {
   it('pools two runs, sends only the holes, counts an unparsable answer and a skipped sensitive memory, and a rerun sends nothing', async () => {
+    reasks.length = 0;
     server = await startLoopback(fakeJudge);
     const dir = await fixture();
     const r = await runCaptured(judgeArgs(), dir, { OPENAI_API_KEY: KEY });
@@ -158,8 +162,9 @@ describe('harness judge through the openai SDK against a loopback server', () =>
       'q2:d5': ['parse-failure', null],
       'q2:d1': ['judged', 3],
     });
-    // Three pairs sent; the unparsable one three times (1 + parseRetries 2).
+    // Three pairs sent; the unparsable one three times (1 + parseRetries 2), re-asked with its reply quoted.
     expect(server.requests).toHaveLength(2 + 3);
+    expect(reasks.filter((x) => x !== undefined)).toEqual(['It depends on what the user meant.', 'It depends on what the user meant.']);
     expect(server.requests.every((q) => q.path === '/v1/chat/completions')).toBe(true);
     expect(server.requests.some((q) => q.body.includes('anxiety'))).toBe(false);
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);

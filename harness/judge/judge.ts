@@ -41,6 +41,18 @@ export interface JudgeOutcome {
   readonly tokens: { readonly prompt: number; readonly completion: number };
 }
 
+/** The line that separates a judge prompt from its re-ask (sent after an unparsable reply, with `{{reply}}`). */
+const REASK_SEPARATOR = /\n=== re-ask ===\n/;
+
+/** The prompt and its re-ask section; a prompt without one re-asks with the prompt alone. */
+function splitReask(t: PromptTemplate): [PromptTemplate, PromptTemplate] {
+  const [head, tail] = t.text.split(REASK_SEPARATOR);
+  return [
+    { ...t, text: head as string },
+    { ...t, text: tail ?? 'Reply with the line ##final score: N only, N one of 0, 1, 2, 3. Your previous reply was:\n{{reply}}' },
+  ];
+}
+
 /** The passage a judge reads: title and text, as an arm indexes them. */
 function passage(d: Document): string {
   return d.title === undefined || d.title === '' ? d.text : `${d.title}\n${d.text}`;
@@ -89,7 +101,7 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     slots.push(undefined);
   }
 
-  const reply = async (prompt: string, keyInputs: Record<string, string | number>): Promise<ChatReply> => {
+  const reply = async (prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> => {
     const key = cacheKey('judge', JUDGE_CACHE_VERSION, {
       model: identity.model,
       promptSha256: identity.prompt.sha256,
@@ -113,20 +125,26 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     return fresh;
   };
 
+  const [main, reask] = splitReask(opts.prompt);
   const progress = log.progress('judge', todo.length);
   const limit = pLimit(opts.concurrency);
   await Promise.all(
     todo.map(({ index, query, doc }) =>
       limit(async () => {
         const text = passage(doc);
-        const prompt = renderPrompt(opts.prompt, { query: query.text, passage: text });
+        const prompt = renderPrompt(main, { query: query.text, passage: text });
         const samples: number[] = [];
         let failures = 0;
         for (let s = 0; s < identity.samples; s++) {
           let grade: number | undefined;
+          let previous: string | undefined;
           for (let attempt = 0; attempt <= identity.parseRetries && grade === undefined; attempt++) {
-            const r = await reply(prompt, { query: query.text, document: text, sample: s, attempt });
+            // A re-ask quotes the unparsable reply and asks for the answer line alone: the same prompt again would
+            // get the same reply from a deterministic (temperature 0) server.
+            const asked = previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`;
+            const r = await reply(asked, { query: query.text, document: text, sample: s, attempt, previous: previous ?? null });
             grade = parseGrade(r.content);
+            previous = r.content;
           }
           if (grade === undefined) failures++;
           else samples.push(grade);

@@ -14,10 +14,7 @@ import { judgePool, type JudgeOutcome } from './judge.js';
 import { openaiChat, publicBaseURL, type ChatFn } from './llm.js';
 import { depthPool, type Pool } from './pool.js';
 import { loadPrompt } from './prompt.js';
-import { type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
-
-/** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
-export const BUILD_MANIFEST = 'build-manifest.json';
+import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
 
 /** The runs of every system of an ablation (from the run cache when `harness ablate` ran before). */
 export async function ablationRuns(cfg: ResolvedConfig, es: EvalSet, log: Logger, env: NodeJS.ProcessEnv): Promise<Map<string, Run>> {

@@ -5,6 +5,9 @@ import type { JsonValue, Qrels } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex, writeFolderAtomic } from '../cache/index.js';
 import { InputError } from '../errors.js';
 
+/** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
+export const BUILD_MANIFEST = 'build-manifest.json';
+
 /** What became of one pooled pair. */
 export type JudgmentStatus = 'judged' | 'parse-failure' | 'skipped-sensitive';
 
