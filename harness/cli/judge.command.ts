@@ -21,6 +21,7 @@ export const judgeCommand = defineCommand({
       .option('local', { type: 'boolean', describe: 'the server is local: sensitive documents may be sent to it' })
       .option('samples', { type: 'number', describe: 'replies per pair, majority vote (ties to the lower grade)' })
       .option('concurrency', { type: 'number', describe: 'requests in flight' })
+      .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
       .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
       .option('cache', { type: 'string', describe: "cache folder (default the config's cache:, else .cache)" })
       .example('$0 judge --config configs/example-judged.yaml', 'judge the pool of every system of the ablation')
@@ -38,6 +39,7 @@ export const judgeCommand = defineCommand({
       ...(args.local === undefined ? {} : { local: args.local }),
       ...(args.samples === undefined ? {} : { samples: args.samples }),
       ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
+      ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
     };
     const settings = (base: Record<string, unknown>, source: string) => {
       const r = judgeConfigSchema.safeParse({ ...base, ...flags });

@@ -225,9 +225,12 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
   const results: ({ kind: QueryKind; text: string; seeds: readonly Document[]; attempts: number } | undefined)[] = new Array(jobs.length);
   const progress = o.log.progress('generate', jobs.length);
   const limit = pLimit(o.concurrency);
+  // After a failure no new query starts (the command reports it; finished replies are safe in the cache).
+  let failed = false;
   await Promise.all(
     jobs.map((job, index) =>
       limit(async () => {
+        if (failed) return;
         requested[job.kind]++;
         const t = prompts[job.kind];
         const seedTexts = job.seeds.map((d) => d.text);
@@ -238,7 +241,12 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
             memories: job.seeds.map((d, i) => `Memory ${i + 1}: ${d.text}`).join('\n'),
             feedback,
           });
-          const reply = (await generate(prompt, { promptSha256: t.sha256, prompt, attempt })).trim();
+          const reply = (
+            await generate(prompt, { promptSha256: t.sha256, prompt, attempt }).catch((err: unknown) => {
+              failed = true;
+              throw err;
+            })
+          ).trim();
           if (job.kind === 'multi-hop' && /^NONE\.?$/i.test(reply)) break;
           const why = rejection(job.kind, reply, seedTexts);
           if (why === undefined) {

@@ -216,6 +216,22 @@ describe('harness judge through the openai SDK against a loopback server', () =>
     expect((await readJudgments(join(dir, 'judgments'))).manifest.counts.judged).toBe(2);
   });
 
+  it('fails with exit 1 naming the HTTP status when retries run out, and a rerun resumes from the cache', async () => {
+    let calls = 0;
+    server = await startLoopback((req) => (++calls === 2 ? { status: 500, body: { error: { message: 'boom' } } } : fakeJudge(req)));
+    const dir = await fixture();
+    const failed = await runCaptured(judgeArgs(['--concurrency', '1', '--max-retries', '0', '--local']), dir, { OPENAI_API_KEY: KEY });
+    expect(failed.code).toBe(1);
+    const said = failed.stderr + failed.log.join('\n');
+    expect(said).toMatch(/chat completion with model judge-m failed with HTTP 500 after 0 retries/);
+    expect(said).not.toContain(KEY);
+    expect(existsSync(join(dir, 'judgments'))).toBe(false);
+    // Local: 5 pairs to judge (q1:d1 is gold), the unparsable one 3 times: 7 replies, 1 of them cached before the 500.
+    const resumed = await runCaptured(judgeArgs(['--concurrency', '1', '--local']), dir, { OPENAI_API_KEY: KEY });
+    expect(resumed.code).toBe(0);
+    expect((await readJudgments(join(dir, 'judgments'))).manifest.counts).toMatchObject({ requests: 6, cachedReplies: 1 });
+  });
+
   it('takes the majority of several samples', async () => {
     let n = 0;
     // q1:d2 gets 3, 1, 1 -> 1; every other reply follows the tag.

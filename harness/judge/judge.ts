@@ -128,9 +128,12 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
   const [main, reask] = splitReask(opts.prompt);
   const progress = log.progress('judge', todo.length);
   const limit = pLimit(opts.concurrency);
+  // After a failure no new pair starts (the command reports it; finished replies are safe in the cache).
+  let failed = false;
   await Promise.all(
     todo.map(({ index, query, doc }) =>
       limit(async () => {
+        if (failed) return;
         const text = passage(doc);
         const prompt = renderPrompt(main, { query: query.text, passage: text });
         const samples: number[] = [];
@@ -142,7 +145,10 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
             // A re-ask quotes the unparsable reply and asks for the answer line alone: the same prompt again would
             // get the same reply from a deterministic (temperature 0) server.
             const asked = previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`;
-            const r = await reply(asked, { query: query.text, document: text, sample: s, attempt, previous: previous ?? null });
+            const r = await reply(asked, { query: query.text, document: text, sample: s, attempt, previous: previous ?? null }).catch((err: unknown) => {
+              failed = true;
+              throw err;
+            });
             grade = parseGrade(r.content);
             previous = r.content;
           }
