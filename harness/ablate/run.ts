@@ -15,6 +15,7 @@ import { writeReport } from '../report/index.js';
 import { probePlan } from '../systems/probe.js';
 import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
+import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
 import { costs, queryExamples, recallCurves } from './evidence.js';
 import { executePlan, runKey, type SystemOutcome } from './execute.js';
 import { loadConfiguredEvalSet, scopesOf, scoringUnit } from './scopes.js';
@@ -64,6 +65,7 @@ export interface AblateContext {
 /** The eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
 interface Loaded {
   readonly es: EvalSet;
+  readonly qrels: QrelsChoice;
   readonly dev?: EvalSet;
   readonly scopes: readonly ScopeData[];
 }
@@ -98,8 +100,9 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
   const out = await outputProblem(cfg);
   if (out) problems.push(out);
   let es: EvalSet;
+  let chosen: QrelsChoice;
   try {
-    es = await loadConfiguredEvalSet(cfg, log);
+    ({ es, qrels: chosen } = await withChosenQrels(await loadConfiguredEvalSet(cfg, log), cfg));
   } catch (err) {
     if (out && err instanceof HarnessError)
       throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
@@ -124,11 +127,11 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
     if (clash) problems.push(`tune.split: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
   }
   if (problems.length > 0) throw new ConfigError(cfg.file, problems);
-  if (!dev) return { es, scopes: scopesOf(es) };
+  if (!dev) return { es, qrels: chosen, scopes: scopesOf(es) };
   // Dev and test queries share the corpus: index each scope once and answer both sets.
   const testIds = new Set(es.queries.map((q) => q.id));
   const extra = dev.queries.filter((q) => !testIds.has(q.id));
-  return { es, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
+  return { es, qrels: chosen, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
 }
 
 function reportRun(o: SystemOutcome): ReportRun {
@@ -188,7 +191,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const { log, command } = ctx;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const { es, dev, scopes } = await load(cfg, log);
+  const { es, dev, scopes, qrels: chosen } = await load(cfg, log);
   const loadMs = performance.now() - t0;
   const store = new ContentStore(cfg.cache, { log });
   await store.sweepOrphans();
@@ -279,7 +282,8 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       documents: es.documents.length,
       strata,
       notes: [...(es.notes ?? []), ...scored.notes],
-      qrelsSource: 'gold',
+      qrelsSource: chosen.source,
+      ...(chosen.judge === undefined ? {} : { judge: chosen.judge }),
       // A pooled qrels judges documents not relevant too; qrels that list only relevant documents make Judged@k
       // equal P@k, so judgment holes can only be read from the former.
       qrelsJudgesNonRelevant: [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel)),
@@ -335,6 +339,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       scopes: scopes.length,
       ...(dev ? { tuneSplit: { split: cfg.tune?.split, queries: dev.queries.length, fingerprint: evalSetFingerprint(dev) } } : {}),
       notes: es.notes ?? [],
+      qrels: chosen,
     },
     systems,
     tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),

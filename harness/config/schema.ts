@@ -108,6 +108,16 @@ export const configSchema = z
     /** Content-addressed cache folder; relative to the config file. */
     cache: z.string().optional(),
     expect: z.record(z.string(), z.record(z.string(), expectEntry)).optional(),
+    /**
+     * The qrels to score with: `gold` (the eval set's, the default), `judged` (an LLM judge's grades only) or
+     * `gold+judged` (gold, holes filled by the judge). Optional without a default so configs that omit it keep
+     * their hash.
+     */
+    qrels: z.enum(['gold', 'judged', 'gold+judged']).optional(),
+    /** The judgments folder `harness judge` writes and `judged` qrels read; relative to the config file. */
+    judgments: z.string().optional(),
+    /** How `harness judge` judges this ablation's pool (harness/judge/config.ts). Not hashed. */
+    judge: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
