@@ -25,7 +25,7 @@ export interface PackedRun {
 }
 
 /** docId -> position in the scope's documents, built once per scope and side of the boundary. */
-export class DocTable {
+export class DocPositions {
   readonly #index = new WeakMap<ScopeData, Map<string, number>>();
   of(scope: ScopeData): Map<string, number> {
     let m = this.#index.get(scope);
@@ -37,7 +37,7 @@ export class DocTable {
   }
 }
 
-export function packRun(run: ScopeRun, scope: ScopeData, table: DocTable): PackedRun {
+export function packRun(run: ScopeRun, scope: ScopeData, table: DocPositions): PackedRun {
   const index = table.of(scope);
   const queryIds = Object.keys(run.results);
   let total = 0;

@@ -4,9 +4,13 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { withoutTimings } from '../testing/timings.js';
-import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
+import { ContentStore } from '../cache/index.js';
+import { HarnessError } from '../errors.js';
+import { memoryLogger } from '../log.js';
+import { buildPlan, type PlannedSystem, type SystemsPlan } from '../systems/plan.js';
 import type { ScopeData } from '../systems/types.js';
-import { DocTable, packRun, unpackRun } from './packed.js';
+import { executePlan } from './execute.js';
+import { DocPositions, packRun, unpackRun } from './packed.js';
 import { autoJobs } from './pool.js';
 
 // Three scopes (one conversation each, as LoCoMo has), every arm kind that runs offline (sqlite-fts5 holds a
@@ -157,7 +161,7 @@ describe('what crosses the worker boundary', () => {
         '2': [['d1', 1 / 3]] as [string, number][],
       },
     };
-    const packed = packRun(run, scope, new DocTable());
+    const packed = packRun(run, scope, new DocPositions());
     // Integer-like query ids come first in an object's key order, as in the run the instance returned.
     expect([...packed.docs]).toEqual([0, 1, 2, 0]);
     expect(packed.extraDocs).toEqual(['outside']);
@@ -178,4 +182,65 @@ describe('what crosses the worker boundary', () => {
     expect(autoJobs(wide, 1, 8)).toBe(3);
     expect(autoJobs({ systems: [], groups: new Map() }, 1, 8)).toBe(1);
   });
+});
+
+describe('systems a worker cannot re-create', () => {
+  const scopeOf = (name: string): ScopeData => ({
+    scope: name,
+    documents: corpus.filter((d) => d.metadata.scope === name),
+    queries: queries.filter((q) => q.scope === name) as ScopeData['queries'],
+    corpusFingerprint: `c-${name}`,
+    queriesFingerprint: `q-${name}`,
+  });
+  const scopesData = scopes.map(scopeOf);
+
+  /** A real fake-arm system, and one whose identity no registry binding reproduces (it runs in the main thread). */
+  function plan(failing: boolean): SystemsPlan {
+    const { plan: real, problems } = buildPlan(
+      [
+        { at: 'arms[0]', id: 'a', node: 'retrieve', kind: 'fake', inputs: [], params: { signal: 1 } },
+        { at: 'arms[1]', id: 'b', node: 'retrieve', kind: 'fake', inputs: [], params: { seed: 2, signal: 0.5 } },
+      ],
+      10,
+    );
+    expect(problems).toEqual([]);
+    const [a, b] = real.systems as [PlannedSystem, PlannedSystem];
+    const local: PlannedSystem = {
+      ...b,
+      id: 'local',
+      fingerprintHash: 'not-what-the-registry-binds',
+      bound: {
+        ...b.bound,
+        create(ctx) {
+          const inner = b.bound.create(ctx);
+          return {
+            runScope: async (scope, inputs, topK) => {
+              if (failing && scope.scope === 's2') throw new HarnessError('local: refused on s2', { exitCode: 2, hint: 'the hint' });
+              return inner.runScope(scope, inputs, topK);
+            },
+          };
+        },
+      },
+    };
+    return { systems: [a, local], groups: new Map() };
+  }
+
+  it('runs them in the main thread, with the serial outcome; their failure arrives with its exit code', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    const run = (jobs: number, failing: boolean, cache: string) =>
+      executePlan(plan(failing), scopesData, {
+        topK: 10,
+        store: new ContentStore(join(dir, cache), { log: memoryLogger() }),
+        log: memoryLogger(),
+        env: {},
+        workDir: join(dir, cache),
+        jobs,
+      });
+    const serial = await run(1, false, 'c1');
+    const parallel = await run(2, false, 'c2');
+    for (const id of ['a', 'local']) expect(parallel.get(id)?.results, id).toEqual(serial.get(id)?.results);
+    const err = await run(2, true, 'c3').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarnessError);
+    expect([(err as HarnessError).message, (err as HarnessError).exitCode, (err as HarnessError).hint]).toEqual(['local: refused on s2', 2, 'the hint']);
+  }, 60_000);
 });

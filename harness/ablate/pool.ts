@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
 import type { ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
 import { cachedScopeRun, type ExecuteOptions, type SystemRuns } from './execute.js';
-import { DocTable, packRun, type PackedRun, unpackRun } from './packed.js';
+import { DocPositions, packRun, type PackedRun, unpackRun } from './packed.js';
 import type { FromWorker, SystemSpec, ToWorker, WireError, WorkerInit } from './worker.js';
 
 /**
@@ -223,10 +223,22 @@ export async function executeParallel(
   const { store, log, topK } = opts;
   const byId = new Map(plan.systems.map((s) => [s.id, s] as const));
   const pool = new WorkerPool(opts.jobs, { scopes, cacheRoot: store.root, workDir: opts.workDir, env: opts.env }, log);
-  const docs = new DocTable();
+  const docs = new DocPositions();
+  // A run that many Systems consume (an arm under a grid of fusions) is packed once, not once per consumer.
+  const packed = new WeakMap<ScopeRun, PackedRun>();
+  const packedOf = (run: ScopeRun, scope: ScopeData): PackedRun => {
+    let p = packed.get(run);
+    if (p === undefined) {
+      p = packRun(run, scope, docs);
+      packed.set(run, p);
+    }
+    return p;
+  };
   /** Systems a worker refused to re-create run here, one instance each, as in the serial runner. */
   const local = new Map<string, SystemInstance>();
   const localTurn = new Map<string, Promise<unknown>>();
+  /** Systems a worker refused: their other Scopes go straight to the main thread. */
+  const refused = new Set<string>();
   const queries = scopes.reduce((n, s) => n + s.queries.length, 0);
   const progress = log.progress(`${plan.systems.length} system(s), ${opts.jobs} threads`, queries * plan.systems.length);
 
@@ -255,13 +267,16 @@ export async function executeParallel(
       const inputs = await Promise.all(system.inputs.map((id) => (tasks.get(id) as Promise<{ run: ScopeRun }>[])[i] as Promise<{ run: ScopeRun }>));
       const inputRuns = inputs.map((x) => x.run);
       const res = await cachedScopeRun(store, system, scope, topK, async () => {
-        const packed = await pool.run(
+        if (refused.has(system.id)) return runLocally(system, scope, inputRuns);
+        const answer = await pool.run(
           spec,
           i,
-          inputRuns.map((r) => packRun(r, scope, docs)),
+          inputRuns.map((r) => packedOf(r, scope)),
           topK,
         );
-        return packed === 'refused' ? runLocally(system, scope, inputRuns) : unpackRun(packed, scope);
+        if (answer !== 'refused') return unpackRun(answer, scope);
+        refused.add(system.id);
+        return runLocally(system, scope, inputRuns);
       });
       progress.tick(scope.queries.length);
       return res;

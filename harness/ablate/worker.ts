@@ -5,8 +5,8 @@ import { canonicalJson, ContentStore, sha256Hex } from '../cache/index.js';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { nodeKinds, type NodeKindName } from '../systems/registry.js';
-import type { BoundNode, InputFacts, ScopeData, SystemInstance } from '../systems/types.js';
-import { DocTable, packRun, type PackedRun, transferables, unpackRun } from './packed.js';
+import type { BoundNode, InputFacts, ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
+import { DocPositions, packRun, type PackedRun, transferables, unpackRun } from './packed.js';
 
 /**
  * One thread of the ablation's worker pool (docs/adr/0022-parallel-ablation.md). It re-creates systems from
@@ -96,8 +96,10 @@ function main(): void {
     progress: () => ({ tick() {}, done() {} }),
   };
   const cache = new ContentStore(init.cacheRoot, { log });
-  const docs = new DocTable();
+  const docs = new DocPositions();
   const instances = new Map<string, SystemInstance>();
+  /** Input runs by input System id and Scope: a System's run on a Scope never changes within an Ablation. */
+  const unpacked = new Map<string, ScopeRun>();
   const ctx = { cache, log, workDir: join(init.workDir, 'work'), env: init.env };
 
   const closeAll = async (ids: readonly string[]): Promise<WireError[]> => {
@@ -147,11 +149,17 @@ function main(): void {
     }
     const scope = init.scopes[m.scope] as ScopeData;
     try {
-      const run = await instance.runScope(
-        scope,
-        m.inputs.map((p) => unpackRun(p, scope)),
-        m.topK,
-      );
+      const inputs = m.inputs.map((p, k) => {
+        // An input many Systems consume (an arm under a grid of fusions) is unpacked once per worker.
+        const key = `${m.system.inputs[k]?.id}\u0000${m.scope}`;
+        let run = unpacked.get(key);
+        if (run === undefined) {
+          run = unpackRun(p, scope);
+          unpacked.set(key, run);
+        }
+        return run;
+      });
+      const run = await instance.runScope(scope, inputs, m.topK);
       const packed = packRun(run, scope, docs);
       post({ type: 'done', task: m.task, run: packed }, transferables(packed));
     } catch (e) {
