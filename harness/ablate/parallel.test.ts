@@ -243,4 +243,34 @@ describe('systems a worker cannot re-create', () => {
     expect(err).toBeInstanceOf(HarnessError);
     expect([(err as HarnessError).message, (err as HarnessError).exitCode, (err as HarnessError).hint]).toEqual(['local: refused on s2', 2, 'the hint']);
   }, 60_000);
+
+  it("brings a worker's failure back as the serial runner meets it: same message, exit code and class", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    // Two documents with one id in scope s2: the retrieve node refuses an arm that returns a document twice.
+    const broken = scopesData.map((sc) =>
+      sc.scope === 's2' ? { ...sc, documents: [...sc.documents, sc.documents[0] as ScopeData['documents'][number]] } : sc,
+    );
+    const real = plan(false);
+    const only = { systems: [real.systems[0] as PlannedSystem], groups: new Map() };
+    const run = (jobs: number, cache: string) =>
+      executePlan(only, broken, {
+        topK: 10,
+        store: new ContentStore(join(dir, cache), { log: memoryLogger() }),
+        log: memoryLogger(),
+        env: {},
+        workDir: join(dir, cache),
+        jobs,
+      }).then(
+        () => {
+          throw new Error('expected the run to fail');
+        },
+        (e: unknown) => e as HarnessError,
+      );
+    const serial = await run(1, 'c1');
+    const parallel = await run(2, 'c2');
+    expect(serial).toBeInstanceOf(HarnessError);
+    expect(serial.message).toContain('twice');
+    expect(parallel).toBeInstanceOf(HarnessError);
+    expect([parallel.name, parallel.message, parallel.exitCode]).toEqual([serial.name, serial.message, serial.exitCode]);
+  }, 60_000);
 });
