@@ -120,7 +120,13 @@ function main(): void {
   // runner), and a shutdown sent while a task runs closes the instances only after that task answered.
   let queue = Promise.resolve();
   port.on('message', (m: ToWorker) => {
-    queue = queue.then(() => handle(m));
+    queue = queue
+      .then(() => handle(m))
+      // Whatever escapes a handler answers its task (the pool waits for every answer) and never stalls the queue.
+      .catch((e: unknown) => {
+        if (m.type === 'run') post({ type: 'failed', task: m.task, error: toWire(e) });
+        else log.warn(`worker: ${m.type}: ${toWire(e).message}`);
+      });
   });
   async function handle(m: ToWorker): Promise<void> {
     if (m.type === 'close') {
