@@ -11,13 +11,14 @@ import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
 import type { GateResult, ReportInput, ReportRun } from '../report/types.js';
-import { writeReport } from '../report/index.js';
+import { buildReportData, writeReportData } from '../report/index.js';
 import { probePlan } from '../systems/probe.js';
 import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
 import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
 import { costs, queryExamples, recallCurves } from './evidence.js';
 import { executePlan, runKey, type SystemOutcome } from './execute.js';
+import { autoJobs } from './pool.js';
 import { loadConfiguredEvalSet, scopesOf, scoringUnit } from './scopes.js';
 import { tuneByFolds, tuneBySplit, type TunedSystem } from './tune.js';
 
@@ -60,6 +61,27 @@ export interface AblateContext {
   readonly command: string;
   /** System ids to recompute instead of serving from the run cache (`--refresh`); everything downstream follows. */
   readonly refresh?: readonly string[];
+  /** Worker threads for systems and scopes (`--jobs`); 1 runs serially; default `auto` ({@link autoJobs}). */
+  readonly jobs?: number | 'auto';
+}
+
+/**
+ * Wall time of each phase of one ablation, in milliseconds, as the manifest records it. `index`, `search` and
+ * `fuse` are the times the computed (system, scope) runs reported, summed over every thread: with jobs > 1
+ * they overlap and their sum can exceed `execute`, the wall time of running the plan.
+ */
+export interface PhaseTimings {
+  readonly jobs: number;
+  readonly loadMs: number;
+  readonly executeMs: number;
+  readonly indexMs: number;
+  readonly searchMs: number;
+  readonly fuseMs: number;
+  readonly evaluateMs: number;
+  readonly statisticsMs: number;
+  /** Writing the runs, qrels and renderings (the folder's final write comes after the manifest is made). */
+  readonly reportMs: number;
+  readonly totalMs: number;
 }
 
 /** The eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
@@ -196,6 +218,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const store = new ContentStore(cfg.cache, { log });
   await store.sweepOrphans();
   const dir = reportDirOf(cfg);
+  const jobs = ctx.jobs === undefined || ctx.jobs === 'auto' ? autoJobs(cfg.plan, scopes.length) : ctx.jobs;
   const t1 = performance.now();
   // Remote systems are asked who they are before any cache lookup, so a changed server never serves an old run.
   const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env: ctx.env, workDir: join(cfg.cache, 'work') });
@@ -205,6 +228,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     log,
     env: ctx.env,
     workDir: cfg.cache,
+    jobs,
     ...(ctx.refresh === undefined ? {} : { refresh: new Set(ctx.refresh) }),
   });
   const executeMs = performance.now() - t1;
@@ -262,7 +286,6 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   for (const [id, byMeasure] of Object.entries(perQuery)) {
     means.set(id, new Map(Object.entries(byMeasure).map(([m, v]) => [m, v.reduce((a, b) => a + b, 0) / v.length] as const)));
   }
-  const scoreMs = performance.now() - t2;
   const curves = recallCurves(qrels, runs, es.queries, cfg.topK, { relevanceLevel: cfg.relevanceLevel, ...(units ? { units } : {}) });
   const pair = examplePair(cfg, perQuery);
   const examples = pair ? { ...pair, queries: queryExamples(pair, perQuery, es.queries, runs, es.documents) } : undefined;
@@ -299,7 +322,11 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
     command,
   };
+  const evaluateMs = performance.now() - t2;
   const t3 = performance.now();
+  const data = buildReportData(input);
+  const statisticsMs = performance.now() - t3;
+  const t4 = performance.now();
   // The whole folder is written at once (finished runs are safe in the cache meanwhile): a reader sees the
   // old folder or the new one, never a mix. With the runs go the qrels and strata the report scored with, so
   // any tool (and `harness compare`) can recompute it from files.
@@ -344,12 +371,31 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     systems,
     tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),
     cache: { root: cfg.cache, ...store.stats },
-    timings: { loadMs, executeMs, scoreMs, reportMs: performance.now() - t3, totalMs: performance.now() - t0 },
+    // Filled in once the report is rendered; declared here to keep the manifest's key order.
+    timings: undefined as PhaseTimings | undefined,
     startedAt,
-    finishedAt: new Date().toISOString(),
+    finishedAt: '',
   };
-  folderFiles.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
-  const { data } = await writeReport(dir, input, folderFiles);
+  let derived = { indexMs: 0, searchMs: 0, fuseMs: 0 };
+  for (const o of outcomes.values()) {
+    // A system without inputs searched; one with inputs derived its run from theirs (fused).
+    if (o.system.inputs.length === 0) derived = { ...derived, indexMs: derived.indexMs + o.spent.indexMs, searchMs: derived.searchMs + o.spent.searchMs };
+    else derived = { ...derived, fuseMs: derived.fuseMs + o.spent.indexMs + o.spent.searchMs };
+  }
+  await writeReportData(dir, data, () => {
+    const timings: PhaseTimings = {
+      jobs,
+      loadMs,
+      executeMs,
+      ...derived,
+      evaluateMs,
+      statisticsMs,
+      reportMs: performance.now() - t4,
+      totalMs: performance.now() - t0,
+    };
+    folderFiles.set('manifest.json', `${JSON.stringify({ ...manifest, timings, finishedAt: new Date().toISOString() }, null, 2)}\n`);
+    return folderFiles;
+  });
   return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input, ...(data.gateResult ? { gate: data.gateResult } : {}) };
 }
 

@@ -15,6 +15,12 @@ export const ablateCommand = defineCommand({
       })
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
+      .option('jobs', {
+        type: 'string',
+        default: 'auto',
+        describe: 'Worker threads for systems and scopes: a number, or auto (the cores, at most the runs that can go at once); 1 runs serially',
+        group: 'Ablation:',
+      })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
       .option('refresh', {
         type: 'string',
@@ -36,6 +42,7 @@ export const ablateCommand = defineCommand({
     const { loadConfig } = await import('../config/load.js');
     const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
     const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
+    const jobs = parseJobs(args.jobs, UsageError);
     const cfg = loadConfig(args.config, {
       env: io.env,
       cwd: io.cwd,
@@ -62,7 +69,7 @@ export const ablateCommand = defineCommand({
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, { log: io.log, env: io.env, command, ...(refresh.length > 0 ? { refresh } : {}) });
+    const result = await ablate(cfg, { log: io.log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
     const gridMembers = new Set([...cfg.plan.groups.values()].flat());
     const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
     const lines = [
@@ -99,3 +106,10 @@ export const ablateCommand = defineCommand({
     }
   },
 });
+
+/** `--jobs N|auto`: a whole number from 1 up, or auto. */
+function parseJobs(value: string, Usage: typeof import('../errors.js').UsageError): number | 'auto' {
+  if (value === 'auto') return 'auto';
+  if (/^[1-9][0-9]{0,3}$/.test(value)) return Number(value);
+  throw new Usage(`--jobs: expected a whole number from 1 or "auto", got "${value}"`, { hint: '--jobs 1 runs serially; --jobs auto uses the cores' });
+}
