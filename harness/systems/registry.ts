@@ -1,3 +1,4 @@
+import { chunkNode } from './chunk.js';
 import { fuseNode } from './fuse.js';
 import { retrieveNode } from './retrieve.js';
 import type { NodeKind } from './types.js';
@@ -9,6 +10,7 @@ import type { NodeKind } from './types.js';
 export const nodeKinds = {
   retrieve: retrieveNode,
   fuse: fuseNode,
+  chunk: chunkNode,
 } as const satisfies Record<string, NodeKind>;
 
 export type NodeKindName = keyof typeof nodeKinds;
