@@ -1,6 +1,8 @@
 import { chunkNode } from './chunk.js';
 import { fuseNode } from './fuse.js';
+import { recencyRerankNode } from './recency-rerank.js';
 import { retrieveNode } from './retrieve.js';
+import { sessionNode } from './session.js';
 import type { NodeKind } from './types.js';
 
 /**
@@ -11,6 +13,8 @@ export const nodeKinds = {
   retrieve: retrieveNode,
   fuse: fuseNode,
   chunk: chunkNode,
+  session: sessionNode,
+  'recency-rerank': recencyRerankNode,
 } as const satisfies Record<string, NodeKind>;
 
 export type NodeKindName = keyof typeof nodeKinds;
