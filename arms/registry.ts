@@ -3,6 +3,8 @@ import { fakeArm } from './fake/index.js';
 import { bm25Arm } from './bm25/index.js';
 import { sqliteFts5Arm } from './sqlite-fts5/index.js';
 import { hashEmbedArm } from './hash-embed/index.js';
+import { onnxEmbedArm } from './dense/onnx.js';
+import { useLiteArm } from './dense/use-lite.js';
 
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
@@ -13,6 +15,8 @@ export const armFactories = {
   bm25: bm25Arm,
   'sqlite-fts5': sqliteFts5Arm,
   'hash-embed': hashEmbedArm,
+  'onnx-embed': onnxEmbedArm,
+  'use-lite': useLiteArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 
