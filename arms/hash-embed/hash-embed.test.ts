@@ -1,5 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ContentStore } from '../../harness/cache/index.js';
+import { memoryLogger } from '../../harness/log.js';
 import { fnv1a32, hashEmbed, hashEmbedArm } from './index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'hash-embed-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('fnv1a32', () => {
   it('matches the published FNV-1a 32-bit test vectors', () => {
@@ -36,7 +44,8 @@ describe('hashEmbed', () => {
 
 describe('hash-embed arm', () => {
   it('ranks by cosine: the document sharing more words first, an unrelated one at 0', async () => {
-    const arm = hashEmbedArm.create('h', hashEmbedArm.params.parse({}), undefined as never);
+    const ctx = { cache: new ContentStore(root), log: memoryLogger(), workDir: root, env: {} };
+    const arm = hashEmbedArm.create('h', hashEmbedArm.params.parse({}), ctx);
     await arm.index([
       { id: 'd1', text: 'hiking in the mountains' },
       { id: 'd2', text: 'hiking trip' },
@@ -47,6 +56,6 @@ describe('hash-embed arm', () => {
     expect(hits[0]!.score).toBeCloseTo(1, 6);
     // d1 has 4 tokens at distinct components (python: 53, 158, 28, 3), one shared: cos = 1 / (sqrt(2) * sqrt(4)).
     expect(hits[1]!.score).toBeCloseTo(1 / (Math.sqrt(2) * 2), 6);
-    expect(hashEmbedArm.theoreticalMinScore({ dims: 256 })).toBe(-1);
+    expect(hashEmbedArm.theoreticalMinScore(hashEmbedArm.params.parse({}))).toBe(-1);
   });
 });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { Corpus, Query } from '../../evalset/types.js';
-import { HarnessError } from '../../harness/errors.js';
-import { compareRanked } from '../../harness/metrics/ranking.js';
-import type { Arm, ArmFactory, ScoredDoc } from '../types.js';
+import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from '../dense/arm.js';
+import type { Embedder } from '../dense/embedder.js';
+import type { ArmFactory } from '../types.js';
 
 /** Bump when a change to tokens, hashing or scoring changes any vector for the same params. */
 const ALGORITHM_VERSION = 1;
@@ -57,48 +56,48 @@ const params = z
       .max(65536)
       .refine((d) => (d & (d - 1)) === 0, { message: 'dims must be a power of two (64, 128, 256, ...)' })
       .default(256),
+    ...denseSearchParams,
   })
   .strict();
 
 export type HashEmbedParams = z.output<typeof params>;
 
 /**
- * `hash-embed`: exact cosine search over {@link hashEmbed} vectors of each document's text (title first when
- * present) against the query's. Entirely local and deterministic; a stand-in for a learned embedding that
- * still rewards shared words, not meaning.
+ * {@link hashEmbed} as an Embedder (arms/dense/embedder.ts): no model, no prefixes, the same vector for a text
+ * in either role. Vectors are computed in microseconds, so batches are large.
+ */
+export function hashEmbedder(dims: number): Embedder {
+  return {
+    identity: {
+      provider: 'hash-embed',
+      model: 'fnv1a-signed',
+      revision: `v${ALGORITHM_VERSION}`,
+      dims,
+      pooling: 'sum',
+      normalize: true,
+      prefixes: { query: '', document: '' },
+    },
+    dims,
+    batchSize: 4096,
+    async embed(texts) {
+      const out = new Float32Array(texts.length * dims);
+      texts.forEach((t, i) => out.set(hashEmbed(t, dims), i * dims));
+      return out;
+    },
+  };
+}
+
+/**
+ * `hash-embed`: cosine search over {@link hashEmbed} vectors through the dense arm helper (exact by default,
+ * vectors in the shared embedding store). Entirely local and deterministic; a stand-in for a learned embedding
+ * that still rewards shared words, not meaning.
  */
 export const hashEmbedArm: ArmFactory<typeof params> = {
   kind: 'hash-embed',
-  summary: 'deterministic signed FNV-1a hashing embedding (256-d), exact cosine; no model',
+  summary: 'deterministic signed FNV-1a hashing embedding (256-d), cosine; no model',
   params,
-  fingerprint: (p) => ({ kind: 'hash-embed', v: ALGORITHM_VERSION, dims: p.dims }),
-  theoreticalMinScore: () => -1,
+  fingerprint: (p) => ({ kind: 'hash-embed', v: ALGORITHM_VERSION, dims: p.dims, search: searchFingerprint(p) }),
+  theoreticalMinScore: () => COSINE_MIN,
   sendsTextOffMachine: () => false,
-  create(id, p): Arm {
-    let ids: string[] = [];
-    let matrix = new Float32Array(0);
-    let indexed = false;
-    return {
-      id,
-      async index(corpus: Corpus) {
-        ids = corpus.map((d) => d.id);
-        matrix = new Float32Array(ids.length * p.dims);
-        corpus.forEach((d, i) => matrix.set(hashEmbed(d.title ? `${d.title}\n${d.text}` : d.text, p.dims), i * p.dims));
-        indexed = true;
-        return { documents: ids.length, dims: p.dims };
-      },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        if (!indexed) throw new HarnessError(`arm '${id}': search called before index`);
-        const q = hashEmbed(query.text, p.dims);
-        const hits: ScoredDoc[] = ids.map((docId, i) => {
-          let dot = 0;
-          const off = i * p.dims;
-          for (let j = 0; j < p.dims; j++) dot += q[j]! * matrix[off + j]!;
-          return { docId, score: dot };
-        });
-        hits.sort((a, b) => compareRanked(a.score, a.docId, b.score, b.docId));
-        return hits.slice(0, topK);
-      },
-    };
-  },
+  create: (id, p, ctx) => denseArm({ id, ctx, search: p, load: async () => hashEmbedder(p.dims) }),
 };
