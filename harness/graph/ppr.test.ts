@@ -149,7 +149,10 @@ describe('personalizedPageRank agrees with a dense linear solve', () => {
       const t = graph(n, edges);
       expect(t.dangling.length).toBe(20);
       const s = new Float64Array(n);
-      for (let k = 0; k < 5; k++) s[Math.floor(rng.nextFloat() * n)] += rng.nextFloat() + 0.01;
+      for (let k = 0; k < 5; k++) {
+        const at = Math.floor(rng.nextFloat() * n);
+        s[at] = (s[at] as number) + rng.nextFloat() + 0.01;
+      }
       const got = personalizedPageRank(t, s, { damping: d, tolerance: 1e-13, maxIterations: 10_000, dangling: policy });
       const want = dense(t, s, d, policy);
       let worst = 0;

@@ -35,8 +35,11 @@ export function buildCsr(n: number, src: Int32Array, dst: Int32Array, weight: Fl
   const byCol = countingOrder(n, dst, null);
   const order = countingOrder(n, src, byCol);
   const indptr = new Int32Array(n + 1);
-  for (let e = 0; e < m; e++) indptr[(src[e] as number) + 1]++;
-  for (let r = 0; r < n; r++) (indptr[r + 1] as number) += indptr[r] as number;
+  for (let e = 0; e < m; e++) {
+    const r = (src[e] as number) + 1;
+    indptr[r] = (indptr[r] as number) + 1;
+  }
+  for (let r = 0; r < n; r++) indptr[r + 1] = (indptr[r + 1] as number) + (indptr[r] as number);
   // Merge duplicates while copying.
   const indices = new Int32Array(m);
   const values = new Float64Array(m);
@@ -48,7 +51,7 @@ export function buildCsr(n: number, src: Int32Array, dst: Int32Array, weight: Fl
     for (let i = indptr[r] as number; i < (indptr[r + 1] as number); i++) {
       const e = order[i] as number;
       const c = dst[e] as number;
-      if (c === last) (values[k - 1] as number) += weight[e] as number;
+      if (c === last) values[k - 1] = (values[k - 1] as number) + (weight[e] as number);
       else {
         indices[k] = c;
         values[k] = weight[e] as number;
@@ -65,12 +68,18 @@ export function buildCsr(n: number, src: Int32Array, dst: Int32Array, weight: Fl
 function countingOrder(n: number, key: Int32Array, within: Int32Array | null): Int32Array {
   const m = key.length;
   const start = new Int32Array(n + 1);
-  for (let e = 0; e < m; e++) start[(key[e] as number) + 1]++;
-  for (let r = 0; r < n; r++) (start[r + 1] as number) += start[r] as number;
+  for (let e = 0; e < m; e++) {
+    const r = (key[e] as number) + 1;
+    start[r] = (start[r] as number) + 1;
+  }
+  for (let r = 0; r < n; r++) start[r + 1] = (start[r + 1] as number) + (start[r] as number);
   const out = new Int32Array(m);
   for (let i = 0; i < m; i++) {
     const e = within === null ? i : (within[i] as number);
-    out[start[key[e] as number]++] = e;
+    const k = key[e] as number;
+    const pos = start[k] as number;
+    start[k] = pos + 1;
+    out[pos] = e;
   }
   return out;
 }
@@ -100,14 +109,19 @@ export function transitionMatrix(adjacency: Csr): Transition {
   // Transpose A while dividing by the source's out-weight: a counting sort by destination.
   const nnz = adjacency.indptr[n] as number;
   const indptr = new Int32Array(n + 1);
-  for (let i = 0; i < nnz; i++) indptr[(adjacency.indices[i] as number) + 1]++;
-  for (let r = 0; r < n; r++) (indptr[r + 1] as number) += indptr[r] as number;
+  for (let i = 0; i < nnz; i++) {
+    const r = (adjacency.indices[i] as number) + 1;
+    indptr[r] = (indptr[r] as number) + 1;
+  }
+  for (let r = 0; r < n; r++) indptr[r + 1] = (indptr[r + 1] as number) + (indptr[r] as number);
   const fill = indptr.slice(0, n);
   const indices = new Int32Array(nnz);
   const values = new Float64Array(nnz);
   for (let src = 0; src < n; src++) {
     for (let i = adjacency.indptr[src] as number; i < (adjacency.indptr[src + 1] as number); i++) {
-      const pos = fill[adjacency.indices[i] as number]++;
+      const dst = adjacency.indices[i] as number;
+      const pos = fill[dst] as number;
+      fill[dst] = pos + 1;
       indices[pos] = src;
       values[pos] = (adjacency.values[i] as number) / (out[src] as number);
     }
@@ -175,8 +189,8 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
   const uniform = opts.dangling === 'uniform';
   const { indptr, indices, values } = t.matrix;
   const dangling = t.dangling;
-  let x = s.slice();
-  let next = work !== undefined && work.length === n ? work : new Float64Array(n);
+  let x: Float64Array = s.slice();
+  let next: Float64Array = work !== undefined && work.length === n ? work : new Float64Array(n);
   let iterations = 0;
   let delta = Number.POSITIVE_INFINITY;
   const restart = 1 - d;
