@@ -1,4 +1,5 @@
 import { fuseNode } from './fuse.js';
+import { graphPprNode } from './graph.js';
 import { retrieveNode } from './retrieve.js';
 import type { NodeKind } from './types.js';
 
@@ -9,6 +10,7 @@ import type { NodeKind } from './types.js';
 export const nodeKinds = {
   retrieve: retrieveNode,
   fuse: fuseNode,
+  'graph-ppr': graphPprNode,
 } as const satisfies Record<string, NodeKind>;
 
 export type NodeKindName = keyof typeof nodeKinds;
