@@ -5,6 +5,7 @@ import { sqliteFts5Arm } from './sqlite-fts5/index.js';
 import { hashEmbedArm } from './hash-embed/index.js';
 import { onnxEmbedArm } from './dense/onnx.js';
 import { useLiteArm } from './dense/use-lite.js';
+import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
 
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
@@ -17,6 +18,8 @@ export const armFactories = {
   'hash-embed': hashEmbedArm,
   'onnx-embed': onnxEmbedArm,
   'use-lite': useLiteArm,
+  'graph-bfs': graphBfsArm,
+  'entity-lane': entityLaneArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 

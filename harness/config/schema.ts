@@ -43,8 +43,8 @@ export const systemEntrySchema = z
     id: id('system id'),
     kind: z.string(),
     /**
-     * Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. Absent: none,
-     * for node kinds that own their arm (a corpus transform such as `chunk`); each kind checks its own count.
+     * Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. Absent or empty
+     * for a kind that can run without inputs (graph-ppr; chunk and session, which own their arm); each kind's arity is checked by the plan.
      */
     inputs: z
       .union([

@@ -1,6 +1,7 @@
 import { chunkNode } from './chunk.js';
 import { fuseNode } from './fuse.js';
 import { recencyRerankNode } from './recency-rerank.js';
+import { graphPprNode } from './graph.js';
 import { retrieveNode } from './retrieve.js';
 import { sessionNode } from './session.js';
 import type { NodeKind } from './types.js';
@@ -15,6 +16,7 @@ export const nodeKinds = {
   chunk: chunkNode,
   session: sessionNode,
   'recency-rerank': recencyRerankNode,
+  'graph-ppr': graphPprNode,
 } as const satisfies Record<string, NodeKind>;
 
 export type NodeKindName = keyof typeof nodeKinds;
