@@ -1,5 +1,6 @@
 import { chunkNode } from './chunk.js';
 import { fuseNode } from './fuse.js';
+import { llmRerankNode } from './llm-rerank.js';
 import { recencyRerankNode } from './recency-rerank.js';
 import { graphPprNode } from './graph.js';
 import { retrieveNode } from './retrieve.js';
@@ -16,6 +17,7 @@ export const nodeKinds = {
   chunk: chunkNode,
   session: sessionNode,
   'recency-rerank': recencyRerankNode,
+  'llm-rerank': llmRerankNode,
   'graph-ppr': graphPprNode,
 } as const satisfies Record<string, NodeKind>;
 
