@@ -2,6 +2,8 @@ import type { ArmFactory } from './types.js';
 import { fakeArm } from './fake/index.js';
 import { bm25Arm } from './bm25/index.js';
 import { sqliteFts5Arm } from './sqlite-fts5/index.js';
+import { onnxEmbedArm } from './dense/onnx.js';
+import { useLiteArm } from './dense/use-lite.js';
 import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
 
 /**
@@ -12,6 +14,8 @@ export const armFactories = {
   fake: fakeArm,
   bm25: bm25Arm,
   'sqlite-fts5': sqliteFts5Arm,
+  'onnx-embed': onnxEmbedArm,
+  'use-lite': useLiteArm,
   'graph-bfs': graphBfsArm,
   'entity-lane': entityLaneArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
