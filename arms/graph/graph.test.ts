@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { Document } from '../../evalset/types.js';
 import { ContentStore } from '../../harness/cache/index.js';
 import { memoryLogger } from '../../harness/log.js';
-import { corpusGraph } from './build.js';
+import { z } from 'zod';
+import { builderParams, corpusGraph, type SynonymParams } from './build.js';
 import { conceptsOfTokens, lexicalExtractor, matchConcepts } from './concepts.js';
 import { cachedGraph, conceptIndex, decodeGraph, encodeGraph, graphOf, LINK_SYNONYM, synonymLinks, withLinks } from './graph.js';
 import { addConceptSeeds, inputSeedWeights, shapeGraph } from './shapes.js';
@@ -122,7 +123,7 @@ describe('the concept graph', () => {
   it('corpusGraph extracts once per corpus and builder params', async () => {
     const cache = new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-')), { log: memoryLogger() });
     const corpus: Document[] = [{ id: 'a', text: 'Maya moved to Lisbon with her husband Tomás.' }];
-    const ctx = { cache, log: memoryLogger() };
+    const ctx = { cache, log: memoryLogger(), env: {} };
     const first = await corpusGraph(corpus, { concepts: 'lexical', fields: 'flat' }, ctx);
     const second = await corpusGraph(corpus, { concepts: 'lexical', fields: 'flat' }, ctx);
     expect(first.cached).toBe(false);
@@ -148,6 +149,48 @@ describe('synonym links', () => {
     expect(links.weight[1]).toBeCloseTo(0.9, 6);
     const capped = await synonymLinks(['dog', 'puppy', 'car', 'hound'], { embed, threshold: 0.8, maxPerConcept: 1 });
     expect([...capped.dst]).toEqual([3, 3]);
+  });
+});
+
+describe('synonyms param', () => {
+  const schema = z.object(builderParams).strict();
+
+  it("checks the embedder's own params by its schema and fills HippoRAG's threshold", () => {
+    const ok = schema.parse({ synonyms: { embedder: 'use-lite', params: { maxWords: 8 } } });
+    expect(ok.synonyms).toMatchObject({ embedder: 'use-lite', threshold: 0.8, maxPerConcept: 10, params: { maxWords: 8, batchSize: 32 } });
+    const bad = schema.safeParse({ synonyms: { embedder: 'use-lite', params: { maxWords: 0, nope: 1 } } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(expect.arrayContaining(['synonyms.params.maxWords']));
+  });
+
+  it('adds synonym links to the built graph, keyed apart from the graph without them', async () => {
+    const cache = new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-')), { log: memoryLogger() });
+    const ctx = { cache, log: memoryLogger(), env: {} };
+    const corpus: Document[] = [
+      { id: 'a', text: 'The puppy sleeps.' },
+      { id: 'b', text: 'A dog barks.' },
+    ];
+    const seen: SynonymParams[] = [];
+    // Hand-made embedding: "puppy" and "dog" on one axis, everything else on its own.
+    const loader = async (s: SynonymParams) => {
+      seen.push(s);
+      return async (texts: readonly string[]) => {
+        const vectors = new Float32Array(texts.length * texts.length);
+        texts.forEach((t, i) => {
+          vectors[i * texts.length + (t === 'puppy' || t === 'dog' ? 0 : i)] = 1;
+        });
+        return { vectors, dims: texts.length };
+      };
+    };
+    const synonyms = { embedder: 'use-lite' as const, params: {}, threshold: 0.8, maxPerConcept: 10 };
+    const plain = await corpusGraph(corpus, { concepts: 'lexical', fields: 'flat' }, ctx, loader);
+    expect(plain.graph.linkSrc.length).toBe(0);
+    const linked = await corpusGraph(corpus, { concepts: 'lexical', fields: 'flat', synonyms }, ctx, loader);
+    expect(linked.cached).toBe(false);
+    expect(seen).toEqual([synonyms]);
+    const names = [...linked.graph.linkSrc].map((a, e) => [linked.graph.concepts[a], linked.graph.concepts[linked.graph.linkDst[e] as number]]);
+    expect(names).toEqual([['puppy', 'dog']]);
+    expect(linked.graph.linkWeight[0]).toBeCloseTo(1, 6);
   });
 });
 
