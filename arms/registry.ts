@@ -7,6 +7,11 @@ import { commandArm } from './remote/command/index.js';
 import { httpArm } from './remote/http/index.js';
 import { mcpArm } from './remote/mcp/index.js';
 
+import { hashEmbedArm } from './hash-embed/index.js';
+import { onnxEmbedArm } from './dense/onnx.js';
+import { useLiteArm } from './dense/use-lite.js';
+import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
+
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
  * schema all read this object, so the list of known kinds cannot drift.
@@ -19,6 +24,12 @@ export const armFactories = {
   command: commandArm,
   http: httpArm,
   mcp: mcpArm,
+
+  'hash-embed': hashEmbedArm,
+  'onnx-embed': onnxEmbedArm,
+  'use-lite': useLiteArm,
+  'graph-bfs': graphBfsArm,
+  'entity-lane': entityLaneArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 

@@ -42,14 +42,21 @@ export const systemEntrySchema = z
   .object({
     id: id('system id'),
     kind: z.string(),
-    /** Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. */
-    inputs: z.union([
-      z.array(z.string()).min(1, 'list at least one input'),
-      z.strictObject({ 'subsets-of': z.array(z.string()).min(2, 'subsets-of needs at least two ids'), min: z.number().int().min(1).default(2) }),
-    ]),
+    /**
+     * Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. Absent or empty
+     * for a kind that can run without inputs (graph-ppr; chunk and session, which own their arm); each kind's arity is checked by the plan.
+     */
+    inputs: z
+      .union([
+        z.array(z.string()),
+        z.strictObject({ 'subsets-of': z.array(z.string()).min(2, 'subsets-of needs at least two ids'), min: z.number().int().min(1).default(2) }),
+      ])
+      .default([]),
     params: z.record(z.string(), z.unknown()).default({}),
     grid: gridSchema.optional(),
     label: z.string().optional(),
+    /** When the system stands in for another design's stage (no LLM configured, a local embedding), what; reports flag it. */
+    substitute: z.string().optional(),
   })
   .strict();
 

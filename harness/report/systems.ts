@@ -1,3 +1,4 @@
+import { graphBlocks } from './graph.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
@@ -232,6 +233,7 @@ export function evidenceBlocks(data: ReportData): Block[] {
       ]),
     });
   }
+  B.push(...graphBlocks(data));
   return B;
 }
 

@@ -1,0 +1,180 @@
+/**
+ * Graph benchmark: Personalized PageRank latency per query (harness/graph/ppr.ts, damping 0.5, tolerance 1e-6)
+ * on two generated memory-node graphs, 5,400 nodes / 30,000 undirected edges and 1,000,000 nodes / 5,000,000
+ * undirected edges (each edge stored both ways; random endpoints, random weights, seeded so every machine
+ * measures the same graphs), against the floor measured in the same run: the same power iteration written as a
+ * plain loop over the same CSR arrays, here in the bench, without validation, seed normalisation, or result
+ * object. Each query seeds 5 random nodes; floor and kernel alternate query by query and share the warm-up, so
+ * both meet the same load on a shared machine. Goals (issue #11, ADR 0019): at most 1 ms per query at 5.4k
+ * nodes, and within 1.5x of the floor at 1M nodes.
+ *
+ * Times are CPU time of the process (user + system), as in the lexical bench: on a shared machine wall-clock
+ * time measures the other jobs; wall-clock figures are printed beside them.
+ *
+ * Run: `npm run bench -- graph` or, after `npm run build`, `node dist/bench/graph.js`;
+ * `HARNESS_BENCH_GRAPH_SIZES=5400` runs one size only.
+ */
+import { pathToFileURL } from 'node:url';
+import { buildCsr, personalizedPageRank, transitionMatrix, type Transition } from '../harness/graph/ppr.js';
+import { Rng } from '../harness/stats/rng.js';
+
+const DAMPING = 0.5;
+const TOLERANCE = 1e-6;
+const MAX_ITERATIONS = 100;
+const SEEDS_PER_QUERY = 5;
+const SEED = 42;
+
+interface Size {
+  readonly nodes: number;
+  readonly edges: number;
+  readonly queries: number;
+  readonly warmup: number;
+}
+
+const SIZES: readonly Size[] = [
+  { nodes: 5400, edges: 30_000, queries: 2000, warmup: 200 },
+  { nodes: 1_000_000, edges: 5_000_000, queries: 6, warmup: 1 },
+];
+
+/** CPU time of this process in milliseconds (user + system): what the goals use, as wall-clock time swings with other jobs. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+function generate(size: Size, rng: Rng): Transition {
+  const m = size.edges;
+  const src = new Int32Array(2 * m);
+  const dst = new Int32Array(2 * m);
+  const w = new Float64Array(2 * m);
+  for (let e = 0; e < m; e++) {
+    const a = rng.nextInt(size.nodes);
+    let b = rng.nextInt(size.nodes);
+    if (b === a) b = (b + 1) % size.nodes;
+    const weight = 0.05 + rng.nextFloat();
+    src[2 * e] = a;
+    dst[2 * e] = b;
+    src[2 * e + 1] = b;
+    dst[2 * e + 1] = a;
+    w[2 * e] = weight;
+    w[2 * e + 1] = weight;
+  }
+  return transitionMatrix(buildCsr(size.nodes, src, dst, w));
+}
+
+/**
+ * The floor: the same iteration (x' = d P x + (d * dangling mass + 1 - d) s), as one plain function over the
+ * CSR arrays with the seed vector already normalised. Returns the iterations so the work cannot be elided.
+ */
+function plainLoop(t: Transition, s: Float64Array, x: Float64Array, next: Float64Array): number {
+  const n = t.n;
+  const { indptr, indices, values } = t.matrix;
+  const dangling = t.dangling;
+  x.set(s);
+  let it = 0;
+  while (it < MAX_ITERATIONS) {
+    let lost = 0;
+    for (let k = 0; k < dangling.length; k++) lost += x[dangling[k]!]!;
+    const restart = 1 - DAMPING + DAMPING * lost;
+    let delta = 0;
+    for (let j = 0; j < n; j++) {
+      let acc = 0;
+      for (let i = indptr[j]!; i < indptr[j + 1]!; i++) acc += values[i]! * x[indices[i]!]!;
+      const v = DAMPING * acc + restart * s[j]!;
+      delta += Math.abs(v - x[j]!);
+      next[j] = v;
+    }
+    const tmp = x;
+    x = next;
+    next = tmp;
+    it++;
+    if (delta < TOLERANCE) break;
+  }
+  return it;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+export async function main(): Promise<void> {
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  const only = (process.env['HARNESS_BENCH_GRAPH_SIZES'] ?? '')
+    .split(',')
+    .filter((x) => x !== '')
+    .map(Number);
+  for (const size of SIZES) {
+    if (only.length > 0 && !only.includes(size.nodes)) continue;
+    // One stream per size, so a size's graph and seeds do not depend on which sizes ran before it.
+    const rng = new Rng(SEED, SIZES.indexOf(size));
+    let t0 = performance.now();
+    const t = generate(size, rng);
+    const nnz = t.matrix.indptr[t.n]!;
+    out(
+      `graph: ${size.nodes.toLocaleString('en')} nodes, ${size.edges.toLocaleString('en')} undirected edges (${nnz.toLocaleString('en')} nonzeros, ${t.dangling.length} dangling), built in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const seeds = Array.from({ length: size.warmup + size.queries }, () => {
+      const s = new Float64Array(size.nodes);
+      for (let k = 0; k < SEEDS_PER_QUERY; k++) s[rng.nextInt(size.nodes)] = 1 + rng.nextFloat();
+      return s;
+    });
+    const normalised = seeds.map((s) => {
+      const total = s.reduce((a, b) => a + b, 0);
+      return s.map((v) => v / total);
+    });
+    const x = new Float64Array(size.nodes);
+    const next = new Float64Array(size.nodes);
+    const work = new Float64Array(size.nodes);
+    const opts = { damping: DAMPING, tolerance: TOLERANCE, maxIterations: MAX_ITERATIONS };
+    let sink = 0;
+    for (let q = 0; q < size.warmup; q++) {
+      sink += plainLoop(t, normalised[q]!, x, next);
+      sink += personalizedPageRank(t, seeds[q]!, opts, work).iterations;
+    }
+    const floorMs: number[] = [];
+    const pprMs: number[] = [];
+    let wallFloor = 0;
+    let wallPpr = 0;
+    let iterations = 0;
+    // Which side goes first alternates, so neither always meets the other's cache leftovers.
+    const floorSide = (q: number) => {
+      const w = performance.now();
+      const c = cpuMs();
+      sink += plainLoop(t, normalised[q]!, x, next);
+      floorMs.push(cpuMs() - c);
+      wallFloor += performance.now() - w;
+    };
+    const pprSide = (q: number) => {
+      const w = performance.now();
+      const c = cpuMs();
+      const r = personalizedPageRank(t, seeds[q]!, opts, work);
+      pprMs.push(cpuMs() - c);
+      wallPpr += performance.now() - w;
+      iterations += r.iterations;
+      sink += r.iterations;
+    };
+    for (let q = size.warmup; q < seeds.length; q++) {
+      if (q % 2 === 0) {
+        floorSide(q);
+        pprSide(q);
+      } else {
+        pprSide(q);
+        floorSide(q);
+      }
+    }
+    const mean = (a: readonly number[]) => a.reduce((s, v) => s + v, 0) / a.length;
+    const fs = [...floorMs].sort((a, b) => a - b);
+    const ps = [...pprMs].sort((a, b) => a - b);
+    const ratio = mean(pprMs) / mean(floorMs);
+    out(
+      `  ${size.queries} queries, ${(iterations / size.queries).toFixed(1)} iterations each, CPU ms per query: ppr mean ${mean(pprMs).toFixed(3)} (p50 ${quantile(ps, 0.5).toFixed(3)}, p95 ${quantile(ps, 0.95).toFixed(3)}); floor mean ${mean(floorMs).toFixed(3)} (p50 ${quantile(fs, 0.5).toFixed(3)}, p95 ${quantile(fs, 0.95).toFixed(3)}); ratio ppr / floor ${ratio.toFixed(2)}x`,
+    );
+    out(`  wall-clock ms per query: ppr ${(wallPpr / size.queries).toFixed(3)}, floor ${(wallFloor / size.queries).toFixed(3)} (checksum ${sink})`);
+    if (size.nodes <= 10_000) out(`  goal <= 1 ms per query at ${size.nodes} nodes: ${mean(pprMs) <= 1 ? 'MET' : 'MISSED'}`);
+    else out(`  goal within 1.5x of the floor at ${size.nodes.toLocaleString('en')} nodes: ${ratio <= 1.5 ? 'MET' : 'MISSED'}`);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}
