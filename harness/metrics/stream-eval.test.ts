@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
-import { chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
+import { type QrelsLineSink, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import { chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
 
@@ -242,5 +242,71 @@ describe('scanTrecRunFast', () => {
       if (rand() < 0.5) text += ' q Q0 d 1 2 t\n';
       expect(outcome(scanTrecRunFast, text), JSON.stringify(text)).toEqual(outcome(scanTrecRun, text));
     }
+  });
+});
+
+describe('scanTrecQrelsFast', () => {
+  const collect = (text: string) => {
+    const got: string[] = [];
+    const sink: QrelsLineSink = {
+      line(b, lineNo, qs, qe, ds, de, grade) {
+        got.push(`${lineNo}|${b.toString('utf8', qs, qe)}|${b.toString('utf8', ds, de)}|${Object.is(grade, -0) ? '-0' : grade}`);
+      },
+    };
+    return { got, sink, buf: Buffer.from(text) };
+  };
+  /** The fast scanner either takes the whole file, handing on what scanTrecQrels does, or gives up after a prefix of it. */
+  const check = (text: string) => {
+    const fast = collect(text);
+    const took = scanTrecQrelsFast(fast.buf, fast.sink);
+    const full = collect(text);
+    let error: string | undefined;
+    try {
+      scanTrecQrels(full.buf, 'q.txt', full.sink);
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    if (took) {
+      expect(error, JSON.stringify(text)).toBeUndefined();
+      expect(fast.got, JSON.stringify(text)).toEqual(full.got);
+    } else expect(full.got.slice(0, fast.got.length), JSON.stringify(text)).toEqual(fast.got);
+    return took;
+  };
+
+  it('takes the common file and hands on what scanTrecQrels does', () => {
+    expect(check('q1 0 d1 1\nq1 0 d2 0\r\n\n# note\n  q2\t0\td3  -1 \nq2 0 d4 +2')).toBe(true);
+    expect(check('q1 0 d1 -0\n')).toBe(true);
+    for (const text of [
+      'query-id\tcorpus-id\tscore\nq1\td1\t1\n',
+      'q1 0 d1\n',
+      'q1 0 d1 1 x\n',
+      'q1 0 d1 1.5\n',
+      'q1 0 d1 1234567890\n',
+      'q1\x0b0 d1 1\n',
+      '\r\n',
+    ])
+      expect(check(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('agrees with scanTrecQrels on random lines built from the bytes that matter', () => {
+    let a = 777;
+    const rand = () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const parts = ['q1', '0', 'd', '7', '-3', '+', '#', ' ', ' ', '\t', '\r', '\x0b', '\n', '\n', 'x', '1.5'];
+    let took = 0;
+    for (let k = 0; k < 2000; k++) {
+      let text = '';
+      if (rand() < 0.5) text += 'q 0 d 1\n';
+      const n = 1 + Math.floor(rand() * 20);
+      for (let j = 0; j < n; j++) text += parts[Math.floor(rand() * parts.length)];
+      if (check(text)) took++;
+    }
+    // Both outcomes are exercised.
+    expect(took).toBeGreaterThan(50);
+    expect(took).toBeLessThan(1950);
   });
 });
