@@ -462,6 +462,8 @@ class BlockSink implements RunLineSink {
   private lines = new Int32Array(1024);
   private hashes = new Int32Array(1024);
   private ranked = new Int32Array(1024);
+  /** A group of tied scores, sorted by document id. */
+  private readonly tie = new Int32Array(16);
   /** Lines [0, relocated) of the block have their ids in `aside`; the rest in `chunk`. */
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
@@ -666,13 +668,26 @@ class BlockSink implements RunLineSink {
     if (this.ranked.length < n) this.ranked = new Int32Array(Math.max(n, 2 * this.ranked.length));
     const out = this.ranked.subarray(0, n);
     const grades = this.grades;
+    const tie = this.tie;
     if (byScore) {
       let i = 0;
       while (i < n) {
         let j = i + 1;
         while (j < n && sc[j] === sc[i]) j++;
         if (j - i === 1) out[i] = grades[i]!;
-        else {
+        else if (j - i <= 16) {
+          // Ties are short (a 5% tie rate gives pairs): insertion sort in a reused array, no sort callback.
+          for (let k = i; k < j; k++) {
+            const x = k;
+            let m = k - i - 1;
+            while (m >= 0 && cmpDoc(tie[m]!, x) < 0) {
+              tie[m + 1] = tie[m]!;
+              m--;
+            }
+            tie[m + 1] = x;
+          }
+          for (let k = i; k < j; k++) out[k] = grades[tie[k - i]!]!;
+        } else {
           const group: number[] = [];
           for (let k = i; k < j; k++) group.push(k);
           group.sort((a, b) => cmpDoc(b, a));
