@@ -310,3 +310,55 @@ describe('scanTrecQrelsFast', () => {
     expect(took).toBeLessThan(1950);
   });
 });
+
+describe('evaluation without -q', () => {
+  // 300 qrels queries; the run skips every 7th and adds queries without qrels (x*), scores with ties.
+  let a = 99;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  let qrels = '';
+  const blocks: [string, string][] = [];
+  for (let q = 1; q <= 300; q++) {
+    for (let d = 0; d < 20; d++) if (rand() < 0.6) qrels += `q${q} 0 d${d} ${Math.floor(rand() * 4) - (rand() < 0.05 ? 2 : 0)}\n`;
+    if (q % 7 === 0) continue;
+    let lines = '';
+    for (let d = 0; d < 40; d++)
+      lines += `q${q} Q0 d${Math.floor(rand() * 1000) % 60 === d ? d : d + 100 * Math.floor(rand() * 3)}x${d} ${d} ${(Math.round(rand() * 8) / 2).toFixed(1)} tag\n`;
+    blocks.push([`q${q}`, lines]);
+    if (q % 50 === 0) blocks.push([`x${q}`, `x${q} Q0 d1 1 1 tag\n`]);
+  }
+  const qrelsPath = join(dir, 'sums.qrels');
+  writeFileSync(qrelsPath, qrels);
+  const numeric = join(dir, 'sums-numeric.run');
+  writeFileSync(numeric, blocks.map(([, l]) => l).join(''));
+  const bytewise = join(dir, 'sums-bytewise.run');
+  writeFileSync(
+    bytewise,
+    [...blocks]
+      .sort(([x], [y]) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+      .map(([, l]) => l)
+      .join(''),
+  );
+
+  it('keeps only running sums, and sums to the same bits as the rows of every query (in and out of order, with and without -c)', async () => {
+    const index = QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
+    for (const averageComplete of [false, true]) {
+      for (const runPath of [bytewise, numeric]) {
+        const base = { ...settings, averageComplete, measures: ['all_trec'] };
+        const withRows = await evaluateTrecRunFile(index, runPath, compileTrecPlan({ ...base, perQuery: true }), { threads: 1 });
+        const sums = await evaluateTrecRunFile(index, runPath, compileTrecPlan({ ...base, perQuery: false }), { threads: 1 });
+        expect(withRows.rows.length).toBeGreaterThan(0);
+        expect(sums.rows.length).toBe(0);
+        expect([...sums.summary]).toEqual([...withRows.summary]);
+        expect(sums.queryIds).toEqual(withRows.queryIds);
+        expect(sums.missingQueries).toEqual(withRows.missingQueries);
+        expect(sums.droppedRunQueries).toEqual(withRows.droppedRunQueries);
+        expect(sums.runTag).toBe('tag');
+      }
+    }
+  });
+});

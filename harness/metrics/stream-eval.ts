@@ -15,7 +15,7 @@ import {
 } from '../../evalset/trec.js';
 import type { Qrels } from '../../evalset/types.js';
 import { compareIds, compareRanked, judgeRankingWithLevels, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
-import { BOGUS_DOCNO, computeTrecRow, summarizeTrec, type TrecEvalSettings, type TrecPlan } from './trec-eval.js';
+import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type TrecEvalSettings, type TrecPlan } from './trec-eval.js';
 
 /**
  * Evaluates a run file against qrels for a TrecPlan the way trec_eval does, streaming: the run is read in
@@ -29,9 +29,9 @@ export interface TrecEvaluation {
   readonly plan: TrecPlan;
   /** Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). */
   readonly queryIds: readonly string[];
-  /** Row q holds query q's values: rows[q * plan.width + j]. */
+  /** Row q holds query q's values: rows[q * plan.width + j]. Empty without -q (settings.perQuery): only the summary is kept. */
   readonly rows: Float64Array;
-  /** relstring per evaluated query, when requested. */
+  /** relstring per evaluated query, when requested (empty without -q). */
   readonly relstrings: readonly (string | undefined)[];
   readonly summary: Float64Array;
   readonly runTag: string;
@@ -719,18 +719,11 @@ export interface RangeResult {
   readonly runTag: string;
 }
 
-/** Rows by qrels query index (row qi at qi * plan.width), filled in place by evaluateRunRange. */
-export interface QuerySlots {
-  readonly rows: Float64Array;
-  readonly relstrings: (string | undefined)[];
-  /** done[qi] = 1 once query qi's row is written. */
-  readonly done: Uint8Array;
-}
-
 /**
  * Scores the query blocks in bytes [start, end) of a run file (boundaries must fall between queries). With
- * `into`, each row goes straight to its query's slot and the result's qis and rows stay empty: the main
- * thread then holds one row per query, not a second copy in file order.
+ * `score`, each query's ranking goes to it as its block ends and the result's qis and rows stay empty: the
+ * main thread then keeps what it needs (a row per query in its slot, or running sums), not a second copy
+ * in file order.
  */
 export async function evaluateRunRange(
   index: QrelsIndex,
@@ -738,22 +731,17 @@ export async function evaluateRunRange(
   plan: TrecPlan,
   start: number,
   end: number,
-  into?: QuerySlots,
+  score?: (qi: number, ranked: Int32Array) => void,
 ): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
-  let rows = new Float64Array(into ? 0 : 64 * w);
-  let qis = new Int32Array(into ? 0 : 64);
+  let rows = new Float64Array(score ? 0 : 64 * w);
+  let qis = new Int32Array(score ? 0 : 64);
   const relstrings: (string | undefined)[] = [];
   let n = 0;
   const sink = new BlockSink(runPath, index, (qi, ranked) => {
-    if (into) {
-      const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
-        ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
-        judgedOnly: s.judgedOnly,
-      });
-      into.relstrings[qi] = computeTrecRow(plan, r, into.rows, qi * w, false);
-      into.done[qi] = 1;
+    if (score) {
+      score(qi, ranked);
       return;
     }
     if (n === qis.length) {
@@ -895,12 +883,21 @@ export async function evaluateTrecRunFile(
   plan: TrecPlan,
   opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number } = {},
 ): Promise<TrecEvaluation> {
+  const size = statSync(runPath, { throwIfNoEntry: false })?.size;
+  if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
+  const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
+  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
+  const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
+  const s = plan.settings;
+  if (!s.perQuery && !parallel) {
+    const summed = await sumInOrder(index, runPath, plan);
+    if (summed !== undefined) return summed;
+  }
   const nq = index.qids.length;
   const w = plan.width;
   const slots = new Float64Array(nq * w);
   const slotRel: (string | undefined)[] = new Array(nq);
   const done = new Uint8Array(nq);
-  const s = plan.settings;
   const score = (qi: number, ranked: Int32Array, bogus = false): void => {
     const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
       ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
@@ -910,11 +907,6 @@ export async function evaluateTrecRunFile(
     done[qi] = 1;
   };
 
-  const size = statSync(runPath, { throwIfNoEntry: false })?.size;
-  if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
-  const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
-  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
-  const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
   const printShare = s.perQuery ? PRINT_COST : 0;
   const cuts = parallel ? splitAtQueryBoundaries(runPath, threads, Math.max(0.1, (1 - printShare * (threads - 1)) / threads)) : [0, size];
 
@@ -922,7 +914,7 @@ export async function evaluateTrecRunFile(
   const shared = cuts.length > 2 ? index.share() : undefined;
   const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, { rows: slots, relstrings: slotRel, done });
+    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, (qi, ranked) => score(qi, ranked));
     results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
   } catch (e) {
     for (const x of workers) void x.worker.terminate();
@@ -995,7 +987,76 @@ export async function evaluateTrecRunFile(
   const rows = slots.subarray(0, order.length * w);
   const relstrings = order.map((qi) => slotRel[qi]);
   const summary = summarizeTrec(plan, rows, order.length, nq);
+  if (!s.perQuery) return { plan, queryIds, rows: new Float64Array(0), relstrings: [], summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
   return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+}
+
+/** Signals a query that comes before one already summed, in trec_eval's order. */
+class OutOfOrder extends Error {}
+
+/**
+ * The evaluation without per-query output (no -q), holding one row and the running sums, not a row per
+ * query: each query is added as its block ends, in trec_eval's order (qrels ids sorted bytewise), which is
+ * also the order trec_eval sums in, so the sums are the same to the last bit. That needs the run to list
+ * its queries in that order; at the first query out of it (a run in numeric order, q9 then q10) this gives
+ * up and returns undefined, and the caller evaluates the run keeping every row.
+ */
+async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): Promise<TrecEvaluation | undefined> {
+  const nq = index.qids.length;
+  const w = plan.width;
+  const s = plan.settings;
+  const row = new Float64Array(w);
+  const acc = new Float64Array(w);
+  const queryIds: string[] = [];
+  const missing: string[] = [];
+  let last = -1;
+  const add = (qi: number, ranked: Int32Array, bogus: boolean): void => {
+    const r = judgeRankingWithLevels(ranked, index.relLevels[qi]!, s.relevanceLevel, {
+      ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }),
+      judgedOnly: s.judgedOnly,
+    });
+    computeTrecRow(plan, r, row, 0, bogus);
+    for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+    queryIds.push(index.qids[qi]!);
+  };
+  // Queries skipped between two of the run are missing from it for good (a later one would be out of order).
+  const missingUpTo = (end: number): void => {
+    for (let m = last + 1; m < end; m++) {
+      missing.push(index.qids[m]!);
+      if (s.averageComplete) add(m, Int32Array.of(index.lookupId(m, BOGUS_DOCNO)), true);
+    }
+  };
+  let result: RangeResult;
+  try {
+    result = await evaluateRunRange(index, runPath, plan, 0, Infinity, (qi, ranked) => {
+      if (qi <= last) throw new OutOfOrder();
+      missingUpTo(qi);
+      add(qi, ranked, false);
+      last = qi;
+    });
+  } catch (e) {
+    if (e instanceof OutOfOrder) return undefined;
+    throw e;
+  }
+  if (result.notGrouped) return undefined;
+  if (result.seen.length === 0) throw new InputError(runPath, undefined, 'the run has no result lines');
+  missingUpTo(nq);
+  if (queryIds.length === 0) {
+    throw new InputError(runPath, undefined, 'no query of the run has relevance judgments in the qrels', {
+      hint: 'check that the qrels and the run use the same query ids',
+    });
+  }
+  const summary = finishTrecSummary(plan, acc, queryIds.length, nq);
+  return {
+    plan,
+    queryIds,
+    rows: new Float64Array(0),
+    relstrings: [],
+    summary,
+    runTag: result.runTag,
+    missingQueries: missing,
+    droppedRunQueries: result.dropped,
+  };
 }
 
 /** The message a worker sends back. */
