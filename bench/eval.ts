@@ -245,8 +245,8 @@ export async function main(): Promise<void> {
  * 500,000 queries x depth 100, for memory: each command once (a warm-up would double minutes of work), without
  * -q (only running sums kept) and with -q (a row per query until printed), with `--threads auto`.
  */
-function largeWorkload(dir: string, seed: number): void {
-  const w: Workload = { name: '500k-x-100', queries: 500_000, depth: 100, judged: 50, padded: true };
+export function largeWorkload(dir: string, seed: number, queries = 500_000): void {
+  const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50, padded: true };
   const t0 = Date.now();
   const files = generate(dir, w, seed);
   process.stdout.write(
