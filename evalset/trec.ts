@@ -1,7 +1,6 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { writeFileAtomic } from '../harness/cache/index.js';
 import { HarnessError, InputError, UsageError } from '../harness/errors.js';
 import { compareIds, rankDocIds } from '../harness/metrics/ranking.js';
 import type { Qrels, Run } from './types.js';
@@ -597,6 +596,8 @@ export function formatTrecRun(run: Run, tag: string): string {
 
 /** Writes a TREC run file atomically. */
 export async function writeTrecRun(path: string, run: Run, tag: string): Promise<void> {
+  // Loaded here: the cache module (node:crypto) is start-up cost for every reader of TREC files.
+  const { writeFileAtomic } = await import('../harness/cache/index.js');
   await writeFileAtomic(path, formatTrecRun(run, tag));
 }
 
@@ -618,5 +619,6 @@ export function formatTrecQrels(qrels: Qrels): string {
 
 /** Writes a TREC qrels file atomically. */
 export async function writeTrecQrels(path: string, qrels: Qrels): Promise<void> {
+  const { writeFileAtomic } = await import('../harness/cache/index.js');
   await writeFileAtomic(path, formatTrecQrels(qrels));
 }
