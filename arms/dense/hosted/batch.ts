@@ -1,0 +1,167 @@
+import pLimit from 'p-limit';
+import { HarnessError } from '../../../harness/errors.js';
+
+/**
+ * Shared plumbing of the hosted embedding arms (voyage-embed, openai-embed): request batches within an API's
+ * documented limits, a concurrency limit, response validation, usage accounting and error messages that
+ * cannot carry a secret. Each provider module supplies one `send` function through its official SDK.
+ */
+
+/** Whether a text is embedded as a query or as a document (Voyage's `input_type`; part of every cache key). */
+export type EmbedRole = 'query' | 'document';
+
+/** A provider's per-request limits. */
+export interface RequestLimits {
+  /** Texts per request. */
+  readonly maxTexts: number;
+  /** Tokens per request, summed over its texts, as the API counts them. */
+  readonly maxTokens: number;
+  /** Tokens the API adds to each text beyond its own (special tokens, an input-type prompt). */
+  readonly overheadTokens: number;
+}
+
+/**
+ * A conservative token count of `text`: its UTF-8 length in bytes, plus the provider's per-text overhead.
+ * Byte-level BPE tokenizers (OpenAI's cl100k/o200k, and Voyage's HF tokenizers with byte fallback) emit at
+ * least one byte per token, so a text never has more tokens than bytes; the estimate can only overshoot
+ * (English prose runs about 4 bytes per token), which makes batches smaller, never rejected.
+ */
+export function estimateTokens(text: string, overheadTokens: number): number {
+  return Buffer.byteLength(text, 'utf8') + overheadTokens;
+}
+
+/**
+ * Splits `texts` (by position) into consecutive batches of at most `maxTexts` texts and `maxTokens` estimated
+ * tokens. A single text whose estimate alone passes `maxTokens` goes in a batch of its own: the API then
+ * judges it (Voyage truncates, OpenAI refuses past 8,192 tokens), rather than the harness dropping it.
+ */
+export function planBatches(texts: readonly string[], limits: RequestLimits): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  let start = 0;
+  let tokens = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const t = estimateTokens(texts[i] as string, limits.overheadTokens);
+    if (i > start && (i - start >= limits.maxTexts || tokens + t > limits.maxTokens)) {
+      out.push({ start, end: i });
+      start = i;
+      tokens = 0;
+    }
+    tokens += t;
+  }
+  if (texts.length > start) out.push({ start, end: texts.length });
+  return out;
+}
+
+/** One response as a provider module hands it over: embeddings with the positions the API gave them. */
+export interface RawBatch {
+  readonly data: readonly { readonly index: unknown; readonly embedding: unknown }[] | undefined;
+  /** Tokens the API billed for the request, when it said. */
+  readonly tokens: number | undefined;
+}
+
+/** Usage over every request an embedder made: what the manifest and index stats report. */
+export interface HostedUsage {
+  requests: number;
+  texts: number;
+  tokens: number;
+}
+
+/**
+ * A response made into vectors, or a clear error: exactly one embedding per text, each index once, each of
+ * `dims` finite numbers. A vector decoded from base64 arrives as a Float32Array or a base64 string.
+ */
+export function validateBatch(provider: string, raw: RawBatch, count: number, dims: number): Float32Array[] {
+  const bad = (why: string) =>
+    new HarnessError(`${provider}: malformed response from the embeddings API: ${why}; nothing was cached`, {
+      hint: 'check that the base URL points at the real API (or a faithful proxy) and that dimensions matches what the model returns',
+    });
+  const data = raw.data;
+  if (!Array.isArray(data)) throw bad('no data array');
+  if (data.length !== count) throw bad(`${data.length} embeddings for ${count} texts`);
+  const out = new Array<Float32Array | undefined>(count);
+  for (const item of data) {
+    const index = item?.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count)
+      throw bad(`embedding index ${String(index)} is not one of 0..${count - 1}`);
+    if (out[index] !== undefined) throw bad(`embedding index ${index} appears twice`);
+    const vec = toVector(item.embedding);
+    if (vec === undefined) throw bad(`embedding ${index} is neither a list of numbers nor base64 float32`);
+    if (vec.length !== dims) throw bad(`embedding ${index} has ${vec.length} dimensions, expected ${dims}`);
+    for (let j = 0; j < vec.length; j++) if (!Number.isFinite(vec[j])) throw bad(`embedding ${index} has a non-finite value at dimension ${j}`);
+    out[index] = vec;
+  }
+  return out as Float32Array[];
+}
+
+function toVector(e: unknown): Float32Array | undefined {
+  if (e instanceof Float32Array) return e;
+  if (Array.isArray(e)) return e.every((x) => typeof x === 'number') ? Float32Array.from(e as number[]) : undefined;
+  if (typeof e === 'string') {
+    // The APIs' base64 is the little-endian float32 bytes of the vector.
+    const bytes = Buffer.from(e, 'base64');
+    if (bytes.length % 4 !== 0 || bytes.toString('base64').replace(/=+$/, '') !== e.replace(/=+$/, '')) return undefined;
+    const v = new Float32Array(bytes.length / 4);
+    for (let i = 0; i < v.length; i++) v[i] = bytes.readFloatLE(i * 4);
+    return v;
+  }
+  return undefined;
+}
+
+/**
+ * Embeds `texts` in planned batches, at most `concurrency` requests in flight, in input order. `send` makes
+ * one request through the provider's SDK (which retries 429 and 5xx itself, honouring Retry-After). Every batch
+ * is validated before any vector is returned, so a malformed response leaves nothing to cache.
+ */
+export async function embedInBatches(
+  provider: string,
+  texts: readonly string[],
+  opts: { readonly limits: RequestLimits; readonly concurrency: number; readonly dims: number; readonly usage: HostedUsage },
+  send: (batch: readonly string[]) => Promise<RawBatch>,
+): Promise<Float32Array[]> {
+  const limit = pLimit(opts.concurrency);
+  const batches = planBatches(texts, opts.limits);
+  const results = await Promise.all(
+    batches.map(({ start, end }) =>
+      limit(async () => {
+        const slice = texts.slice(start, end);
+        const raw = await send(slice);
+        const vectors = validateBatch(provider, raw, slice.length, opts.dims);
+        opts.usage.requests++;
+        opts.usage.texts += slice.length;
+        // An API that omits usage is billed by our own upper bound, so cost is never under-reported.
+        opts.usage.tokens += raw.tokens ?? slice.reduce((n, t) => n + estimateTokens(t, opts.limits.overheadTokens), 0);
+        return vectors;
+      }),
+    ),
+  );
+  return results.flat();
+}
+
+/**
+ * An SDK failure as a HarnessError that carries no secret: the HTTP status and the API's own short error
+ * message, with the key (and any bearer token) blanked out, cut to 300 characters. The SDK error is not kept as
+ * `cause`: its fields hold request options and raw responses that `--verbose` would print.
+ */
+export function sanitizedError(provider: string, err: unknown, secrets: readonly string[], maxRetries: number): HarnessError {
+  if (err instanceof HarnessError) return err;
+  const e = err as { status?: unknown; statusCode?: unknown; message?: unknown; name?: unknown; code?: unknown };
+  const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  let detail = typeof e.message === 'string' ? e.message : String(err);
+  for (const s of secrets) if (s.length > 0) detail = detail.split(s).join('[redacted]');
+  detail = detail
+    .replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
+    .replace(/\s+/g, ' ')
+    .slice(0, 300);
+  const what =
+    status === undefined
+      ? `request failed (${typeof e.name === 'string' ? e.name : 'error'}${typeof e.code === 'string' ? ` ${e.code}` : ''})`
+      : `HTTP ${status}${status === 429 || status >= 500 ? ` after ${maxRetries} retries` : ''}`;
+  return new HarnessError(`${provider}: embeddings API ${what}: ${detail}`, {
+    hint:
+      status === 401 || status === 403
+        ? 'check the API key in the environment variable the arm names'
+        : status === 429 || (status !== undefined && status >= 500)
+          ? 'the service is overloaded or failing; raise maxRetries, lower concurrency, or try later (finished batches are cached)'
+          : 'check the base URL, the model name and the dimensions',
+  });
+}
