@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import type { Corpus, Document, JsonValue, Query } from '../../evalset/types.js';
+import type { Arm, ArmContext, IndexStats, ScoredDoc } from '../types.js';
+import type { Embedder } from './embedder.js';
+import { exactTopK, normalizeRows, type TopK } from './exact.js';
+import { EmbeddingStore, type VectorMatrix } from './store.js';
+
+/**
+ * Params of LanceDB's ANN index (`index: lancedb`), passed to `@lancedb/lancedb` 0.31 as named there. The
+ * table lives under the arm's workDir; recall against exact search is measured on `recallSample` document
+ * vectors used as queries and lands in IndexStats.
+ */
+export const lancedbParams = z
+  .object({
+    /** `ivf-pq` (the LanceDB default; lossy product quantization), `ivf-flat` (exact distances within probed partitions), `hnsw-sq`. */
+    indexType: z.enum(['ivf-pq', 'ivf-flat', 'hnsw-sq']).default('ivf-pq'),
+    /** IVF partitions; LanceDB picks ~sqrt(rows) when absent. */
+    numPartitions: z.number().int().min(1).optional(),
+    /** PQ sub-vectors (ivf-pq only); LanceDB picks dims / 16 (or / 8) when absent. */
+    numSubVectors: z.number().int().min(1).optional(),
+    /** Partitions probed per query. */
+    nprobes: z.number().int().min(1).default(20),
+    /** Re-rank `refineFactor * topK` candidates by full vectors (ivf-pq); absent: no refinement. */
+    refineFactor: z.number().int().min(1).optional(),
+    /** Document vectors used as queries when measuring recall against exact top-k (not part of the fingerprint). */
+    recallSample: z.number().int().min(1).default(100),
+  })
+  .strict();
+export type LancedbParams = z.output<typeof lancedbParams>;
+
+/**
+ * Search params every dense arm kind adds to its own schema (spread `...denseSearchParams` into its
+ * `z.object({...})`): `index: exact` (default; cosine over one Float32Array) or `index: lancedb`.
+ */
+export const denseSearchParams = {
+  index: z.enum(['exact', 'lancedb']).default('exact'),
+  lancedb: lancedbParams.default(lancedbParams.parse({})),
+};
+export type DenseSearchParams = { index: 'exact' | 'lancedb'; lancedb: LancedbParams };
+
+/** The part of the search params that changes results, for an arm kind's fingerprint. */
+export function searchFingerprint(p: DenseSearchParams): JsonValue {
+  if (p.index === 'exact') return { index: 'exact' };
+  const { recallSample: _measuredOnly, ...rest } = p.lancedb;
+  return { index: 'lancedb', lancedb: JSON.parse(JSON.stringify(rest)) as JsonValue };
+}
+
+/** The cosine's lower bound, every dense arm kind's `theoreticalMinScore` (for TM2C2). */
+export const COSINE_MIN = -1;
+
+/**
+ * A vector index over one corpus matrix whose rows are L2-normalised: `search` returns, per query row, the
+ * best rows by cosine, best first.
+ */
+export interface VectorIndex {
+  /** Builds over `m` (rows normalised); returns stats for IndexStats (summable across scopes: counts, ms). */
+  build(m: VectorMatrix): Promise<Record<string, number>>;
+  search(queries: Float32Array, topK: number): Promise<TopK[]>;
+  close?(): Promise<void>;
+}
+
+/** Exact search: {@link exactTopK} over the matrix held in memory. */
+export function exactIndex(): VectorIndex {
+  let matrix: VectorMatrix | undefined;
+  return {
+    async build(m) {
+      matrix = m;
+      return {};
+    },
+    async search(queries, topK) {
+      if (matrix === undefined) throw new Error('exactIndex.search before build');
+      return exactTopK(matrix.vectors, queries, matrix.dims, topK);
+    },
+  };
+}
+
+/** The text a Document is embedded as: BEIR's `title + ' ' + text` when it has a title, else its text. */
+export function documentText(d: Document): string {
+  return d.title === undefined || d.title === '' ? d.text : `${d.title} ${d.text}`;
+}
+
+export interface DenseArmOptions {
+  readonly id: string;
+  readonly ctx: ArmContext;
+  /** Loads the model; called once, on the first index (so creating an arm loads nothing heavy). */
+  readonly load: () => Promise<Embedder>;
+  readonly search: DenseSearchParams;
+}
+
+/**
+ * Turns any Embedder into an Arm:
+ * - `index(corpus)` embeds the documents through the shared {@link EmbeddingStore} (cached matrix, or batches
+ *   with resume), L2-normalises the rows and builds the vector index (exact or LanceDB);
+ * - `search` / `searchMany` embed the query texts (role `query`, cached per text) and return top-k by cosine,
+ *   so the query latency the runner records includes the query's embedding time.
+ *
+ * IndexStats: `documents`, `dims`, `embedded` (texts the model embedded during this index), `embedCached`
+ * (read back from the store), `embedResumedBatches`, `embedMs`, the index's own stats, and the embedder's
+ * `usage()` counters. Scores are cosines in [-1, 1] ({@link COSINE_MIN}).
+ */
+export function denseArm(opts: DenseArmOptions): Arm {
+  let embedder: Embedder | undefined;
+  let store: EmbeddingStore | undefined;
+  let vindex: VectorIndex | undefined;
+  let ids: readonly string[] = [];
+  const ready = async () => {
+    if (embedder === undefined) {
+      embedder = await opts.load();
+      store = new EmbeddingStore(opts.ctx.cache, embedder, opts.ctx.log);
+    }
+    return { embedder, store: store as EmbeddingStore };
+  };
+  const queryVectors = async (texts: readonly string[]) => {
+    const { embedder: e, store: s } = await ready();
+    return normalizeRows(await s.texts(texts, 'query'), e.dims);
+  };
+  const toScored = (t: TopK): ScoredDoc[] => Array.from(t.rows, (r, i) => ({ docId: ids[r] as string, score: t.scores[i] as number }));
+  return {
+    id: opts.id,
+    async index(corpus: Corpus): Promise<IndexStats> {
+      const { embedder: e, store: s } = await ready();
+      const before = { ...s.stats };
+      const t0 = performance.now();
+      const m = await s.corpus(
+        corpus.map((d) => ({ id: d.id, text: documentText(d) })),
+        'document',
+        `${opts.id}: embedding ${corpus.length} documents`,
+      );
+      const embedMs = performance.now() - t0;
+      normalizeRows(m.vectors, m.dims);
+      await vindex?.close?.();
+      // LanceDB's native module loads only for arms that ask for it.
+      vindex =
+        opts.search.index === 'lancedb' ? (await import('./lancedb.js')).lancedbIndex(opts.ctx.workDir, opts.search.lancedb, opts.ctx.log) : exactIndex();
+      const built = await vindex.build(m);
+      ids = m.ids;
+      return {
+        documents: corpus.length,
+        dims: e.dims,
+        embedded: s.stats.computed - before.computed,
+        embedCached: s.stats.cached - before.cached,
+        embedResumedBatches: s.stats.resumedBatches - before.resumedBatches,
+        embedMs,
+        ...built,
+        ...(e.usage?.() ?? {}),
+      };
+    },
+    async search(query: Query, topK: number) {
+      const q = await queryVectors([query.text]);
+      const [t] = await (vindex as VectorIndex).search(q, topK);
+      return t === undefined ? [] : toScored(t);
+    },
+    async searchMany(queries: readonly Query[], topK: number) {
+      const q = await queryVectors(queries.map((x) => x.text));
+      const got = await (vindex as VectorIndex).search(q, topK);
+      return new Map(queries.map((x, i) => [x.id, toScored(got[i] as TopK)]));
+    },
+    async close() {
+      await vindex?.close?.();
+      await embedder?.close?.();
+    },
+  };
+}

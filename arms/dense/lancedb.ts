@@ -1,0 +1,96 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { canonicalJson, sha256Hex } from '../../harness/cache/index.js';
+import { HarnessError } from '../../harness/errors.js';
+import type { Logger } from '../../harness/log.js';
+import type { LancedbParams, VectorIndex } from './arm.js';
+import { exactTopK, type TopK } from './exact.js';
+import type { VectorMatrix } from './store.js';
+
+/** The cutoffs at which ANN recall against exact top-k is measured when the index is built. */
+const RECALL_CUTOFFS = [10, 100] as const;
+
+/**
+ * An ANN index in embedded LanceDB (`@lancedb/lancedb`), for corpora past what exact search should scan. The
+ * table (columns `row`, `vector`) lives in `<workDir>/lancedb`, one table per (corpus ids, params), replaced
+ * on rebuild. Rows are L2-normalised, so LanceDB's `dot` distance (1 - q·d) gives cosine = 1 - distance; the
+ * `cosine` distance type is avoided because LanceDB treats zero vectors as invalid under it.
+ *
+ * Recall is measured at build time: `recallSample` document vectors (evenly spaced rows) are searched both
+ * exactly and through the index; IndexStats get `annRecallFound@k` (rows of the exact top-k the index also
+ * returned) and `annRecallExact@k` (size of the exact top-k), summable across scopes; recall@k = found / exact.
+ */
+export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger): VectorIndex {
+  // biome-ignore lint/suspicious/noExplicitAny: the table type comes from a lazily imported module
+  let table: any;
+  let dims = 0;
+  const search = async (queries: Float32Array, topK: number): Promise<TopK[]> => {
+    const out: TopK[] = [];
+    for (let off = 0; off < queries.length; off += dims) {
+      let q = table
+        .vectorSearch(queries.subarray(off, off + dims))
+        .distanceType('dot')
+        .limit(topK)
+        .select(['row']);
+      if (p.indexType !== 'hnsw-sq') q = q.nprobes(p.nprobes);
+      if (p.refineFactor !== undefined) q = q.refineFactor(p.refineFactor);
+      const rows = (await q.toArray()) as { row: number; _distance: number }[];
+      out.push({ rows: Int32Array.from(rows, (r) => r.row), scores: Float64Array.from(rows, (r) => 1 - r._distance) });
+    }
+    return out;
+  };
+  return {
+    async build(m: VectorMatrix) {
+      dims = m.dims;
+      const n = m.ids.length;
+      const lancedb = await import('@lancedb/lancedb');
+      const dir = join(workDir, 'lancedb');
+      await mkdir(dir, { recursive: true });
+      const db = await lancedb.connect(dir);
+      const name = `t${sha256Hex(canonicalJson({ ids: m.ids as string[], dims, p: JSON.parse(JSON.stringify(p)) })).slice(0, 24)}`;
+      const data = Array.from({ length: n }, (_, i) => ({ row: i, vector: Array.from(m.vectors.subarray(i * dims, (i + 1) * dims)) }));
+      const t0 = performance.now();
+      table = await db.createTable(name, data, { mode: 'overwrite' });
+      const config =
+        p.indexType === 'ivf-pq'
+          ? lancedb.Index.ivfPq({ distanceType: 'dot', numPartitions: p.numPartitions, numSubVectors: p.numSubVectors })
+          : p.indexType === 'ivf-flat'
+            ? lancedb.Index.ivfFlat({ distanceType: 'dot', numPartitions: p.numPartitions })
+            : lancedb.Index.hnswSq({ distanceType: 'dot', numPartitions: p.numPartitions });
+      try {
+        await table.createIndex('vector', { config, replace: true });
+      } catch (err) {
+        throw new HarnessError(`LanceDB could not build a ${p.indexType} index over ${n} vectors: ${(err as Error).message}`, {
+          exitCode: 2,
+          hint: 'small corpora need fewer partitions (lancedb.numPartitions) or index: exact',
+          cause: err,
+        });
+      }
+      const buildMs = performance.now() - t0;
+      const sample = Math.min(p.recallSample, n);
+      const rows = Array.from({ length: sample }, (_, i) => Math.floor((i * n) / sample));
+      const qv = new Float32Array(sample * dims);
+      rows.forEach((r, i) => qv.set(m.vectors.subarray(r * dims, (r + 1) * dims), i * dims));
+      const stats: Record<string, number> = { annBuildMs: buildMs };
+      const msg: string[] = [];
+      for (const k of RECALL_CUTOFFS) {
+        const kk = Math.min(k, n);
+        const exact = exactTopK(m.vectors, qv, dims, kk);
+        const ann = await search(qv, kk);
+        let found = 0;
+        let total = 0;
+        exact.forEach((e, i) => {
+          const got = new Set(ann[i]?.rows ?? []);
+          for (const r of e.rows) if (got.has(r)) found++;
+          total += e.rows.length;
+        });
+        stats[`annRecallFound@${k}`] = found;
+        stats[`annRecallExact@${k}`] = total;
+        msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
+      }
+      log.info(`lancedb ${p.indexType} over ${n} vectors: ${msg.join(', ')} against exact search (${sample} document vectors as queries)`);
+      return stats;
+    },
+    search,
+  };
+}
