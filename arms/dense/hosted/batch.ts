@@ -7,9 +7,6 @@ import { HarnessError } from '../../../harness/errors.js';
  * cannot carry a secret. Each provider module supplies one `send` function through its official SDK.
  */
 
-/** Whether a text is embedded as a query or as a document (Voyage's `input_type`; part of every cache key). */
-export type EmbedRole = 'query' | 'document';
-
 /** A provider's per-request limits. */
 export interface RequestLimits {
   /** Texts per request. */
@@ -117,7 +114,7 @@ export async function embedInBatches(
   texts: readonly string[],
   opts: { readonly limits: RequestLimits; readonly concurrency: number; readonly dims: number; readonly usage: HostedUsage },
   send: (batch: readonly string[]) => Promise<RawBatch>,
-): Promise<Float32Array[]> {
+): Promise<Float32Array> {
   const limit = pLimit(opts.concurrency);
   const batches = planBatches(texts, opts.limits);
   const results = await Promise.all(
@@ -134,7 +131,31 @@ export async function embedInBatches(
       }),
     ),
   );
-  return results.flat();
+  const out = new Float32Array(texts.length * opts.dims);
+  let row = 0;
+  for (const v of results.flat()) out.set(v, row++ * opts.dims);
+  return out;
+}
+
+/**
+ * The `usage()` of a hosted Embedder: requests, texts and tokens billed, and the cost in micro-USD
+ * (tokens x price per 1M tokens, since 1 USD / 1M tokens = 1 micro-USD per token) when a price is known.
+ * Counts since the previous call: the dense arm reads them once per index and the runner sums index stats over
+ * scopes, so each request is counted once (the requests of a scope's queries land in the next scope's index).
+ */
+export function usageStats(usage: HostedUsage, pricePerMTokens: number | undefined): () => Record<string, number> {
+  const seen: HostedUsage = { requests: 0, texts: 0, tokens: 0 };
+  return () => {
+    const tokens = usage.tokens - seen.tokens;
+    const out: Record<string, number> = {
+      apiRequests: usage.requests - seen.requests,
+      apiTexts: usage.texts - seen.texts,
+      apiTokens: tokens,
+      ...(pricePerMTokens === undefined ? {} : { costMicroUsd: tokens * pricePerMTokens }),
+    };
+    Object.assign(seen, usage);
+    return out;
+  };
 }
 
 /**

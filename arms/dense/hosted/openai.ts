@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
-import { type EmbedRole, embedInBatches, type HostedUsage, type RawBatch, sanitizedError } from './batch.js';
+import type { ArmFactory } from '../../types.js';
+import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from '../arm.js';
+import type { Embedder } from '../embedder.js';
+import { embedInBatches, type HostedUsage, type RawBatch, sanitizedError, usageStats } from './batch.js';
 
 /**
  * openai-embed: OpenAI's embeddings API through the official `openai` SDK, loaded lazily.
@@ -45,6 +48,7 @@ export const openaiParams = z
     timeoutSeconds: z.number().positive().default(60),
     /** USD per 1M tokens for the cost column; default the model's list price (see OPENAI_MODELS), else none. */
     pricePerMTokens: z.number().nonnegative().optional(),
+    ...denseSearchParams,
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -74,8 +78,11 @@ export function openaiPrice(p: OpenaiParams): number | undefined {
   return p.pricePerMTokens ?? OPENAI_MODELS[p.model]?.pricePerMTokens;
 }
 
-/** A client for one openai-embed arm: `embed` sends texts in batches and validates what comes back. */
-export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv) {
+/**
+ * The Embedder of one openai-embed arm: `embed` splits its texts into requests within the API's limits, sends
+ * up to `concurrency` at once through the SDK and validates every answer before returning any vector.
+ */
+export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): Embedder {
   const key = env[OPENAI_KEY_ENV];
   if (!key) throw new HarnessError(`openai-embed needs the environment variable ${OPENAI_KEY_ENV}; set it (its value is never printed)`, { exitCode: 2 });
   const baseURL = p.baseUrl ?? env[OPENAI_BASE_URL_ENV] ?? OPENAI_DEFAULT_BASE_URL;
@@ -85,9 +92,20 @@ export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv) {
   let client: Promise<Client> | undefined;
   const limits = { maxTexts: p.batchSize, maxTokens: p.maxTokensPerRequest, overheadTokens: 0 };
   return {
+    identity: {
+      provider: 'openai',
+      model: p.model,
+      // The API serves one unversioned model per name.
+      revision: 'unpinned',
+      dims,
+      pooling: 'provider',
+      normalize: true,
+      prefixes: { query: '', document: '' },
+    },
     dims,
-    usage,
-    async embed(texts: readonly string[], _role: EmbedRole): Promise<Float32Array[]> {
+    // One store batch fans out into `concurrency` requests; it is also the checkpoint a killed run resumes from.
+    batchSize: p.batchSize * p.concurrency,
+    async embed(texts: readonly string[]): Promise<Float32Array> {
       client ??= import('openai').then(
         ({ default: OpenAI }) =>
           // organization/project come from our arguments only: the SDK would read OPENAI_ORG_ID from process.env.
@@ -122,5 +140,22 @@ export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv) {
         };
       });
     },
+    usage: usageStats(usage, openaiPrice(p)),
   };
 }
+
+/**
+ * `openai-embed`: OpenAI embeddings (default text-embedding-3-small, optional `dimensions`), cosine top-k over
+ * the shared embedding store. The key comes from OPENAI_API_KEY only and is in no fingerprint or cache key.
+ */
+export const openaiEmbedArm: ArmFactory<typeof openaiParams> = {
+  kind: 'openai-embed',
+  summary: 'OpenAI embeddings through the openai SDK (text-embedding-3-small, dimensions); sends text to OpenAI',
+  params: openaiParams,
+  requires: { env: [OPENAI_KEY_ENV], packages: ['openai'] },
+  // Transport (base URL, wire encoding, batching, concurrency, retries, timeout) and price change no vector.
+  fingerprint: (p) => ({ kind: 'openai-embed', v: 1, model: p.model, dims: openaiDims(p), search: searchFingerprint(p) }),
+  theoreticalMinScore: () => COSINE_MIN,
+  sendsTextOffMachine: () => true,
+  create: (id, p, ctx) => denseArm({ id, ctx, load: async () => openaiEmbedder(p, ctx.env), search: p }),
+};

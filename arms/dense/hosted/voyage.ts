@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
-import { type EmbedRole, embedInBatches, type HostedUsage, type RawBatch, sanitizedError } from './batch.js';
+import type { ArmFactory } from '../../types.js';
+import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from '../arm.js';
+import type { EmbedRole, Embedder } from '../embedder.js';
+import { embedInBatches, type HostedUsage, type RawBatch, sanitizedError, usageStats } from './batch.js';
 
 /**
  * voyage-embed: Voyage AI's embeddings API through the official `voyageai` SDK, loaded lazily.
@@ -49,6 +52,7 @@ export const voyageParams = z
     timeoutSeconds: z.number().positive().default(60),
     /** USD per 1M tokens for the cost column; default the model's list price (see VOYAGE_MODELS), else none. */
     pricePerMTokens: z.number().nonnegative().optional(),
+    ...denseSearchParams,
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -69,8 +73,11 @@ export function voyagePrice(p: VoyageParams): number | undefined {
   return p.pricePerMTokens ?? VOYAGE_MODELS[p.model]?.pricePerMTokens;
 }
 
-/** A client for one voyage-embed arm: `embed` sends texts in batches and validates what comes back. */
-export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv) {
+/**
+ * The Embedder of one voyage-embed arm: `embed` splits its texts into requests within the API's limits, sends
+ * up to `concurrency` at once through the SDK and validates every answer before returning any vector.
+ */
+export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv): Embedder {
   const key = env[VOYAGE_KEY_ENV];
   if (!key) throw new HarnessError(`voyage-embed needs the environment variable ${VOYAGE_KEY_ENV}; set it (its value is never printed)`, { exitCode: 2 });
   const baseUrl = p.baseUrl ?? env[VOYAGE_BASE_URL_ENV] ?? VOYAGE_DEFAULT_BASE_URL;
@@ -83,9 +90,21 @@ export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv) {
     overheadTokens: VOYAGE_OVERHEAD_TOKENS,
   };
   return {
+    identity: {
+      provider: 'voyage',
+      model: p.model,
+      // The API serves one unversioned model per name.
+      revision: 'unpinned',
+      dims,
+      pooling: 'provider',
+      normalize: true,
+      prefixes: { query: '', document: '' },
+      extra: { inputType: p.inputType, truncation: p.truncation },
+    },
     dims,
-    usage,
-    async embed(texts: readonly string[], role: EmbedRole): Promise<Float32Array[]> {
+    // One store batch fans out into `concurrency` requests; it is also the checkpoint a killed run resumes from.
+    batchSize: p.batchSize * p.concurrency,
+    async embed(texts: readonly string[], role: EmbedRole): Promise<Float32Array> {
       client ??= import('voyageai').then(
         ({ VoyageAIClient }) => new VoyageAIClient({ apiKey: key, baseUrl, maxRetries: p.maxRetries, timeoutInSeconds: p.timeoutSeconds }),
       );
@@ -113,5 +132,30 @@ export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv) {
         };
       });
     },
+    usage: usageStats(usage, voyagePrice(p)),
   };
 }
+
+/**
+ * `voyage-embed`: Voyage AI embeddings (default voyage-3.5 with input_type query / document), cosine top-k over
+ * the shared embedding store. The key comes from VOYAGE_API_KEY only and is in no fingerprint or cache key.
+ */
+export const voyageEmbedArm: ArmFactory<typeof voyageParams> = {
+  kind: 'voyage-embed',
+  summary: 'Voyage AI embeddings through the voyageai SDK (voyage-3.5, input_type); sends text to Voyage',
+  params: voyageParams,
+  requires: { env: [VOYAGE_KEY_ENV], packages: ['voyageai'] },
+  // Transport (base URL, batching, concurrency, retries, timeout) and price change no vector.
+  fingerprint: (p) => ({
+    kind: 'voyage-embed',
+    v: 1,
+    model: p.model,
+    dims: voyageDims(p),
+    inputType: p.inputType,
+    truncation: p.truncation,
+    search: searchFingerprint(p),
+  }),
+  theoreticalMinScore: () => COSINE_MIN,
+  sendsTextOffMachine: () => true,
+  create: (id, p, ctx) => denseArm({ id, ctx, load: async () => voyageEmbedder(p, ctx.env), search: p }),
+};
