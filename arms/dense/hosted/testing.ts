@@ -9,12 +9,13 @@ import type { LoopbackHandler, LoopbackRequest } from '../../../harness/testing/
 
 /** The vector the fake APIs return for `text`: Σ over its lower-cased words w of sign(w) · e_{h(w) mod dims}. */
 export function wordHashVector(text: string, dims: number): number[] {
-  const v = new Array<number>(dims).fill(0);
+  const v: number[] = new Array<number>(dims).fill(0);
   for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     const h = createHash('sha256').update(w).digest();
-    v[h.readUInt32LE(0) % dims] += h[4]! & 1 ? 1 : -1;
+    const j = h.readUInt32LE(0) % dims;
+    v[j] = (v[j] as number) + ((h[4] as number) & 1 ? 1 : -1);
   }
-  if (v.every((x) => x === 0)) v[0] = 1;
+  if (!v.some((x) => x !== 0)) v[0] = 1;
   return v;
 }
 

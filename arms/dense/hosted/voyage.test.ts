@@ -96,6 +96,7 @@ describe('voyage-embed through the voyageai SDK', () => {
     server.enqueue('/v1/embeddings', echo(401));
     const err = await embedder()
       .embed(['cat'], 'document')
+      .then(() => new Error('no error'))
       .catch((x: unknown) => x as Error);
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toMatch(/^voyage-embed: embeddings API HTTP 401/);
@@ -105,6 +106,7 @@ describe('voyage-embed through the voyageai SDK', () => {
     server.enqueue('/v1/embeddings', echo(503), echo(503), echo(503));
     const again = await embedder()
       .embed(['cat'], 'document')
+      .then(() => new Error('no error'))
       .catch((x: unknown) => x as Error);
     expect(again.message).toMatch(/HTTP 503 after 2 retries/);
     expect(again.message).not.toContain(KEY);
