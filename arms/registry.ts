@@ -2,6 +2,8 @@ import type { ArmFactory } from './types.js';
 import { fakeArm } from './fake/index.js';
 import { bm25Arm } from './bm25/index.js';
 import { sqliteFts5Arm } from './sqlite-fts5/index.js';
+import { onnxEmbedArm } from './dense/onnx.js';
+import { useLiteArm } from './dense/use-lite.js';
 import { voyageEmbedArm } from './dense/hosted/voyage.js';
 import { openaiEmbedArm } from './dense/hosted/openai.js';
 
@@ -13,6 +15,8 @@ export const armFactories = {
   fake: fakeArm,
   bm25: bm25Arm,
   'sqlite-fts5': sqliteFts5Arm,
+  'onnx-embed': onnxEmbedArm,
+  'use-lite': useLiteArm,
   'voyage-embed': voyageEmbedArm,
   'openai-embed': openaiEmbedArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own

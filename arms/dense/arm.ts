@@ -124,7 +124,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
       const m = await s.corpus(
         corpus.map((d) => ({ id: d.id, text: documentText(d) })),
         'document',
-        `${opts.id}: embedding ${corpus.length} documents`,
+        `${opts.id}: embedding ${corpus.length} documents with ${e.identity.model}`,
       );
       const embedMs = performance.now() - t0;
       normalizeRows(m.vectors, m.dims);
