@@ -7,6 +7,7 @@ import { runCaptured } from '../testing/cli.js';
 import { type Loopback, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
 import type { ReportData } from '../report/types.js';
+import { buildPlan, type PlanEntry } from '../systems/plan.js';
 
 // Eight memories, two of them sensitive, whose words no other memory uses (so a leak is unambiguous).
 const corpus = [
@@ -205,5 +206,43 @@ describe('the sensitive-document policy', () => {
     expect(sys.indexStats).toMatchObject({ sensitiveRouted: 2 });
     const report = JSON.parse(readFileSync(join(reportDir(), 'report.json'), 'utf8')) as ReportData;
     expect(report.warnings.find((w) => w.code === 'sensitive-documents')?.message).toContain('retrieved by the local arm use');
+  });
+});
+
+describe('a sensitive policy in the systems plan', () => {
+  const entries = (sensitive: PlanEntry['sensitive'] | undefined, routeFirst = true): PlanEntry[] => {
+    const use: PlanEntry = { at: 'arms[0]', id: 'use', node: 'retrieve', kind: 'use-lite', inputs: [], params: {} };
+    const voyage: PlanEntry = {
+      at: 'arms[1]',
+      id: 'voyage',
+      node: 'retrieve',
+      kind: 'voyage-embed',
+      inputs: [],
+      params: {},
+      ...(sensitive === undefined ? {} : { sensitive }),
+    };
+    const fused: PlanEntry = { at: 'systems[0]', id: 'rrf', node: 'fuse', kind: 'fuse', inputs: ['use', 'voyage'], params: { method: 'rrf' } };
+    return routeFirst ? [use, voyage, fused] : [voyage, use, fused];
+  };
+  const hashes = (sensitive: PlanEntry['sensitive'] | undefined) => {
+    const { plan, problems } = buildPlan(entries(sensitive), 10);
+    expect(problems).toEqual([]);
+    return plan.systems.map((s) => s.fingerprintHash);
+  };
+
+  it('joins the fingerprint of the arm and of every system over it, so no run is read across policies', () => {
+    const [useNone, voyageNone, rrfNone] = hashes(undefined);
+    const [useSkip, voyageSkip, rrfSkip] = hashes('skip');
+    const [, voyageRoute, rrfRoute] = hashes({ route: 'use' });
+    expect(useSkip).toBe(useNone);
+    expect(new Set([voyageNone, voyageSkip, voyageRoute]).size).toBe(3);
+    expect(new Set([rrfNone, rrfSkip, rrfRoute]).size).toBe(3);
+  });
+
+  it('needs the route to name an arm listed earlier', () => {
+    expect(buildPlan(entries({ route: 'use' }, false), 10).problems).toEqual([
+      'arms[1].sensitive.route: "use" is not an arm listed before this one (arms: none)',
+    ]);
+    expect(buildPlan(entries({ route: 'rrf' }), 10).problems).toEqual(['arms[1].sensitive.route: "rrf" is not an arm listed before this one (arms: use)']);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { armFactories } from '../../arms/registry.js';
 import { axisValues, buildPlan, subsets, type PlanEntry } from './plan.js';
 
 const arm = (id: string, params: Record<string, unknown> = {}, extra: Partial<PlanEntry> = {}): PlanEntry => ({
@@ -82,7 +83,7 @@ describe('buildPlan', () => {
     );
     expect(problems).toEqual([
       'arms[a].id: duplicate id "a" (also arms[a])',
-      'arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: fake, bm25, sqlite-fts5)',
+      `arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: ${Object.keys(armFactories).join(', ')})`,
       'arms[p].params.sead: unknown key "sead"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]',
       'systems[early].inputs[0]: "later" is listed after this system; list systems after their inputs',
       'systems[typo].inputs[0]: "lateer" is not a system id; did you mean "later"?',
