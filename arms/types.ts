@@ -31,6 +31,11 @@ export interface Arm {
   search(query: Query, topK: number): Promise<readonly ScoredDoc[]>;
   /** Optional batched path, for arms that gain from batching (embedding APIs). */
   searchMany?(queries: readonly Query[], topK: number): Promise<ReadonlyMap<string, readonly ScoredDoc[]>>;
+  /**
+   * Optional counters over the searches since the last `index` (graph arms: queries with a seed, per stratum),
+   * added to that scope's index stats once its queries are answered.
+   */
+  searchStats?(): Readonly<Record<string, number>>;
   close?(): Promise<void>;
 }
 

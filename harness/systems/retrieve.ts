@@ -74,7 +74,8 @@ export const retrieveNode: NodeKind = {
                   keep(q.id, got);
                 }
               }
-              return { indexStats, indexMs: t1 - t0, searchMs: performance.now() - t1, queryMs, results };
+              const searchMs = performance.now() - t1;
+              return { indexStats: { ...indexStats, ...arm.searchStats?.() }, indexMs: t1 - t0, searchMs, queryMs, results };
             },
             async close() {
               await arm?.close?.();

@@ -1,5 +1,8 @@
 import pLimit from 'p-limit';
 import { HarnessError } from '../../../harness/errors.js';
+import type { Arm } from '../../types.js';
+import { type DenseArmOptions, denseArm } from '../arm.js';
+import type { Embedder } from '../embedder.js';
 
 /**
  * Shared plumbing of the hosted embedding arms (voyage-embed, openai-embed): request batches within an API's
@@ -138,24 +141,48 @@ export async function embedInBatches(
 }
 
 /**
- * The `usage()` of a hosted Embedder: requests, texts and tokens billed, and the cost in micro-USD
- * (tokens x price per 1M tokens, since 1 USD / 1M tokens = 1 micro-USD per token) when a price is known.
- * Counts since the previous call: the dense arm reads them once per index and the runner sums index stats over
- * scopes, so each request is counted once (the requests of a scope's queries land in the next scope's index).
+ * Reads of a hosted Embedder's usage, split by phase: `index` (what the dense arm merges into IndexStats after
+ * embedding a corpus: `apiRequests`, `apiTexts`, `apiTokens`, `costMicroUsd`) and `search` (the same counters
+ * prefixed `query`, read through `Arm.searchStats` once a scope's queries are answered). Each read returns the
+ * counts since the previous read of either phase, so the runner's sum over scopes counts every request once.
+ * Cost is tokens x USD per 1M tokens in micro-USD (1 USD / 1M tokens = 1 micro-USD per token), absent when no
+ * price is known.
  */
-export function usageStats(usage: HostedUsage, pricePerMTokens: number | undefined): () => Record<string, number> {
+export function usageMeter(usage: HostedUsage, pricePerMTokens: number | undefined): (phase: 'index' | 'search') => Record<string, number> {
   const seen: HostedUsage = { requests: 0, texts: 0, tokens: 0 };
-  return () => {
+  return (phase) => {
     const tokens = usage.tokens - seen.tokens;
-    const out: Record<string, number> = {
+    const counts: Record<string, number> = {
       apiRequests: usage.requests - seen.requests,
       apiTexts: usage.texts - seen.texts,
       apiTokens: tokens,
       ...(pricePerMTokens === undefined ? {} : { costMicroUsd: tokens * pricePerMTokens }),
     };
     Object.assign(seen, usage);
-    return out;
+    if (phase === 'index') return counts;
+    return Object.fromEntries(Object.entries(counts).map(([k, v]) => [`query${k[0]?.toUpperCase()}${k.slice(1)}`, v]));
   };
+}
+
+/** An Embedder of a hosted API, with the usage of its query embeddings readable apart. */
+export interface HostedEmbedder extends Embedder {
+  readonly searchUsage: () => Record<string, number>;
+}
+
+/**
+ * The Arm of a hosted embedding kind: the dense arm over the Embedder `make` builds (on the first index), with
+ * the API usage of each scope's query embeddings reported as search stats.
+ */
+export function hostedArm(opts: Omit<DenseArmOptions, 'load'> & { readonly make: () => HostedEmbedder }): Arm {
+  let embedder: HostedEmbedder | undefined;
+  const arm = denseArm({
+    ...opts,
+    load: async () => {
+      embedder = opts.make();
+      return embedder;
+    },
+  });
+  return Object.assign(arm, { searchStats: () => embedder?.searchUsage() ?? {} });
 }
 
 /**

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentStore } from '../../../harness/cache/index.js';
 import { memoryLogger } from '../../../harness/log.js';
+import { runCaptured } from '../../../harness/testing/cli.js';
+import { filesContaining } from '../../../harness/testing/secret.js';
 import { type Loopback, startLoopback } from '../../../harness/testing/loopback.js';
 import { EmbeddingStore } from '../store.js';
 import { openaiEmbedArm, openaiEmbedder, openaiParams } from './openai.js';
@@ -143,5 +145,82 @@ describe('openai-embed through the openai SDK', () => {
     expect(openaiEmbedArm.fingerprint(openaiParams.parse({ dimensions: 512 }))).not.toEqual(openaiEmbedArm.fingerprint(p));
     expect(openaiParams.safeParse({ dimensions: 4096 }).error?.issues[0]?.message).toBe('text-embedding-3-small returns at most 1536 dimensions');
     expect(openaiParams.safeParse({ model: 'text-embedding-ada-002', dimensions: 256 }).success).toBe(false);
+  });
+});
+
+describe('openai-embed end to end through ablate', () => {
+  it('runs on a small eval set with the key in no output or file, and a rerun sends no request', async () => {
+    mkdirSync(join(dir, 'es'));
+    const docs = ['dog named Biscuit', 'cat named Tom', 'dog food brand', 'brand of cat food'];
+    writeFileSync(join(dir, 'es', 'corpus.jsonl'), docs.map((text, i) => `${JSON.stringify({ id: `m${i + 1}`, text })}\n`).join(''));
+    writeFileSync(
+      join(dir, 'es', 'queries.jsonl'),
+      [
+        { id: 'q1', text: 'dog Biscuit', stratum: 'exact', qrels: { m1: 2 } },
+        { id: 'q2', text: 'cat food', stratum: 'paraphrase', qrels: { m4: 2 } },
+      ]
+        .map((q) => `${JSON.stringify(q)}\n`)
+        .join(''),
+    );
+    writeFileSync(
+      join(dir, 'study.yaml'),
+      `name: openai
+evalset: { format: memory, path: es }
+measures: [nDCG@10]
+topK: 10
+output: out
+cache: cache
+arms:
+  - { id: bm25, kind: bm25 }
+  - { id: oai, kind: openai-embed, params: { dimensions: 16 } }
+compare: { permutations: 1000, resamples: 1000 }
+`,
+    );
+    const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` };
+    const r = await runCaptured(['ablate', '--config', join(dir, 'study.yaml')], dir, env);
+    expect(r.code).toBe(0);
+    expect(server.requests.flatMap((x) => (x.json as { input: string[] }).input).sort()).toEqual([...docs, 'dog Biscuit', 'cat food'].sort());
+    const [folder] = readdirSync(join(dir, 'out'));
+    const manifest = JSON.parse(readFileSync(join(dir, 'out', folder!, 'manifest.json'), 'utf8')) as {
+      systems: { id: string; indexStats: Record<string, number> }[];
+    };
+    const docTokens = fakeTokens(docs);
+    expect(manifest.systems.find((x) => x.id === 'oai')?.indexStats).toMatchObject({
+      documents: 4,
+      dims: 16,
+      apiRequests: 1,
+      apiTokens: docTokens,
+      costMicroUsd: docTokens * 0.02,
+      // The two queries' embeddings, one request, counted apart from the corpus's.
+      queryApiRequests: 1,
+      queryApiTexts: 2,
+      queryApiTokens: fakeTokens(['dog Biscuit', 'cat food']),
+      queryCostMicroUsd: fakeTokens(['dog Biscuit', 'cat food']) * 0.02,
+    });
+    expect(filesContaining([join(dir, 'out'), join(dir, 'cache')], KEY)).toEqual([]);
+    expect(`${r.out}${r.stderr}${r.log.join('\n')}`).not.toContain(KEY);
+    const before = server.requests.length;
+    const again = await runCaptured(['ablate', '--config', join(dir, 'study.yaml')], dir, env);
+    expect(again.code).toBe(0);
+    expect(server.requests).toHaveLength(before);
+  });
+
+  it('is refused at config load without OPENAI_API_KEY, naming the variable and not calling the API', async () => {
+    writeFileSync(
+      join(dir, 'study.yaml'),
+      `name: openai
+evalset: { format: memory, path: es }
+measures: [nDCG@10]
+arms:
+  - { id: oai, kind: openai-embed }
+`,
+    );
+    mkdirSync(join(dir, 'es'));
+    writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${JSON.stringify({ id: 'm1', text: 'x' })}\n`);
+    writeFileSync(join(dir, 'es', 'queries.jsonl'), `${JSON.stringify({ id: 'q1', text: 'x', stratum: 'exact', qrels: { m1: 1 } })}\n`);
+    const r = await runCaptured(['ablate', '--config', join(dir, 'study.yaml')], dir, {});
+    expect(r.code).toBe(2);
+    expect(r.stderr + r.log.join('\n')).toContain('arms[0]: openai-embed needs the environment variable OPENAI_API_KEY');
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
 import type { ArmFactory } from '../../types.js';
-import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from '../arm.js';
-import type { Embedder } from '../embedder.js';
-import { embedInBatches, type HostedUsage, type RawBatch, sanitizedError, usageStats } from './batch.js';
+import { COSINE_MIN, denseSearchParams, searchFingerprint } from '../arm.js';
+import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
 
 /**
  * openai-embed: OpenAI's embeddings API through the official `openai` SDK, loaded lazily.
@@ -82,12 +81,13 @@ export function openaiPrice(p: OpenaiParams): number | undefined {
  * The Embedder of one openai-embed arm: `embed` splits its texts into requests within the API's limits, sends
  * up to `concurrency` at once through the SDK and validates every answer before returning any vector.
  */
-export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): Embedder {
+export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): HostedEmbedder {
   const key = env[OPENAI_KEY_ENV];
   if (!key) throw new HarnessError(`openai-embed needs the environment variable ${OPENAI_KEY_ENV}; set it (its value is never printed)`, { exitCode: 2 });
   const baseURL = p.baseUrl ?? env[OPENAI_BASE_URL_ENV] ?? OPENAI_DEFAULT_BASE_URL;
   const dims = openaiDims(p);
   const usage: HostedUsage = { requests: 0, texts: 0, tokens: 0 };
+  const meter = usageMeter(usage, openaiPrice(p));
   type Client = { embeddings: { create(body: object): Promise<unknown> } };
   let client: Promise<Client> | undefined;
   const limits = { maxTexts: p.batchSize, maxTokens: p.maxTokensPerRequest, overheadTokens: 0 };
@@ -140,7 +140,8 @@ export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): Embedde
         };
       });
     },
-    usage: usageStats(usage, openaiPrice(p)),
+    usage: () => meter('index'),
+    searchUsage: () => meter('search'),
   };
 }
 
@@ -157,5 +158,5 @@ export const openaiEmbedArm: ArmFactory<typeof openaiParams> = {
   fingerprint: (p) => ({ kind: 'openai-embed', v: 1, model: p.model, dims: openaiDims(p), search: searchFingerprint(p) }),
   theoreticalMinScore: () => COSINE_MIN,
   sendsTextOffMachine: () => true,
-  create: (id, p, ctx) => denseArm({ id, ctx, load: async () => openaiEmbedder(p, ctx.env), search: p }),
+  create: (id, p, ctx) => hostedArm({ id, ctx, make: () => openaiEmbedder(p, ctx.env), search: p }),
 };

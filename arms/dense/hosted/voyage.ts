@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
 import type { ArmFactory } from '../../types.js';
-import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from '../arm.js';
-import type { EmbedRole, Embedder } from '../embedder.js';
-import { embedInBatches, type HostedUsage, type RawBatch, sanitizedError, usageStats } from './batch.js';
+import { COSINE_MIN, denseSearchParams, searchFingerprint } from '../arm.js';
+import type { EmbedRole } from '../embedder.js';
+import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
 
 /**
  * voyage-embed: Voyage AI's embeddings API through the official `voyageai` SDK, loaded lazily.
@@ -77,12 +77,13 @@ export function voyagePrice(p: VoyageParams): number | undefined {
  * The Embedder of one voyage-embed arm: `embed` splits its texts into requests within the API's limits, sends
  * up to `concurrency` at once through the SDK and validates every answer before returning any vector.
  */
-export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv): Embedder {
+export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv): HostedEmbedder {
   const key = env[VOYAGE_KEY_ENV];
   if (!key) throw new HarnessError(`voyage-embed needs the environment variable ${VOYAGE_KEY_ENV}; set it (its value is never printed)`, { exitCode: 2 });
   const baseUrl = p.baseUrl ?? env[VOYAGE_BASE_URL_ENV] ?? VOYAGE_DEFAULT_BASE_URL;
   const dims = voyageDims(p);
   const usage: HostedUsage = { requests: 0, texts: 0, tokens: 0 };
+  const meter = usageMeter(usage, voyagePrice(p));
   let client: Promise<{ embed(req: object, opts: object): Promise<unknown> }> | undefined;
   const limits = {
     maxTexts: p.batchSize,
@@ -132,7 +133,8 @@ export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv): Embedde
         };
       });
     },
-    usage: usageStats(usage, voyagePrice(p)),
+    usage: () => meter('index'),
+    searchUsage: () => meter('search'),
   };
 }
 
@@ -157,5 +159,5 @@ export const voyageEmbedArm: ArmFactory<typeof voyageParams> = {
   }),
   theoreticalMinScore: () => COSINE_MIN,
   sendsTextOffMachine: () => true,
-  create: (id, p, ctx) => denseArm({ id, ctx, load: async () => voyageEmbedder(p, ctx.env), search: p }),
+  create: (id, p, ctx) => hostedArm({ id, ctx, make: () => voyageEmbedder(p, ctx.env), search: p }),
 };
