@@ -120,17 +120,25 @@ export async function embedInBatches(
 ): Promise<Float32Array> {
   const limit = pLimit(opts.concurrency);
   const batches = planBatches(texts, opts.limits);
+  // The first failure ends the call: batches still queued are dropped, not sent.
+  let failed = false;
   const results = await Promise.all(
     batches.map(({ start, end }) =>
-      limit(async () => {
-        const slice = texts.slice(start, end);
-        const raw = await send(slice);
-        const vectors = validateBatch(provider, raw, slice.length, opts.dims);
-        opts.usage.requests++;
-        opts.usage.texts += slice.length;
-        // An API that omits usage is billed by our own upper bound, so cost is never under-reported.
-        opts.usage.tokens += raw.tokens ?? slice.reduce((n, t) => n + estimateTokens(t, opts.limits.overheadTokens), 0);
-        return vectors;
+      limit(async (): Promise<Float32Array[]> => {
+        if (failed) return [];
+        try {
+          const slice = texts.slice(start, end);
+          const raw = await send(slice);
+          const vectors = validateBatch(provider, raw, slice.length, opts.dims);
+          opts.usage.requests++;
+          opts.usage.texts += slice.length;
+          // An API that omits usage is billed by our own upper bound, so cost is never under-reported.
+          opts.usage.tokens += raw.tokens ?? slice.reduce((n, t) => n + estimateTokens(t, opts.limits.overheadTokens), 0);
+          return vectors;
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
       }),
     ),
   );

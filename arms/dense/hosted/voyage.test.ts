@@ -112,6 +112,15 @@ describe('voyage-embed through the voyageai SDK', () => {
     expect(again.message).not.toContain(KEY);
   });
 
+  it('stops at the first failed request: batches still queued are never sent', async () => {
+    server.enqueue('/v1/embeddings', { status: 400, body: { detail: 'bad request' } });
+    const e = embedder({ batchSize: 1, concurrency: 1 });
+    await expect(e.embed(['a', 'b', 'c', 'd'], 'document')).rejects.toThrow(/HTTP 400/);
+    // Long enough for a queued request, had one been let go, to reach the server.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(server.requests).toHaveLength(1);
+  });
+
   const malformed: [string, unknown, RegExp][] = [
     ['one embedding short', { data: [{ embedding: wordHashVector('x', 16), index: 0 }], usage: { total_tokens: 2 } }, /1 embeddings for 2 texts/],
     [
