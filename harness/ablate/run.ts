@@ -353,7 +353,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
-  const { es, dev, scopes } = await load(cfg, log);
+  const { es, dev, scopes, sensitiveDocuments } = await load(cfg, log);
   const store = new ContentStore(cfg.cache, { log });
   const strata = new Map<string, number>();
   for (const q of es.queries) strata.set(q.stratum, (strata.get(q.stratum) ?? 0) + 1);
@@ -375,6 +375,8 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
     lines.push(
       `    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`,
     );
+    const kept = sensitiveSummary(s.sensitive, s.bound.sendsTextOffMachine, sensitiveDocuments);
+    if (kept) lines.push(`      ${kept.documents} sensitive document(s) ${kept.route === undefined ? 'left out' : `retrieved by ${kept.route}`}, never sent`);
   }
   for (const [group, members] of cfg.plan.groups) {
     lines.push(

@@ -7,7 +7,9 @@ import { runCaptured } from '../testing/cli.js';
 import { type Loopback, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
 import type { ReportData } from '../report/types.js';
+import { loadConfig } from '../config/load.js';
 import { buildPlan, type PlanEntry } from '../systems/plan.js';
+import { PROJECT_ROOT } from '../testing/shared.js';
 
 // Eight memories, two of them sensitive, whose words no other memory uses (so a leak is unambiguous).
 const corpus = [
@@ -244,5 +246,16 @@ describe('a sensitive policy in the systems plan', () => {
       'arms[1].sensitive.route: "use" is not an arm listed before this one (arms: none)',
     ]);
     expect(buildPlan(entries({ route: 'rrf' }), 10).problems).toEqual(['arms[1].sensitive.route: "rrf" is not an arm listed before this one (arms: use)']);
+  });
+});
+
+describe('configs/example-hosted.yaml', () => {
+  it('validates, with a policy on each hosted arm', () => {
+    const cfg = loadConfig(join(PROJECT_ROOT, 'configs', 'example-hosted.yaml'), { env: { VOYAGE_API_KEY: KEY, OPENAI_API_KEY: KEY } });
+    const hosted = cfg.plan.systems.filter((x) => x.bound.sendsTextOffMachine).map((x) => [x.id, x.sensitive]);
+    expect(hosted).toEqual([
+      ['voyage', { route: 'use-lite' }],
+      ['openai', 'skip'],
+    ]);
   });
 });
