@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { redactUrl } from '../../../evalset/datasets/download.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm } from '../../types.js';
 import { type DenseArmOptions, denseArm } from '../arm.js';
@@ -194,23 +195,25 @@ export function hostedArm(opts: Omit<DenseArmOptions, 'load'> & { readonly make:
 }
 
 /**
- * An SDK failure as a HarnessError that carries no secret: the HTTP status and the API's own short error
- * message, with the key (and any bearer token) blanked out, cut to 300 characters. The SDK error is not kept as
+ * An SDK failure as a HarnessError that carries no secret: the HTTP status (or, when none came back, the base
+ * URL with any credentials in it redacted) and the API's own short error message, with the key and any bearer
+ * token blanked out, cut to 300 characters. The SDK error is not kept as
  * `cause`: its fields hold request options and raw responses that `--verbose` would print.
  */
-export function sanitizedError(provider: string, err: unknown, secrets: readonly string[], maxRetries: number): HarnessError {
+export function sanitizedError(provider: string, err: unknown, secrets: readonly string[], maxRetries: number, baseUrl: string): HarnessError {
   if (err instanceof HarnessError) return err;
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown; name?: unknown; code?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   let detail = typeof e.message === 'string' ? e.message : String(err);
   for (const s of secrets) if (s.length > 0) detail = detail.split(s).join('[redacted]');
+  detail = detail.split(baseUrl).join(redactUrl(baseUrl));
   detail = detail
     .replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
     .replace(/\s+/g, ' ')
     .slice(0, 300);
   const what =
     status === undefined
-      ? `request failed (${typeof e.name === 'string' ? e.name : 'error'}${typeof e.code === 'string' ? ` ${e.code}` : ''})`
+      ? `request to ${redactUrl(baseUrl)} failed (${typeof e.name === 'string' ? e.name : 'error'}${typeof e.code === 'string' ? ` ${e.code}` : ''})`
       : `HTTP ${status}${status === 429 || status >= 500 ? ` after ${maxRetries} retries` : ''}`;
   return new HarnessError(`${provider}: embeddings API ${what}: ${detail}`, {
     hint:

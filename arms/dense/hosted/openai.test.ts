@@ -86,6 +86,18 @@ describe('openai-embed through the openai SDK', () => {
     expect((err as Error & { cause?: unknown }).cause).toBeUndefined();
   });
 
+  it('names an unreachable base URL with its credentials redacted', async () => {
+    const closed = await startLoopback(() => ({}));
+    const url = closed.url.replace('http://', 'http://proxyuser:proxy-pass-91ab@');
+    await closed.close();
+    const err = await embedder({ baseUrl: `${url}/v1`, maxRetries: 0 })
+      .embed(['cat'], 'document')
+      .then(() => new Error('no error'))
+      .catch((x: unknown) => x as Error);
+    expect(err.message).toMatch(/^openai-embed: embeddings API request to http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1 failed/);
+    expect(err.message).not.toContain('proxy-pass-91ab');
+  });
+
   const nan = [Number.NaN, ...wordHashVector('x', 16).slice(1)];
   const malformed: [string, unknown, RegExp][] = [
     [

@@ -131,7 +131,7 @@ export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): HostedE
             ...(p.dimensions === undefined ? {} : { dimensions: p.dimensions }),
           })) as typeof res;
         } catch (err) {
-          throw sanitizedError('openai-embed', err, [key], p.maxRetries);
+          throw sanitizedError('openai-embed', err, [key], p.maxRetries, baseURL);
         }
         const tokens = res?.usage?.total_tokens ?? res?.usage?.prompt_tokens;
         return {
