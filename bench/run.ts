@@ -7,6 +7,7 @@ const benches: readonly { name: string; load: () => Promise<{ main: () => Promis
   { name: 'lexical arms (bm25 vs sqlite-fts5)', load: () => import('./lexical.js') },
   { name: 'statistics (randomization + bootstrap family)', load: () => import('./stats.js') },
   { name: 'fusion (200-point grid vs reading the runs)', load: () => import('./fusion.js') },
+  { name: 'dense (embedding passages/s, exact top-100 vs the memory-bandwidth floor)', load: () => import('./dense.js') },
 ];
 
 const only = process.argv.slice(2);

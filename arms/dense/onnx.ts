@@ -47,6 +47,8 @@ function modelFiles(dtype: OnnxEmbedParams['dtype']): string[] {
 }
 
 const folderHashes = new Map<string, string>();
+/** transformers.js's own hub host, remembered before any `HF_ENDPOINT` replaces it in its global settings. */
+let defaultHost: string | undefined;
 
 /**
  * `sha256:<hex>` over the names and bytes of a local model folder's defining files; memoised per folder and
@@ -93,7 +95,9 @@ export async function loadOnnxEmbedder(p: OnnxEmbedParams, opts: { modelDir: str
   tf.env.allowLocalModels = true;
   tf.env.allowRemoteModels = !local && opts.env.HF_HUB_OFFLINE !== '1';
   tf.env.cacheDir = join(opts.modelDir, 'hub');
-  if (opts.env.HF_ENDPOINT !== undefined) tf.env.remoteHost = opts.env.HF_ENDPOINT.endsWith('/') ? opts.env.HF_ENDPOINT : `${opts.env.HF_ENDPOINT}/`;
+  defaultHost ??= tf.env.remoteHost;
+  const endpoint = opts.env.HF_ENDPOINT;
+  tf.env.remoteHost = endpoint === undefined || endpoint === '' ? defaultHost : endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
   const bars = new Map<string, { bar: ReturnType<Logger['progress']>; loaded: number }>();
   let extractor: Awaited<ReturnType<typeof tf.pipeline<'feature-extraction'>>>;
   try {

