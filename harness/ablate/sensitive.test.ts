@@ -241,6 +241,13 @@ describe('a sensitive policy in the systems plan', () => {
     expect(new Set([rrfNone, rrfSkip, rrfRoute]).size).toBe(3);
   });
 
+  it('is refused on an arm that keeps text on this machine', () => {
+    const local: PlanEntry = { at: 'arms[0]', id: 'bm25', node: 'retrieve', kind: 'bm25', inputs: [], params: {}, sensitive: 'skip' };
+    expect(buildPlan([local], 10).problems).toEqual([
+      'arms[0].sensitive: this arm keeps text on this machine, so Sensitive Documents need no policy here; remove sensitive',
+    ]);
+  });
+
   it('needs the route to name an arm listed earlier', () => {
     expect(buildPlan(entries({ route: 'use' }, false), 10).problems).toEqual([
       'arms[1].sensitive.route: "use" is not an arm listed before this one (arms: none)',

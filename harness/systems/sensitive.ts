@@ -36,10 +36,12 @@ function mergeByScore(a: ScopeResults, b: ScopeResults, qids: readonly string[],
 }
 
 /**
- * Problems binding `policy` to a node: a route must name an arm listed earlier that keeps text on this machine
+ * Problems binding `policy` to a node: the node must send text off this machine (elsewhere the key would only
+ * hide documents from a local arm); a route must name an arm listed earlier that keeps text on this machine
  * and scores on the same scale (same theoretical minimum), since the merge compares raw scores.
  */
 export function sensitivePolicyProblems(policy: SensitivePolicy, target: RouteTarget | undefined, node: BoundNode, known: readonly string[]): string[] {
+  if (!node.sendsTextOffMachine) return ['sensitive: this arm keeps text on this machine, so Sensitive Documents need no policy here; remove sensitive'];
   if (policy === 'skip') return [];
   if (!target) return [`sensitive.route: "${policy.route}" is not an arm listed before this one (arms: ${known.join(', ') || 'none'})`];
   const problems: string[] = [];
