@@ -111,7 +111,9 @@ function toVector(e: unknown): Float32Array | undefined {
 /**
  * Embeds `texts` in planned batches, at most `concurrency` requests in flight, in input order. `send` makes
  * one request through the provider's SDK (which retries 429 and 5xx itself, honouring Retry-After). Every batch
- * is validated before any vector is returned, so a malformed response leaves nothing to cache.
+ * is validated before any vector is returned, so a malformed response leaves nothing to cache. A blank text
+ * (empty or whitespace) is not sent, since both APIs refuse an empty input: it gets the zero vector, whose
+ * cosine with anything is 0, as the local embedders give a text without a known word.
  */
 export async function embedInBatches(
   provider: string,
@@ -120,7 +122,9 @@ export async function embedInBatches(
   send: (batch: readonly string[]) => Promise<RawBatch>,
 ): Promise<Float32Array> {
   const limit = pLimit(opts.concurrency);
-  const batches = planBatches(texts, opts.limits);
+  const rows = texts.flatMap((t, i) => (t.trim() === '' ? [] : [i]));
+  const sent = rows.map((i) => texts[i] as string);
+  const batches = planBatches(sent, opts.limits);
   // The first failure ends the call: batches still queued are dropped, not sent.
   let failed = false;
   const results = await Promise.all(
@@ -128,7 +132,7 @@ export async function embedInBatches(
       limit(async (): Promise<Float32Array[]> => {
         if (failed) return [];
         try {
-          const slice = texts.slice(start, end);
+          const slice = sent.slice(start, end);
           const raw = await send(slice);
           const vectors = validateBatch(provider, raw, slice.length, opts.dims);
           opts.usage.requests++;
@@ -144,8 +148,7 @@ export async function embedInBatches(
     ),
   );
   const out = new Float32Array(texts.length * opts.dims);
-  let row = 0;
-  for (const v of results.flat()) out.set(v, row++ * opts.dims);
+  results.flat().forEach((v, k) => out.set(v, (rows[k] as number) * opts.dims));
   return out;
 }
 

@@ -52,6 +52,15 @@ describe('openai-embed through the openai SDK', () => {
     expect(server.requests.map((r) => (r.json as { input: string[] }).input.length)).toEqual([2, 1]);
   });
 
+  it('sends no blank text (the API refuses one) and gives it the zero vector', async () => {
+    const got = await embedder().embed(['dog', '', 'cat', '  '], 'document');
+    expect(server.requests.map((r) => (r.json as { input: string[] }).input)).toEqual([['dog', 'cat']]);
+    const zero = new Array<number>(16).fill(0);
+    expect(got).toEqual(Float32Array.from([...wordHashVector('dog', 16), ...zero, ...wordHashVector('cat', 16), ...zero]));
+    expect(await embedder().embed(['', ' '], 'query')).toEqual(new Float32Array(32));
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('takes its base URL from OPENAI_BASE_URL in the environment it is given when no param says', async () => {
     const e = openaiEmbedder(openaiParams.parse({ dimensions: 16 }), { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` });
     expect(await e.embed(['dog'], 'query')).toEqual(expected(['dog']));
