@@ -203,12 +203,17 @@ export function hostedArm(opts: Omit<DenseArmOptions, 'load'> & { readonly make:
  * token blanked out, cut to 300 characters. The SDK error is not kept as
  * `cause`: its fields hold request options and raw responses that `--verbose` would print.
  */
-export function sanitizedError(provider: string, err: unknown, secrets: readonly string[], maxRetries: number, baseUrl: string): HarnessError {
+export function sanitizedError(
+  provider: string,
+  err: unknown,
+  opts: { readonly key: string; readonly keyEnv: string; readonly baseUrl: string; readonly maxRetries: number },
+): HarnessError {
+  const { key, keyEnv, baseUrl, maxRetries } = opts;
   if (err instanceof HarnessError) return err;
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown; name?: unknown; code?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   let detail = typeof e.message === 'string' ? e.message : String(err);
-  for (const s of secrets) if (s.length > 0) detail = detail.split(s).join('[redacted]');
+  if (key.length > 0) detail = detail.split(key).join('[redacted]');
   detail = detail.split(baseUrl).join(redactUrl(baseUrl));
   detail = detail
     .replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
@@ -220,10 +225,12 @@ export function sanitizedError(provider: string, err: unknown, secrets: readonly
       : `HTTP ${status}${status === 429 || status >= 500 ? ` after ${maxRetries} retries` : ''}`;
   return new HarnessError(`${provider}: embeddings API ${what}: ${detail}`, {
     hint:
-      status === 401 || status === 403
-        ? 'check the API key in the environment variable the arm names'
-        : status === 429 || (status !== undefined && status >= 500)
-          ? 'the service is overloaded or failing; raise maxRetries, lower concurrency, or try later (finished batches are cached)'
-          : 'check the base URL, the model name and the dimensions',
+      status === undefined && /time(d)?\s?out/i.test(`${String(e.name)} ${detail}`)
+        ? 'the API did not answer within timeoutSeconds; raise it, or lower batchSize'
+        : status === 401 || status === 403
+          ? `check the key in ${keyEnv}`
+          : status === 429 || (status !== undefined && status >= 500)
+            ? 'the service is overloaded or failing; raise maxRetries, lower concurrency, or try later (finished batches are cached)'
+            : 'check the base URL, the model name and the dimensions',
   });
 }

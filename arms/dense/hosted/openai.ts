@@ -131,7 +131,7 @@ export function openaiEmbedder(p: OpenaiParams, env: NodeJS.ProcessEnv): HostedE
             ...(p.dimensions === undefined ? {} : { dimensions: p.dimensions }),
           })) as typeof res;
         } catch (err) {
-          throw sanitizedError('openai-embed', err, [key], p.maxRetries, baseURL);
+          throw sanitizedError('openai-embed', err, { key, keyEnv: OPENAI_KEY_ENV, baseUrl: baseURL, maxRetries: p.maxRetries });
         }
         const tokens = res?.usage?.total_tokens ?? res?.usage?.prompt_tokens;
         return {

@@ -112,6 +112,19 @@ describe('voyage-embed through the voyageai SDK', () => {
     expect(again.message).not.toContain(KEY);
   });
 
+  it('gives up on a request that outlives timeoutSeconds, saying so', async () => {
+    server.enqueue('/v1/embeddings', { delayMs: 3000, body: {} });
+    const t0 = performance.now();
+    const err = await embedder({ timeoutSeconds: 0.3, maxRetries: 0 })
+      .embed(['cat'], 'document')
+      .then(() => new Error('no error'))
+      .catch((x: unknown) => x as Error);
+    expect(performance.now() - t0).toBeLessThan(2500);
+    expect(err.message).toMatch(/^voyage-embed: embeddings API request to http:\/\/127\.0\.0\.1:\d+\/v1 failed \(VoyageAIError\): "timeout"/);
+    expect((err as Error & { hint?: string }).hint).toContain('did not answer within timeoutSeconds');
+    expect(err.message).not.toContain(KEY);
+  });
+
   it('stops at the first failed request: batches still queued are never sent', async () => {
     server.enqueue('/v1/embeddings', { status: 400, body: { detail: 'bad request' } });
     const e = embedder({ batchSize: 1, concurrency: 1 });

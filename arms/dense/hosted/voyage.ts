@@ -124,7 +124,7 @@ export function voyageEmbedder(p: VoyageParams, env: NodeJS.ProcessEnv): HostedE
             {},
           )) as typeof res;
         } catch (err) {
-          throw sanitizedError('voyage-embed', err, [key], p.maxRetries, baseUrl);
+          throw sanitizedError('voyage-embed', err, { key, keyEnv: VOYAGE_KEY_ENV, baseUrl: baseUrl, maxRetries: p.maxRetries });
         }
         const tokens = res?.usage?.totalTokens;
         return {
