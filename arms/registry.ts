@@ -12,6 +12,9 @@ import { onnxEmbedArm } from './dense/onnx.js';
 import { useLiteArm } from './dense/use-lite.js';
 import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
 
+import { voyageEmbedArm } from './dense/hosted/voyage.js';
+import { openaiEmbedArm } from './dense/hosted/openai.js';
+
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
  * schema all read this object, so the list of known kinds cannot drift.
@@ -30,6 +33,9 @@ export const armFactories = {
   'use-lite': useLiteArm,
   'graph-bfs': graphBfsArm,
   'entity-lane': entityLaneArm,
+
+  'voyage-embed': voyageEmbedArm,
+  'openai-embed': openaiEmbedArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 

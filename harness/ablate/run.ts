@@ -20,6 +20,7 @@ import { costs, queryExamples, recallCurves } from './evidence.js';
 import { executePlan, runKey, type SystemOutcome } from './execute.js';
 import { autoJobs } from './pool.js';
 import { loadConfiguredEvalSet, scopesOf, scoringUnit } from './scopes.js';
+import { countSensitive, sensitiveProblems, sensitiveSummary } from './sensitive.js';
 import { tuneByFolds, tuneBySplit, type TunedSystem } from './tune.js';
 
 export { formatVerify, verify, type VerifyLine, type VerifyStatus } from './verify.js';
@@ -35,6 +36,8 @@ export interface SystemSummary {
   readonly indexMs: number;
   readonly searchMs: number;
   readonly cache: { readonly hits: number; readonly misses: number };
+  /** Sensitive Documents kept from a system that sends text off this machine, and how. */
+  readonly sensitive?: ReportRun['sensitive'];
 }
 
 export interface AblateResult {
@@ -90,6 +93,8 @@ interface Loaded {
   readonly qrels: QrelsChoice;
   readonly dev?: EvalSet;
   readonly scopes: readonly ScopeData[];
+  /** Documents flagged sensitive in the eval set (and its dev split). */
+  readonly sensitiveDocuments: number;
 }
 
 /** Why the report folder cannot be written, found before any work; undefined when it can. */
@@ -148,15 +153,23 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
     const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
     if (clash) problems.push(`tune.split: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
   }
+  const sensitiveDocuments = countSensitive([es, dev]);
+  problems.push(...sensitiveProblems(cfg.plan, sensitiveDocuments));
   if (problems.length > 0) throw new ConfigError(cfg.file, problems);
-  if (!dev) return { es, qrels: chosen, scopes: scopesOf(es) };
+  if (!dev) return { es, qrels: chosen, scopes: scopesOf(es), sensitiveDocuments };
   // Dev and test queries share the corpus: index each scope once and answer both sets.
   const testIds = new Set(es.queries.map((q) => q.id));
   const extra = dev.queries.filter((q) => !testIds.has(q.id));
-  return { es, qrels: chosen, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
+  return { es, qrels: chosen, dev, scopes: scopesOf(es, [...es.queries, ...extra]), sensitiveDocuments };
 }
 
-function reportRun(o: SystemOutcome): ReportRun {
+/** `{ sensitive }` for a system that sends text off this machine and had Sensitive Documents kept from it, else `{}`. */
+function sensitiveField(s: SystemOutcome['system'], sensitiveDocuments: number): { sensitive?: ReportRun['sensitive'] } {
+  const sensitive = sensitiveSummary(s.sensitive, s.bound.sendsTextOffMachine, sensitiveDocuments);
+  return sensitive === undefined ? {} : { sensitive };
+}
+
+function reportRun(o: SystemOutcome, sensitiveDocuments: number): ReportRun {
   const s = o.system;
   return {
     id: s.id,
@@ -170,6 +183,7 @@ function reportRun(o: SystemOutcome): ReportRun {
     ...(s.label === undefined ? {} : { label: s.label }),
     ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
     ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
+    ...sensitiveField(s, sensitiveDocuments),
   };
 }
 
@@ -213,7 +227,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const { log, command } = ctx;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const { es, dev, scopes, qrels: chosen } = await load(cfg, log);
+  const { es, dev, scopes, qrels: chosen, sensitiveDocuments } = await load(cfg, log);
   const loadMs = performance.now() - t0;
   const store = new ContentStore(cfg.cache, { log });
   await store.sweepOrphans();
@@ -311,7 +325,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       // equal P@k, so judgment holes can only be read from the former.
       qrelsJudgesNonRelevant: [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel)),
     },
-    runs: [...[...outcomes.values()].map(reportRun), ...tuned.map(tunedRun)],
+    runs: [...[...outcomes.values()].map((o) => reportRun(o, sensitiveDocuments)), ...tuned.map(tunedRun)],
     measures: cfg.measures,
     queries: es.queries.map((q: Query) => ({ id: q.id, stratum: q.stratum, text: q.text })),
     perQuery,
@@ -345,6 +359,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     indexMs: o.indexMs,
     searchMs: o.searchMs,
     cache: o.cache,
+    ...sensitiveField(o.system, sensitiveDocuments),
   }));
   const git = gitState(cfg.dir);
   const manifest = {
@@ -401,7 +416,7 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const { es, dev, scopes } = await load(cfg, log);
+  const { es, dev, scopes, sensitiveDocuments } = await load(cfg, log);
   const store = new ContentStore(cfg.cache, { log });
   const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env, workDir: join(cfg.cache, 'work') });
   const strata = new Map<string, number>();
@@ -424,6 +439,8 @@ export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.Process
     lines.push(
       `    ${s.id} [${s.node} ${s.kind}]${from} fingerprint ${s.fingerprintHash.slice(0, 12)}: ${cached}/${scopes.length} scope run(s) cached${cached === scopes.length ? ' (no work)' : ''}`,
     );
+    const kept = sensitiveSummary(s.sensitive, s.bound.sendsTextOffMachine, sensitiveDocuments);
+    if (kept) lines.push(`      ${kept.documents} sensitive document(s) ${kept.route === undefined ? 'left out' : `retrieved by ${kept.route}`}, never sent`);
   }
   for (const [group, members] of cfg.plan.groups) {
     lines.push(

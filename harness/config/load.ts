@@ -119,8 +119,14 @@ function isComplete(cfg: LenientConfig): cfg is RawConfig {
   );
 }
 
-function optional(x: { readonly grid?: PlanEntry['grid']; readonly label?: string; readonly substitute?: string }) {
+function optional(x: {
+  readonly grid?: PlanEntry['grid'];
+  readonly label?: string;
+  readonly substitute?: string;
+  readonly sensitive?: PlanEntry['sensitive'];
+}) {
   return {
+    ...(x.sensitive === undefined ? {} : { sensitive: x.sensitive }),
     ...(x.grid === undefined ? {} : { grid: x.grid }),
     ...(x.label === undefined ? {} : { label: x.label }),
     ...(x.substitute === undefined ? {} : { substitute: x.substitute }),

@@ -33,6 +33,12 @@ export const armEntrySchema = z
     label: z.string().optional(),
     /** When the arm stands in for another model (e.g. GloVe for bge-large), what it stands in for; reports flag it. */
     substitute: z.string().optional(),
+    /**
+     * How Sensitive Documents are kept from an arm that sends text off this machine (a hosted embedding API):
+     * `skip` leaves them out of its corpus (counted in the report), `{ route: <arm id> }` has a local arm listed
+     * earlier retrieve them, merged by score. Such an arm without it is refused when the eval set has any.
+     */
+    sensitive: z.union([z.literal('skip'), z.strictObject({ route: z.string() })]).optional(),
     grid: gridSchema.optional(),
   })
   .strict();

@@ -69,6 +69,11 @@ export interface ReportRun {
   readonly diagnostics?: SystemDiagnostics;
   /** Tuned systems: the measure, how the point was picked, the picks and the oracle (best on test). */
   readonly tuning?: ReportTuning;
+  /**
+   * A system that sends text off this machine: how the eval set's Sensitive Documents were kept from it
+   * (`skip`: left out of its corpus; `route`: retrieved by the local arm `route`), and how many there were.
+   */
+  readonly sensitive?: { readonly policy: 'skip' | 'route'; readonly route?: string; readonly documents: number };
 }
 
 export interface RecallCurves {

@@ -183,6 +183,28 @@ const substitutes: WarningRule = (data) => {
     }));
 };
 
+/** Runs that never saw the eval set's Sensitive Documents (or saw them through another arm): not like for like. */
+const sensitiveDocuments: WarningRule = (data) => {
+  const onGate = gateRuns(data);
+  return data.runs.flatMap((r): ReportWarning[] => {
+    const s = r.sensitive;
+    if (!s) return [];
+    const n = plural(s.documents, 'sensitive document');
+    return [
+      {
+        code: 'sensitive-documents',
+        severity: 'warning',
+        subject: r.id,
+        gate: onGate.has(r.id),
+        message:
+          s.policy === 'skip'
+            ? `run ${r.id} sends text off this machine, so the eval set's ${n} were left out of its corpus: it can never retrieve them, and its comparisons with runs that can are not like for like`
+            : `run ${r.id} sends text off this machine, so the eval set's ${n} were retrieved by the local arm ${s.route} and merged by raw score: the two models' scores are not calibrated against each other`,
+      },
+    ];
+  });
+};
+
 /**
  * Families in which no Monte Carlo randomization test can reach significance: the smallest p it can return is
  * 1/(B+1), and every correction offered here compares the smallest p with alpha/m first (Holm, Bonferroni,
@@ -266,6 +288,7 @@ export const warningRules = {
   'mde-above-delta': mdeAboveDelta,
   'judged-holes': judgmentHoles,
   substitute: substitutes,
+  'sensitive-documents': sensitiveDocuments,
   'permutations-too-few': permutationsTooFew,
   'input-unreachable': unreachableInputs,
   'p-near-alpha': pNearAlpha,

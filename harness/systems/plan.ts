@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { didYouMean } from '../util/suggest.js';
 import type { GridAxis } from '../config/schema.js';
 import { isNodeKindName, nodeKinds, type NodeKindName } from './registry.js';
+import { type SensitivePolicy, sensitivePolicyProblems, withSensitivePolicy } from './sensitive.js';
 import type { BoundNode, InputFacts } from './types.js';
 
 /** One system of the plan: a node bound to its params, with the identity that keys its runs in the cache. */
@@ -22,6 +23,10 @@ export interface PlannedSystem {
   readonly point?: Readonly<Record<string, JsonValue>>;
   readonly label?: string;
   readonly substitute?: string;
+  /** Where its entry sits in the config (`arms[2]`), for problems found once the eval set is loaded. */
+  readonly at: string;
+  /** How Sensitive Documents are kept from it when it sends text off this machine (set on its arm entry). */
+  readonly sensitive?: SensitivePolicy;
   readonly bound: BoundNode;
 }
 
@@ -40,6 +45,7 @@ export interface PlanEntry {
   readonly substitute?: string;
   /** The config file's folder, against which params that name files resolve. */
   readonly dir?: string;
+  readonly sensitive?: SensitivePolicy;
 }
 
 export interface SystemsPlan {
@@ -178,7 +184,17 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
           theoreticalMinScore: s.bound.theoreticalMinScore,
           sendsTextOffMachine: s.bound.sendsTextOffMachine,
         }));
-        const res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK, id, ...(e.dir === undefined ? {} : { dir: e.dir }) });
+        let res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK, id, ...(e.dir === undefined ? {} : { dir: e.dir }) });
+        if (!('problems' in res) && e.sensitive !== undefined) {
+          const target = e.sensitive === 'skip' ? undefined : byId.get(e.sensitive.route);
+          const bad = sensitivePolicyProblems(
+            e.sensitive,
+            target,
+            res.node,
+            [...byId.values()].filter((s) => s.inputs.length === 0).map((s) => s.id),
+          );
+          res = bad.length > 0 ? { problems: bad } : { node: withSensitivePolicy(res.node, e.sensitive, target) };
+        }
         if ('problems' in res) {
           // A grid point fails for the same reason as its siblings: report the entry once.
           if (!reported) problems.push(...res.problems.map((m) => `${e.at}.${m}${suffix.length > 0 ? ` (at ${suffix.join(', ')})` : ''}`));
@@ -197,6 +213,8 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
           ...(expanded > 1 ? { group: e.id, point: { ...(inputSets.length > 1 ? { inputs: set.join('+') } : {}), ...point } } : {}),
           ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${suffix.join(', ')})` : e.label }),
           ...(e.substitute === undefined ? {} : { substitute: e.substitute }),
+          at: e.at,
+          ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
           bound: res.node,
         };
         if (byId.has(id)) {
