@@ -1,4 +1,4 @@
-import { corpusGraph, graphStats } from '../../arms/graph/build.js';
+import { builderIdentity, corpusGraph, graphSendsText, graphStats } from '../../arms/graph/build.js';
 import { conceptIndex } from '../../arms/graph/graph.js';
 import { type InputSeeds, inputSeedWeights, PprRanker, pprParamsSchema } from '../../arms/graph/ppr-rank.js';
 import { shapeGraph } from '../../arms/graph/shapes.js';
@@ -26,7 +26,8 @@ export const graphPprNode: NodeKind = {
     const p = r.data;
     if (!p.querySeeds && inputs.length === 0) return { problems: ['params.querySeeds: false leaves no seeds without inputs; list inputs or set it true'] };
     const mins = inputs.map((i) => i.theoreticalMinScore);
-    const { inputDepth, inputWeight, ...own } = p;
+    // The graph enters by its builder identity: an LLM's endpoint (which may carry a token) never does.
+    const { inputDepth, inputWeight, concepts: _c, fields: _f, synonyms: _s, llm: _l, ...own } = p;
     return {
       node: {
         kind: 'graph-ppr',
@@ -34,12 +35,13 @@ export const graphPprNode: NodeKind = {
         fingerprint: {
           node: 'graph-ppr',
           v: RANKING_VERSION,
+          graph: builderIdentity(p),
           ...own,
           // Input seeding params matter only when there are inputs.
           ...(inputs.length > 0 ? { inputDepth, inputWeight, inputMins: mins.map((m) => m ?? null) } : {}),
         },
         theoreticalMinScore: 0,
-        sendsTextOffMachine: false,
+        sendsTextOffMachine: graphSendsText(p),
         create(ctx) {
           return {
             async runScope(scope, inputRuns, topK) {
