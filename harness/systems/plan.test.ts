@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { armFactories } from '../../arms/registry.js';
 import { axisValues, buildPlan, subsets, type PlanEntry } from './plan.js';
+import { nodeKinds } from './registry.js';
 
 const arm = (id: string, params: Record<string, unknown> = {}, extra: Partial<PlanEntry> = {}): PlanEntry => ({
   at: `arms[${id}]`,
@@ -82,11 +84,14 @@ describe('buildPlan', () => {
     );
     expect(problems).toEqual([
       'arms[a].id: duplicate id "a" (also arms[a])',
-      'arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: fake, bm25, sqlite-fts5)',
+      // The known kinds come from the registries, which grow one line per kind.
+      `arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: ${Object.keys(armFactories).join(', ')})`,
       'arms[p].params.sead: unknown key "sead"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]',
       'systems[early].inputs[0]: "later" is listed after this system; list systems after their inputs',
       'systems[typo].inputs[0]: "lateer" is not a system id; did you mean "later"?',
-      'systems[odd].kind: unknown system kind "fsue"; did you mean "fuse"? (known: fuse; arms go under arms:)',
+      `systems[odd].kind: unknown system kind "fsue"; did you mean "fuse"? (known: ${Object.keys(nodeKinds)
+        .filter((k) => k !== 'retrieve')
+        .join(', ')}; arms go under arms:)`,
       'systems[grp].inputs[0]: "g" is a grid of 2 systems; name one of them (g.seed=1, g.seed=2)',
       'arms[dup].grid.seed: also set in params; set it in one place',
     ]);
