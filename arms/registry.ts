@@ -2,6 +2,12 @@ import type { ArmFactory } from './types.js';
 import { fakeArm } from './fake/index.js';
 import { bm25Arm } from './bm25/index.js';
 import { sqliteFts5Arm } from './sqlite-fts5/index.js';
+import { runFileArm } from './run-file/index.js';
+import { commandArm } from './remote/command/index.js';
+import { httpArm } from './remote/http/index.js';
+import { mcpArm } from './remote/mcp/index.js';
+
+import { hashEmbedArm } from './hash-embed/index.js';
 import { onnxEmbedArm } from './dense/onnx.js';
 import { useLiteArm } from './dense/use-lite.js';
 import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
@@ -14,6 +20,12 @@ export const armFactories = {
   fake: fakeArm,
   bm25: bm25Arm,
   'sqlite-fts5': sqliteFts5Arm,
+  'run-file': runFileArm,
+  command: commandArm,
+  http: httpArm,
+  mcp: mcpArm,
+
+  'hash-embed': hashEmbedArm,
   'onnx-embed': onnxEmbedArm,
   'use-lite': useLiteArm,
   'graph-bfs': graphBfsArm,

@@ -24,9 +24,10 @@ export interface Arm {
   readonly id: string;
   /**
    * Prepare for retrieval over `corpus`, replacing any earlier index: searches that follow go to this corpus.
-   * Called once per scope, before that scope's searches.
+   * Called once per scope, before that scope's searches. `queries` are the scope's queries that will follow,
+   * for arms that check themselves against them (a run file counts the queries it does not know).
    */
-  index(corpus: Corpus): Promise<IndexStats>;
+  index(corpus: Corpus, queries?: readonly Query[]): Promise<IndexStats>;
   /** Best-first top-`topK` documents for one query; ties in score may come in any order. */
   search(query: Query, topK: number): Promise<readonly ScoredDoc[]>;
   /** Optional batched path, for arms that gain from batching (embedding APIs). */
@@ -37,6 +38,11 @@ export interface Arm {
    */
   searchStats?(): Readonly<Record<string, number>>;
   close?(): Promise<void>;
+  /**
+   * How many `search` calls the harness may have in flight at once (a remote service's concurrency limit);
+   * each query's latency is still measured on its own. Absent: one at a time.
+   */
+  readonly concurrency?: number;
 }
 
 /** What the harness hands an arm: the shared cache, a logger, and where to put scratch files. */
@@ -81,4 +87,16 @@ export interface ArmFactory<S extends z.ZodType = z.ZodType> {
   /** True when searching or indexing sends text to a service off this machine (hosted embedding APIs). */
   sendsTextOffMachine(params: z.output<S>): boolean;
   create(id: string, params: z.output<S>, ctx: ArmContext): Arm;
+  /**
+   * Params that name files or folders, resolved against the config file's folder (`dir`), as every other path
+   * of a config is. Kinds without such params leave this out.
+   */
+  resolvePaths?(params: z.output<S>, dir: string): z.output<S>;
+  /**
+   * What identifies the system behind the arm that only a live look can tell (an MCP server's name and version
+   * from its handshake), asked once per ablation before any run-cache lookup and added to the fingerprint, so
+   * an upgraded server never serves an old run. Also the place to fail early (exit 2) on what only the
+   * environment or the server can say (a missing tool, an unset variable). Never returns a secret.
+   */
+  probe?(id: string, params: z.output<S>, ctx: ArmContext): Promise<JsonValue>;
 }

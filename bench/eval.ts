@@ -9,7 +9,8 @@ import { chooseThreads } from '../harness/metrics/stream-eval.js';
  * Benchmark of `harness eval -q -m all_trec` (the built CLI, run end to end as a user runs it, start-up
  * included) with `--threads 1`, `2` and `auto`, against trec_eval when env TREC_EVAL names its binary, on
  * generated runs: 5,000 queries x depth 1,000, 50,000 x 100 and 5,000 x 100, each with ~50 judged
- * documents per query graded 0-3. Data come from a seeded PRNG (BENCH_EVAL_SEED, default 20260101), so
+ * documents per query graded 0-3. Then the memory workload, 500,000 x 100 (BENCH_EVAL_LARGE=0 skips it):
+ * `harness eval -m all_trec` once without -q and once with, peak memory and time of each, no reference. Data come from a seeded PRNG (BENCH_EVAL_SEED, default 20260101), so
  * every machine measures the same files, and another seed gives other data of the same shape. Every
  * output is checked equal to the others (and to trec_eval's) before any ratio is printed. Wall time from
  * the clock; CPU time and peak RSS from GNU time (/usr/bin/time -v) when present.
@@ -37,6 +38,12 @@ export interface Workload {
   readonly queries: number;
   readonly depth: number;
   readonly judged: number;
+  /**
+   * Zero-padded query ids (q0000001): the run then lists its queries in trec_eval's order (ids sorted
+   * bytewise), the order in which harness eval without -q keeps running sums only. Unpadded ids (q1, q2,
+   * ..., q10) are in numeric order, which trec_eval's is not.
+   */
+  readonly padded?: boolean;
 }
 
 /** Writes qrels and a run in rank order (as retrieval systems write them), returns their paths. */
@@ -50,7 +57,7 @@ export function generate(dir: string, w: Workload, seed: number): { qrels: strin
   let qrelsBytes = 0;
   const collection = 2_000_000;
   for (let q = 0; q < w.queries; q++) {
-    const qid = `q${q + 1}`;
+    const qid = w.padded ? `q${String(q + 1).padStart(7, '0')}` : `q${q + 1}`;
     const docs = new Set<number>();
     while (docs.size < w.depth) docs.add(Math.floor(rand() * collection));
     const ranked = [...docs];
@@ -228,8 +235,36 @@ export async function main(): Promise<void> {
       rmSync(files.run);
       rmSync(files.qrels);
     }
+    if (process.env['BENCH_EVAL_LARGE'] !== '0') largeWorkload(dir, seed + workloads.length);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * 500,000 queries x depth 100, for memory: each command once (a warm-up would double minutes of work), without
+ * -q (only running sums kept) and with -q (a row per query until printed), with `--threads auto`.
+ */
+export function largeWorkload(dir: string, seed: number, queries = 500_000): void {
+  const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50, padded: true };
+  const t0 = Date.now();
+  const files = generate(dir, w, seed);
+  process.stdout.write(
+    `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB, qrels ${(files.qrelsBytes / 1e6).toFixed(0)} MB, query ids in trec_eval's order (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); one run each, no reference\n`,
+  );
+  try {
+    const sums = measure(process.execPath, [BIN, 'eval', '-m', 'all_trec', files.qrels, files.run]);
+    process.stdout.write(`    harness eval (no -q): ${fmt(sums)}\n`);
+    const rows = measure(process.execPath, [BIN, 'eval', '-q', '-m', 'all_trec', files.qrels, files.run]);
+    process.stdout.write(`    harness eval -q     : ${fmt(rows)}\n`);
+    if (sums.peakMb !== undefined && rows.peakMb !== undefined) {
+      process.stdout.write(
+        `    without -q the per-query state is ${(rows.peakMb - sums.peakMb).toFixed(0)} MB smaller (${(((rows.peakMb - sums.peakMb) * 1048576) / w.queries).toFixed(0)} bytes a query); what remains is mostly the qrels index (${(files.qrelsBytes / 1e6).toFixed(0)} MB of qrels text)\n`,
+      );
+    }
+  } finally {
+    rmSync(files.run);
+    rmSync(files.qrels);
   }
 }
 

@@ -1,19 +1,24 @@
 /**
  * Statistics benchmark: the family a report needs for 100 systems × 3 strata × 4 measures = 1,200 paired
- * comparisons, each a 10,000-permutation randomization test and a 10,000-resample BCa bootstrap CI of the mean
- * difference. Every comparison is taken over all 500 queries (the stricter reading of the issue; splitting
- * 500 queries into 3 strata makes each test about 3× cheaper). Synthetic, seeded per-query data.
+ * comparisons over 500 queries, each a 10,000-permutation randomization test and a 10,000-resample BCa
+ * bootstrap CI of the mean difference, with shared draws. Synthetic, seeded per-query data on a 1/20 grid.
  *
- * Three paths, all measured in this run:
- * - naive: a straightforward loop per test (draw n signs / n indices per replicate, multiply-add), timed
- *   on a sample of tests and extrapolated;
- * - one at a time: `randomizationTest` / `bootstrapCI` per comparison (draws regenerated per call), sampled;
- * - shared: `randomizationTestMany` / `bootstrapCIMany` over the whole family (one set of draws).
- * numpy figures from the issue (this machine): ~20 ms per randomization test, ~27 ms per bootstrap.
+ * The reference is numpy doing the same shared-draw computation in this run (python3, skipped with the reason
+ * when numpy is not importable): the sign flips and resample multiplicities our kernels draw are handed to it
+ * as matrices S (B × n, ±1) and C (B × n), and it computes S·D and C·D (D the n × 1,200 differences) through
+ * BLAS, the p-values, the BCa levels and the interval bounds. Both sides warm up alike (the same 96-comparison
+ * slice, untimed), then compute the whole family once; numpy's time to draw matrices of the same shape with
+ * its own generator is measured too and added to its side, since ours includes drawing. The outputs are
+ * checked equal: every p exactly, every bound to 1e-12 (the sums are added in another order).
  *
- * Run: `npm run bench` or, after `npm run build`, `node dist/bench/stats.js`.
+ * Run: `npm run bench -- statistics`, or after `npm run build`, `node dist/bench/stats.js`.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { chunkCount, drawResamples, drawSignBytes } from '../harness/stats/draws.js';
 import { bootstrapCI, bootstrapCIMany, randomizationTest, randomizationTestMany, Rng } from '../harness/stats/index.js';
 
 const SYSTEMS = 100;
@@ -22,10 +27,8 @@ const MEASURES = 4;
 const QUERIES = 500;
 const B = 10_000;
 const SEED = 42;
-const GOAL_SECONDS = 30;
-const NUMPY_RANDOMIZATION_MS = 20;
-const NUMPY_BOOTSTRAP_MS = 27;
-const SAMPLE = 12;
+const WARMUP = 96;
+const LEVEL = 0.95;
 
 /** Per-query values on a 1/20 grid in [0, 1] (ties and zero differences, like nDCG@10 or RR). */
 function syntheticFamily(): { baseline: Float64Array[]; challengers: Float64Array[] } {
@@ -46,35 +49,141 @@ function syntheticFamily(): { baseline: Float64Array[]; challengers: Float64Arra
   return { baseline, challengers };
 }
 
-function naiveRandomization(d: Float64Array, seed: number): number {
-  const rng = new Rng(seed);
-  const n = d.length;
-  let observed = 0;
-  for (let i = 0; i < n; i++) observed += d[i] as number;
-  let count = 0;
-  for (let b = 0; b < B; b++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += rng.nextU32() & 1 ? (d[i] as number) : -(d[i] as number);
-    if (Math.abs(s) >= Math.abs(observed) - 1e-10) count++;
-  }
-  return (count + 1) / (B + 1);
+/**
+ * numpy's side, given the differences and our draws: S·D and C·D through BLAS, then the same decisions as
+ * harness/stats (tolerance 1e-10·Σ|d| on sums, BCa's ẑ0 and jackknife â, numpy's linear percentile). The
+ * order statistics come from np.partition per comparison when that beats one np.sort of the whole B × V
+ * block (both are timed on the warm-up; the faster is used). Prints one JSON line.
+ */
+const NUMPY_SCRIPT = `
+import json, sys, time, resource
+import numpy as np
+from statistics import NormalDist
+folder, V, n, B, chunks, level = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+D = np.fromfile(folder + '/diffs.f64', dtype=np.float64).reshape(V, n).T.copy()
+sign_bytes = np.fromfile(folder + '/signs.u8', dtype=np.uint8).reshape(B, chunks)
+S = np.unpackbits(sign_bytes, axis=1, bitorder='little')[:, :n].astype(np.float64) * 2.0 - 1.0
+p0 = np.fromfile(folder + '/plane0.u8', dtype=np.uint8).reshape(B, chunks)
+p1 = np.fromfile(folder + '/plane1.u8', dtype=np.uint8).reshape(B, chunks)
+C = (np.unpackbits(p0, axis=1, bitorder='little')[:, :n].astype(np.float64)
+     + 2.0 * np.unpackbits(p1, axis=1, bitorder='little')[:, :n])
+hi_start = np.fromfile(folder + '/histart.u32', dtype=np.uint32).astype(np.int64)
+hi_index = np.fromfile(folder + '/hiindex.u32', dtype=np.uint32).astype(np.int64)
+hi_weight = np.fromfile(folder + '/hiweight.u32', dtype=np.uint32).astype(np.float64)
+rows = np.repeat(np.arange(B), np.diff(hi_start))
+np.add.at(C, (rows, hi_index), 4.0 * hi_weight)
+nd = NormalDist()
+ndtri = np.vectorize(nd.inv_cdf)
+ncdf = np.vectorize(nd.cdf)
+alpha = (1 - level) / 2
+
+def family(D, order):
+    V = D.shape[1]
+    total = D.sum(axis=0)
+    tol = 1e-10 * np.abs(D).sum(axis=0)
+    T = S @ D
+    p = ((np.abs(T) >= np.abs(total) - tol).sum(axis=0) + 1) / (B + 1)
+    sums = C @ D
+    below = (sums < total - tol).sum(axis=0)
+    beq = (sums <= total + tol).sum(axis=0)
+    z0 = ndtri((below + beq) / (2 * B))
+    u = D - total / n
+    a = (u ** 3).sum(axis=0) / (6 * ((u ** 2).sum(axis=0)) ** 1.5)
+    zl = nd.inv_cdf(alpha)
+    q = np.stack([ncdf(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (zl, -zl)])
+    pos = q * (B - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, B - 1)
+    frac = pos - lo
+    if order == 'sort':
+        srt = np.sort(sums, axis=0)
+        cols = np.arange(V)
+        av, bv = srt[lo, cols] / n, srt[hi, cols] / n
+    else:
+        av = np.empty_like(q)
+        bv = np.empty_like(q)
+        for j in range(V):
+            ks = sorted(set(lo[:, j].tolist() + hi[:, j].tolist()))
+            part = np.partition(sums[:, j], ks)
+            av[:, j] = part[lo[:, j]] / n
+            bv[:, j] = part[hi[:, j]] / n
+    ci = np.where(frac < 0.5, av + (bv - av) * frac, bv - (bv - av) * (1 - frac))
+    return p, ci[0], ci[1]
+
+warm = D[:, :int(sys.argv[7])]
+times = {}
+for order in ('sort', 'partition'):
+    t = time.perf_counter(); family(warm, order); times[order] = time.perf_counter() - t
+order = min(times, key=times.get)
+t, c = time.perf_counter(), time.process_time()
+p, lo, hi = family(D, order)
+compute, compute_cpu = time.perf_counter() - t, time.process_time() - c
+rng = np.random.default_rng(42)
+t, c = time.perf_counter(), time.process_time()
+own_signs = rng.integers(0, 2, size=(B, n), dtype=np.int8).astype(np.float64) * 2 - 1
+idx = rng.integers(0, n, size=(B, n))
+own_counts = np.zeros((B, n))
+np.add.at(own_counts, (np.repeat(np.arange(B), n), idx.ravel()), 1.0)
+draw, draw_cpu = time.perf_counter() - t, time.process_time() - c
+np.concatenate([p, lo, hi]).astype(np.float64).tofile(folder + '/numpy.f64')
+try:
+    import threadpoolctl
+    blas = ', '.join(f"{x['internal_api']} {x['num_threads']} thread(s)" for x in threadpoolctl.threadpool_info())
+except Exception:
+    blas = 'BLAS threads: numpy default'
+print(json.dumps({'computeS': compute, 'drawS': draw, 'computeCpuS': compute_cpu, 'drawCpuS': draw_cpu, 'order': order, 'numpy': np.__version__, 'blas': blas,
+                  'peakRssMB': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+`;
+
+interface NumpyResult {
+  readonly computeS: number;
+  readonly drawS: number;
+  readonly computeCpuS: number;
+  readonly drawCpuS: number;
+  readonly order: string;
+  readonly numpy: string;
+  readonly blas: string;
+  readonly peakRssMB: number;
+  readonly values: Float64Array;
 }
 
-function naiveBootstrapPercentile(d: Float64Array, seed: number): [number, number] {
-  const rng = new Rng(seed);
-  const n = d.length;
-  const means = new Float64Array(B);
-  for (let b = 0; b < B; b++) {
-    let s = 0;
-    for (let j = 0; j < n; j++) s += d[rng.nextInt(n)] as number;
-    means[b] = s / n;
+/** numpy's side on our draws, or the reason it cannot run here. */
+function runNumpy(diffs: readonly Float64Array[]): NumpyResult | string {
+  const probe = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' });
+  if (probe.error) return `python3 is not runnable (${probe.error.message})`;
+  if (probe.status !== 0) return `numpy is not importable (${probe.stderr.trim().split('\n').pop()})`;
+  const folder = mkdtempSync(join(tmpdir(), 'harness-bench-stats-'));
+  try {
+    const n = QUERIES;
+    const all = new Float64Array(diffs.length * n);
+    diffs.forEach((d, i) => all.set(d, i * n));
+    writeFileSync(join(folder, 'diffs.f64'), all);
+    writeFileSync(join(folder, 'signs.u8'), drawSignBytes(n, B, SEED));
+    const r = drawResamples(n, B, SEED);
+    writeFileSync(join(folder, 'plane0.u8'), r.plane0);
+    writeFileSync(join(folder, 'plane1.u8'), r.plane1);
+    writeFileSync(join(folder, 'histart.u32'), r.hiStart);
+    writeFileSync(join(folder, 'hiindex.u32'), r.hiIndex);
+    writeFileSync(join(folder, 'hiweight.u32'), r.hiWeight);
+    const args = [folder, diffs.length, n, B, chunkCount(n), LEVEL, WARMUP].map(String);
+    const run = spawnSync('python3', ['-c', NUMPY_SCRIPT, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (run.status !== 0) return `the numpy script failed: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+    const out = JSON.parse(run.stdout.trim().split('\n').pop() as string) as Omit<NumpyResult, 'values'>;
+    const buf = readFileSync(join(folder, 'numpy.f64'));
+    return { ...out, values: new Float64Array(buf.buffer, buf.byteOffset, buf.byteLength / 8) };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
-  means.sort();
-  return [means[Math.floor(0.025 * (B - 1))] as number, means[Math.ceil(0.975 * (B - 1))] as number];
 }
 
 function seconds(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/** CPU seconds (user + system, every thread) of this process since `start`. */
+function cpuSeconds(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1e6;
 }
 
 export async function main(): Promise<void> {
@@ -82,56 +191,61 @@ export async function main(): Promise<void> {
   const { baseline, challengers } = syntheticFamily();
   const family = baseline.length;
   const diffs = baseline.map((a, i) => (challengers[i] as Float64Array).map((x, q) => x - (a[q] as number)));
-  out(`family: ${SYSTEMS} systems x ${STRATA} strata x ${MEASURES} measures = ${family} comparisons, ${QUERIES} queries each, B = ${B}`);
+  out(`family: ${SYSTEMS} systems x ${STRATA} strata x ${MEASURES} measures = ${family} comparisons, ${QUERIES} queries each, B = ${B}, shared draws`);
+
+  // Warm-up, the same slice as numpy's, untimed.
+  const warm = diffs.slice(0, WARMUP);
+  randomizationTestMany(warm, { permutations: B, seed: SEED });
+  bootstrapCIMany(warm, { resamples: B, seed: SEED, method: 'bca', level: LEVEL });
 
   let t = process.hrtime.bigint();
-  for (let k = 0; k < SAMPLE; k++) naiveRandomization(diffs[k] as Float64Array, SEED);
-  const naiveRandMs = (seconds(t) * 1000) / SAMPLE;
-  t = process.hrtime.bigint();
-  for (let k = 0; k < SAMPLE; k++) naiveBootstrapPercentile(diffs[k] as Float64Array, SEED);
-  const naiveBootMs = (seconds(t) * 1000) / SAMPLE;
-
-  t = process.hrtime.bigint();
-  const single: number[] = [];
-  for (let k = 0; k < SAMPLE; k++)
-    single.push(randomizationTest(baseline[k] as Float64Array, challengers[k] as Float64Array, { permutations: B, seed: SEED }).p);
-  const singleRandMs = (seconds(t) * 1000) / SAMPLE;
-  t = process.hrtime.bigint();
-  const singleBoot: number[] = [];
-  for (let k = 0; k < SAMPLE; k++) singleBoot.push(bootstrapCI(diffs[k] as Float64Array, { resamples: B, seed: SEED, method: 'bca' }).lo);
-  const singleBootMs = (seconds(t) * 1000) / SAMPLE;
-
-  t = process.hrtime.bigint();
+  let c = process.cpuUsage();
   const rand = randomizationTestMany(diffs, { permutations: B, seed: SEED });
-  const sharedRandS = seconds(t);
+  const randS = seconds(t);
+  const randCpuS = cpuSeconds(c);
   t = process.hrtime.bigint();
-  const boot = bootstrapCIMany(diffs, { resamples: B, seed: SEED, method: 'bca' });
-  const sharedBootS = seconds(t);
-  const sharedTotal = sharedRandS + sharedBootS;
+  c = process.cpuUsage();
+  const boot = bootstrapCIMany(diffs, { resamples: B, seed: SEED, method: 'bca', level: LEVEL });
+  const bootS = seconds(t);
+  const bootCpuS = cpuSeconds(c);
+  const oursS = randS + bootS;
+  const oursCpuS = randCpuS + bootCpuS;
+  const peakMB = process.resourceUsage().maxRSS / 1024;
 
-  for (let k = 0; k < SAMPLE; k++) {
-    if (rand[k]?.p !== single[k] || boot[k]?.lo !== singleBoot[k]) {
+  // The batch API must give each comparison what it gives alone.
+  for (const k of [0, 1, family - 1]) {
+    const one = randomizationTest(baseline[k] as Float64Array, challengers[k] as Float64Array, { permutations: B, seed: SEED }).p;
+    const ci = bootstrapCI(diffs[k] as Float64Array, { resamples: B, seed: SEED, method: 'bca', level: LEVEL });
+    if (rand[k]?.p !== one || boot[k]?.lo !== ci.lo || boot[k]?.hi !== ci.hi)
       throw new Error(`bench: shared and one-at-a-time results differ at comparison ${k}`);
-    }
   }
 
-  const row = (label: string, randMs: number, bootMs: number, note: string): void =>
-    out(
-      `${label.padEnd(34)} ${randMs.toFixed(3).padStart(9)} ms ${bootMs.toFixed(3).padStart(9)} ms ${(((randMs + bootMs) * family) / 1000).toFixed(1).padStart(8)} s  ${note}`,
-    );
-  out(`${'path'.padEnd(34)} ${'randomiz.'.padStart(12)} ${'bootstrap'.padStart(12)} ${'family'.padStart(10)}`);
-  row('numpy (issue, stated reference)', NUMPY_RANDOMIZATION_MS, NUMPY_BOOTSTRAP_MS, 'not measured here');
-  row('naive JS loop (percentile boot)', naiveRandMs, naiveBootMs, `measured on ${SAMPLE} tests, extrapolated`);
-  row('one at a time (API, BCa)', singleRandMs, singleBootMs, `measured on ${SAMPLE} tests, extrapolated`);
-  row('shared draws (API, BCa)', (sharedRandS * 1000) / family, (sharedBootS * 1000) / family, `measured on all ${family}`);
-  const naiveTotal = ((naiveRandMs + naiveBootMs) * family) / 1000;
-  const numpyTotal = ((NUMPY_RANDOMIZATION_MS + NUMPY_BOOTSTRAP_MS) * family) / 1000;
   out(
-    `shared-draw family total: ${sharedTotal.toFixed(2)} s (randomization ${sharedRandS.toFixed(2)} s, bootstrap ${sharedBootS.toFixed(2)} s); goal < ${GOAL_SECONDS} s: ${sharedTotal < GOAL_SECONDS ? 'MET' : 'MISSED'}`,
+    `ours (harness/stats, 1 thread): CPU ${oursCpuS.toFixed(2)} s (randomization ${randCpuS.toFixed(2)} s, BCa bootstrap ${bootCpuS.toFixed(2)} s; draws included), wall ${oursS.toFixed(2)} s, peak RSS ${peakMB.toFixed(0)} MB`,
   );
+  const np = runNumpy(diffs);
+  if (typeof np === 'string') {
+    out(`numpy reference skipped: ${np}`);
+    return;
+  }
+  let worstP = 0;
+  let worstCi = 0;
+  for (let k = 0; k < family; k++) {
+    worstP = Math.max(worstP, Math.abs((np.values[k] as number) - (rand[k] as { p: number }).p));
+    worstCi = Math.max(worstCi, Math.abs((np.values[family + k] as number) - (boot[k] as { lo: number }).lo));
+    worstCi = Math.max(worstCi, Math.abs((np.values[2 * family + k] as number) - (boot[k] as { hi: number }).hi));
+  }
+  const equal = worstP === 0 && worstCi <= 1e-12;
+  const npCpu = np.computeCpuS + np.drawCpuS;
   out(
-    `speed-up of shared draws: ${(naiveTotal / sharedTotal).toFixed(1)}x vs naive JS, ${(((singleRandMs + singleBootMs) * family) / 1000 / sharedTotal).toFixed(1)}x vs one at a time, ${(numpyTotal / sharedTotal).toFixed(1)}x vs numpy's stated figures`,
+    `numpy ${np.numpy} (${np.blas}; order statistics by ${np.order}): CPU ${npCpu.toFixed(2)} s (compute on our draws ${np.computeCpuS.toFixed(2)} s + drawing its own ${np.drawCpuS.toFixed(2)} s), wall ${(np.computeS + np.drawS).toFixed(2)} s, peak RSS ${np.peakRssMB.toFixed(0)} MB`,
   );
+  out(`output check: ${equal ? 'EQUAL' : 'DIFFERENT'} (max |p - p_numpy| = ${worstP}, max |bound - bound_numpy| = ${worstCi.toExponential(1)})`);
+  const ratio = npCpu / oursCpuS;
+  out(
+    `ratio numpy / ours, CPU time: ${ratio.toFixed(2)}x (${ratio >= 1 ? 'ours no slower' : `ours ${(1 / ratio).toFixed(2)}x SLOWER`}); against numpy's compute alone ${(np.computeCpuS / oursCpuS).toFixed(2)}x; wall time ${((np.computeS + np.drawS) / oursS).toFixed(2)}x; one run each, measured now on this machine`,
+  );
+  if (!equal) throw new Error('bench: our statistics and numpy disagree on the same draws');
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

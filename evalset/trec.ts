@@ -1,7 +1,6 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createGunzip, gunzipSync } from 'node:zlib';
-import { writeFileAtomic } from '../harness/cache/index.js';
 import { HarnessError, InputError, UsageError } from '../harness/errors.js';
 import { compareIds, rankDocIds } from '../harness/metrics/ranking.js';
 import type { Qrels, Run } from './types.js';
@@ -50,6 +49,15 @@ function isSpace(b: number): boolean {
 /** Receives the fields of each content line of a run file, as byte offsets into `buf`. */
 export interface RunLineSink {
   line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, score: number, ts: number, te: number): void;
+  /**
+   * Optional: scans buf[start, end) itself, as scanTrecRun(buf, start, end, firstLine, file, this) would
+   * (same lines, same errors), returning the number of lines. streamTrecRun then hands it whole chunks.
+   */
+  scan?(buf: Buffer, start: number, end: number, firstLine: number, file: string): number;
+}
+
+function scanWith(sink: RunLineSink, buf: Buffer, start: number, end: number, firstLine: number, file: string): number {
+  return sink.scan ? sink.scan(buf, start, end, firstLine, file) : scanTrecRun(buf, start, end, firstLine, file, sink);
 }
 
 /**
@@ -291,7 +299,7 @@ export async function streamTrecRun(
       pos += bytesRead;
       const filled = carry + bytesRead;
       if (bytesRead === 0) {
-        if (filled > 0) scanTrecRun(buf, 0, filled, lineNo, path, sink);
+        if (filled > 0) scanWith(sink, buf, 0, filled, lineNo, path);
         onChunkEnd?.();
         return;
       }
@@ -301,7 +309,7 @@ export async function streamTrecRun(
         carry = filled;
         continue;
       }
-      lineNo += scanTrecRun(buf, 0, last + 1, lineNo, path, sink);
+      lineNo += scanWith(sink, buf, 0, last + 1, lineNo, path);
       onChunkEnd?.();
       carry = filled - (last + 1);
       buf.copy(buf, 0, last + 1, filled);
@@ -333,7 +341,7 @@ async function streamGzipRun(path: string, sink: RunLineSink, onChunkEnd: (() =>
       }
       // Past the first line, three bytes that look like a byte-order mark are content.
       first = false;
-      lineNo += scanTrecRun(buf, 0, last + 1, lineNo, path, sink);
+      lineNo += scanWith(sink, buf, 0, last + 1, lineNo, path);
       onChunkEnd?.();
       carry = Buffer.from(buf.subarray(last + 1));
     }
@@ -342,7 +350,7 @@ async function streamGzipRun(path: string, sink: RunLineSink, onChunkEnd: (() =>
     throw new InputError(path, undefined, `cannot decompress: ${(e as Error).message}`, { hint: 'the file starts like gzip but is not a valid gzip stream' });
   }
   // A file shorter than a byte-order mark has none to drop.
-  if (carry.length > 0) scanTrecRun(carry, 0, carry.length, lineNo, path, sink);
+  if (carry.length > 0) scanWith(sink, carry, 0, carry.length, lineNo, path);
   onChunkEnd?.();
 }
 
@@ -588,6 +596,8 @@ export function formatTrecRun(run: Run, tag: string): string {
 
 /** Writes a TREC run file atomically. */
 export async function writeTrecRun(path: string, run: Run, tag: string): Promise<void> {
+  // Loaded here: the cache module (node:crypto) is start-up cost for every reader of TREC files.
+  const { writeFileAtomic } = await import('../harness/cache/index.js');
   await writeFileAtomic(path, formatTrecRun(run, tag));
 }
 
@@ -609,5 +619,6 @@ export function formatTrecQrels(qrels: Qrels): string {
 
 /** Writes a TREC qrels file atomically. */
 export async function writeTrecQrels(path: string, qrels: Qrels): Promise<void> {
+  const { writeFileAtomic } = await import('../harness/cache/index.js');
   await writeFileAtomic(path, formatTrecQrels(qrels));
 }

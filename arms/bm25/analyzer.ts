@@ -1,3 +1,4 @@
+import { ENGLISH_V1_STOP_WORDS } from './english-stopwords.js';
 import { porterStem } from './porter-stemmer.js';
 import { standardTokenize, type TokenSink } from './standard-tokenizer.js';
 
@@ -48,8 +49,10 @@ export interface AnalyzerOptions {
   readonly tokenizer: TokenizerKind;
   /** Drop a trailing `'s` (also with U+2019 or U+FF07) as Lucene's EnglishPossessiveFilter. */
   readonly possessive: boolean;
-  readonly stopwords: 'lucene' | 'none';
+  readonly stopwords: 'lucene' | 'english-v1' | 'none';
   readonly stemmer: 'porter' | 'none';
+  /** Tokens shorter than this many UTF-16 units (after lower-casing) are dropped; absent: 1 (none dropped). */
+  readonly minTokenLength?: number;
 }
 
 /**
@@ -73,12 +76,13 @@ export interface Analyzer {
  */
 export function createAnalyzer(opts: AnalyzerOptions): Analyzer {
   const memo = new Map<string, string | null>();
-  const stop = opts.stopwords === 'lucene' ? LUCENE_ENGLISH_STOP_WORDS : undefined;
+  const stop = opts.stopwords === 'lucene' ? LUCENE_ENGLISH_STOP_WORDS : opts.stopwords === 'english-v1' ? ENGLISH_V1_STOP_WORDS : undefined;
+  const minLength = Math.max(1, opts.minTokenLength ?? 1);
   const stem = opts.stemmer === 'porter';
   const toTerm = (token: string): string | null => {
     let t = lowerCase(token);
     if (opts.possessive) t = stripPossessive(t);
-    if (t.length === 0 || stop?.has(t) === true) return null;
+    if (t.length < minLength || stop?.has(t) === true) return null;
     return stem ? porterStem(t) : t;
   };
   const term = (token: string): string | null => {

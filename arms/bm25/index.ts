@@ -32,8 +32,16 @@ const params = z
      * documents, and this order alone moves nDCG@10 by about 0.001 (ADR 0005).
      */
     scoreTies: z.enum(['keep', 'anserini']).default('keep'),
-    /** Overrides the preset's stop-word list. */
-    stopwords: z.enum(['lucene', 'none']).optional(),
+    /** Overrides the preset's stop-word list; `english-v1` is NLTK's 179 English stop words (english-stopwords.ts). */
+    stopwords: z.enum(['lucene', 'english-v1', 'none']).optional(),
+    /** Drop tokens shorter than this; absent: 1, none dropped (the v1 hybrid provider drops 1-character tokens: 2). */
+    minTokenLength: z.number().int().min(1).optional(),
+    /**
+     * `none` (absent): raw BM25 scores. `query-max`: each query's scores divided by its best score, so the top hit scores
+     * 1 and every score lies in (0, 1]: the v1 hybrid provider's normalisation before its 0.7/0.3 blend. The
+     * ranking is unchanged.
+     */
+    scale: z.enum(['none', 'query-max']).optional(),
     /** Overrides the preset's stemmer. */
     stemmer: z.enum(['porter', 'none']).optional(),
     /**
@@ -54,6 +62,7 @@ function analyzerOptions(p: Bm25Params): AnalyzerOptions {
     possessive: lucene,
     stopwords: p.stopwords ?? (lucene ? 'lucene' : 'none'),
     stemmer: p.stemmer ?? (lucene ? 'porter' : 'none'),
+    ...(p.minTokenLength === undefined ? {} : { minTokenLength: p.minTokenLength }),
   };
 }
 
@@ -98,16 +107,22 @@ export const bm25Arm: ArmFactory<typeof params> = {
   summary: 'in-process BM25 (Lucene-compatible analyzer and scoring), exact top-k, optional WAND / block-max WAND',
   params,
   // pruning changes the time a query takes, never its hits, so it stays out of the fingerprint.
-  fingerprint: (p) => ({
-    kind: 'bm25',
-    v: ALGORITHM_VERSION,
-    k1: p.k1,
-    b: p.b,
-    lossyNorms: p.lossyNorms,
-    fields: p.fields,
-    scoreTies: p.scoreTies,
-    ...analyzerOptions(p),
-  }),
+  fingerprint: (p) => {
+    const { minTokenLength: _, ...analysis } = analyzerOptions(p);
+    return {
+      kind: 'bm25',
+      v: ALGORITHM_VERSION,
+      k1: p.k1,
+      b: p.b,
+      lossyNorms: p.lossyNorms,
+      fields: p.fields,
+      scoreTies: p.scoreTies,
+      ...analysis,
+      // Added after runs were cached: at their defaults they leave every earlier fingerprint as it was.
+      ...(p.minTokenLength === undefined || p.minTokenLength === 1 ? {} : { minTokenLength: p.minTokenLength }),
+      ...(p.scale === undefined || p.scale === 'none' ? {} : { scale: p.scale }),
+    };
+  },
   theoreticalMinScore: () => 0,
   sendsTextOffMachine: () => false,
   create: (id, p) => createBm25(id, p),
@@ -142,7 +157,9 @@ export function createBm25(id: string, p: Bm25Params): Bm25Arm {
     async search(query: Query, topK: number, pruning: Pruning = p.pruning): Promise<readonly ScoredDoc[]> {
       if (index === undefined) throw new HarnessError(`arm '${id}': search called before index`);
       const hits = index.search(analyze.terms(query.text), topK, pruning);
-      const scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
+      let scores = p.scoreTies === 'anserini' ? anseriniTieAdjusted(hits.map((h) => h.score)) : hits.map((h) => h.score);
+      const top = scores[0];
+      if (p.scale === 'query-max' && top !== undefined && top > 0) scores = scores.map((s) => s / top);
       return hits.map((h, i) => ({ docId: docIds[h.doc]!, score: scores[i]! }));
     },
     postingsRead(query: Query): number {

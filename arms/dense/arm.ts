@@ -131,7 +131,9 @@ export function denseArm(opts: DenseArmOptions): Arm {
       await vindex?.close?.();
       // LanceDB's native module loads only for arms that ask for it.
       vindex =
-        opts.search.index === 'lancedb' ? (await import('./lancedb.js')).lancedbIndex(opts.ctx.workDir, opts.search.lancedb, opts.ctx.log) : exactIndex();
+        opts.search.index === 'lancedb'
+          ? (await import('./lancedb.js')).lancedbIndex(opts.ctx.workDir, opts.search.lancedb, opts.ctx.log, e.identity)
+          : exactIndex();
       const built = await vindex.build(m);
       ids = m.ids;
       return {

@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 import type { LancedbParams, VectorIndex } from './arm.js';
+import { type EmbedderIdentity, identityJson } from './embedder.js';
 import { exactTopK, type TopK } from './exact.js';
 import type { VectorMatrix } from './store.js';
 
@@ -12,7 +13,7 @@ const RECALL_CUTOFFS = [10, 100] as const;
 
 /**
  * An ANN index in embedded LanceDB (`@lancedb/lancedb`), for corpora past what exact search should scan. The
- * table (columns `row`, `vector`) lives in `<workDir>/lancedb`, one table per (corpus ids, params), replaced
+ * table (columns `row`, `vector`) lives in `<workDir>/lancedb`, one table per (embedder, corpus ids, params), replaced
  * on rebuild. Rows are L2-normalised, so LanceDB's `dot` distance (1 - q·d) gives cosine = 1 - distance; the
  * `cosine` distance type is avoided because LanceDB treats zero vectors as invalid under it.
  *
@@ -20,7 +21,7 @@ const RECALL_CUTOFFS = [10, 100] as const;
  * exactly and through the index; IndexStats get `annRecallFound@k` (rows of the exact top-k the index also
  * returned) and `annRecallExact@k` (size of the exact top-k), summable across scopes; recall@k = found / exact.
  */
-export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger): VectorIndex {
+export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, identity: EmbedderIdentity): VectorIndex {
   // biome-ignore lint/suspicious/noExplicitAny: the table type comes from a lazily imported module
   let table: any;
   let dims = 0;
@@ -47,7 +48,8 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger): Ve
       const dir = join(workDir, 'lancedb');
       await mkdir(dir, { recursive: true });
       const db = await lancedb.connect(dir);
-      const name = `t${sha256Hex(canonicalJson({ ids: m.ids as string[], dims, p: JSON.parse(JSON.stringify(p)) })).slice(0, 24)}`;
+      // One table per (model, corpus, params): arms of one kind share the workDir, never a table.
+      const name = `t${sha256Hex(canonicalJson({ model: identityJson(identity), ids: m.ids as string[], p: JSON.parse(JSON.stringify(p)) })).slice(0, 24)}`;
       const data = Array.from({ length: n }, (_, i) => ({ row: i, vector: Array.from(m.vectors.subarray(i * dims, (i + 1) * dims)) }));
       const t0 = performance.now();
       table = await db.createTable(name, data, { mode: 'overwrite' });

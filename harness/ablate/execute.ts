@@ -5,6 +5,7 @@ import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
 import type { ScopeData, ScopeResults, ScopeRun, SystemDiagnostics, SystemInstance } from '../systems/types.js';
+import { executeParallel } from './pool.js';
 
 /** Bump when the cached run layout or its meaning changes; old entries are then never read. */
 export const RUN_CACHE_VERSION = 2;
@@ -27,6 +28,8 @@ export interface SystemOutcome {
   readonly searchMs: number;
   /** Per-query latencies over every scope. */
   readonly queryMs: readonly number[];
+  /** indexMs and searchMs of the scope runs this ablation computed (cache misses), in whichever thread ran them. */
+  readonly spent: { readonly indexMs: number; readonly searchMs: number };
   readonly cache: { readonly hits: number; readonly misses: number };
   readonly diagnostics?: SystemDiagnostics;
 }
@@ -57,90 +60,173 @@ export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
 }
 
 /**
- * Runs every system of the plan over every scope, in plan order, each from the run cache when it can: a
- * system is computed at most once per scope and reused by every system that consumes it, and its instance
- * (an arm with its model) is created only on the first cache miss and closed when the system is done.
+ * The run of `system` on `scope` from the run cache, or computed by `compute` and stored (a sealed entry,
+ * written atomically; concurrent misses on one key share one computation). The one place both the serial and
+ * the parallel runner read and write run-cache entries.
  */
-export async function executePlan(
-  plan: SystemsPlan,
-  scopes: readonly ScopeData[],
-  opts: { readonly topK: number; readonly store: ContentStore; readonly log: Logger; readonly env: NodeJS.ProcessEnv; readonly workDir: string },
-): Promise<Map<string, SystemOutcome>> {
-  const { store, log, topK } = opts;
+export async function cachedScopeRun(
+  store: ContentStore,
+  system: PlannedSystem,
+  scope: ScopeData,
+  topK: number,
+  compute: () => Promise<ScopeRun>,
+  refresh = false,
+): Promise<{ readonly run: ScopeRun; readonly computed: boolean }> {
+  if (refresh) {
+    // Written only once computed: a refresh that fails keeps the entry it would have replaced.
+    const run = await compute();
+    await store.put('run', runKey(system, scope, topK), JSON.stringify(run));
+    return { run, computed: true };
+  }
+  let computed = false;
+  const run = await store.json<ScopeRun>(
+    'run',
+    runKey(system, scope, topK),
+    () => {
+      computed = true;
+      return compute();
+    },
+    scopeRunCheck(scope.queries),
+  );
+  return { run, computed };
+}
+
+/** What the runner needs besides the plan and the scopes. */
+export interface ExecuteOptions {
+  readonly topK: number;
+  readonly store: ContentStore;
+  readonly log: Logger;
+  readonly env: NodeJS.ProcessEnv;
+  readonly workDir: string;
+  /** Worker threads for systems and scopes; 1 (the default) runs everything in this thread, in plan order. */
+  readonly jobs?: number;
+  /** Systems recomputed instead of read from the run cache (`--refresh`); their consumers are too. */
+  readonly refresh?: ReadonlySet<string>;
+}
+
+/** The systems a refresh recomputes: those named, and every system downstream of one (plan order). */
+export function refreshedSystems(plan: SystemsPlan, refresh: ReadonlySet<string> | undefined): ReadonlySet<string> {
+  const refreshed = new Set<string>();
+  if (!refresh || refresh.size === 0) return refreshed;
+  for (const system of plan.systems) {
+    if (refresh.has(system.id) || system.inputs.some((id) => refreshed.has(id))) refreshed.add(system.id);
+  }
+  return refreshed;
+}
+
+/**
+ * Runs every system of the plan over every scope, each from the run cache when it can: a system is computed
+ * at most once per scope and reused by every system that consumes it, and its instance (an arm with its
+ * model) is created only on the first cache miss and closed when the system is done. With `jobs` > 1 the
+ * (system, scope) runs whose inputs are ready go to a pool of worker threads (harness/ablate/pool.ts); the
+ * outcomes are the same, assembled in plan order.
+ */
+export async function executePlan(plan: SystemsPlan, scopes: readonly ScopeData[], opts: ExecuteOptions): Promise<Map<string, SystemOutcome>> {
+  const runs = (opts.jobs ?? 1) > 1 ? await executeParallel(plan, scopes, { ...opts, jobs: opts.jobs as number }) : await executeSerial(plan, scopes, opts);
   const outcomes = new Map<string, SystemOutcome>();
+  for (const system of plan.systems) {
+    const r = runs.get(system.id) as SystemRuns;
+    outcomes.set(system.id, outcomeOf(system, r, scopes, outcomes, opts.log));
+  }
+  return outcomes;
+}
+
+/** One system's runs, one per scope in scope order, each with whether this ablation computed it (a cache miss). */
+export interface SystemRuns {
+  readonly runs: readonly ScopeRun[];
+  readonly computed: readonly boolean[];
+}
+
+/** The serial runner: every system in plan order, each over every scope in order, in this thread. */
+async function executeSerial(plan: SystemsPlan, scopes: readonly ScopeData[], opts: ExecuteOptions): Promise<Map<string, SystemRuns>> {
+  const { store, log, topK } = opts;
+  const refreshed = refreshedSystems(plan, opts.refresh);
   /** system id -> per-scope runs, kept while a later system may consume them. */
-  const perScope = new Map<string, ScopeRun[]>();
+  const perScope = new Map<string, SystemRuns>();
   const queries = scopes.reduce((n, s) => n + s.queries.length, 0);
   for (const system of plan.systems) {
     const progress = log.progress(system.id, queries);
     let instance: SystemInstance | undefined;
     const runs: ScopeRun[] = [];
-    let hits = 0;
-    let misses = 0;
+    const computed: boolean[] = [];
     try {
       for (const [i, scope] of scopes.entries()) {
         const inputs = system.inputs.map((id) => {
-          const r = perScope.get(id)?.[i];
+          const r = perScope.get(id)?.runs[i];
           if (!r) throw new HarnessError(`internal: input ${id} of ${system.id} has not run on scope ${scope.scope ?? '(all)'}`);
           return r;
         });
-        let computed = false;
-        const key = runKey(system, scope, topK);
-        const res = await store.json<ScopeRun>(
-          'run',
-          key,
-          async () => {
-            computed = true;
+        const res = await cachedScopeRun(
+          store,
+          system,
+          scope,
+          topK,
+          () => {
             instance ??= system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
             return instance.runScope(scope, inputs, topK);
           },
-          scopeRunCheck(scope.queries),
+          refreshed.has(system.id),
         );
-        if (computed) misses++;
-        else hits++;
-        runs.push(res);
+        runs.push(res.run);
+        computed.push(res.computed);
         progress.tick(scope.queries.length);
       }
     } finally {
       await instance?.close?.();
     }
     progress.done();
-    perScope.set(system.id, runs);
-    const results: ScopeResults = {};
-    const stats: Record<string, number> = {};
-    let indexMs = 0;
-    let searchMs = 0;
-    const queryMs: number[] = [];
-    runs.forEach((r, i) => {
-      for (const q of scopes[i]!.queries) {
-        results[q.id] = r.results[q.id] as [string, number][];
-        queryMs.push(r.queryMs[q.id] ?? 0);
-      }
-      for (const [k, v] of Object.entries(r.indexStats)) stats[k] = (stats[k] ?? 0) + v;
-      indexMs += r.indexMs;
-      searchMs += r.searchMs;
-    });
-    const run = new Map<string, Map<string, number>>();
-    for (const [qid, docs] of Object.entries(results)) run.set(qid, new Map(docs));
-    let diagnostics: SystemDiagnostics | undefined;
-    if (system.bound.diagnose) {
-      diagnostics = system.bound.diagnose(
-        results,
-        system.inputs.map((id) => (outcomes.get(id) as SystemOutcome).results),
-      );
-      for (const p of diagnostics.problems) log.warn(`${system.id}: ${p}`);
-    }
-    outcomes.set(system.id, {
-      system,
-      run,
-      results,
-      indexStats: stats,
-      indexMs,
-      searchMs,
-      queryMs,
-      cache: { hits, misses },
-      ...(diagnostics === undefined ? {} : { diagnostics }),
-    });
+    perScope.set(system.id, { runs, computed });
   }
-  return outcomes;
+  return perScope;
+}
+
+/** A system's outcome from its per-scope runs: results merged over scopes, costs summed, diagnostics. */
+function outcomeOf(
+  system: PlannedSystem,
+  { runs, computed }: SystemRuns,
+  scopes: readonly ScopeData[],
+  outcomes: ReadonlyMap<string, SystemOutcome>,
+  log: Logger,
+): SystemOutcome {
+  const results: ScopeResults = {};
+  const stats: Record<string, number> = {};
+  let indexMs = 0;
+  let searchMs = 0;
+  const spent = { indexMs: 0, searchMs: 0 };
+  const queryMs: number[] = [];
+  runs.forEach((r, i) => {
+    if (computed[i]) {
+      spent.indexMs += r.indexMs;
+      spent.searchMs += r.searchMs;
+    }
+    for (const q of (scopes[i] as ScopeData).queries) {
+      results[q.id] = r.results[q.id] as [string, number][];
+      queryMs.push(r.queryMs[q.id] ?? 0);
+    }
+    for (const [k, v] of Object.entries(r.indexStats)) stats[k] = (stats[k] ?? 0) + v;
+    indexMs += r.indexMs;
+    searchMs += r.searchMs;
+  });
+  const run = new Map<string, Map<string, number>>();
+  for (const [qid, docs] of Object.entries(results)) run.set(qid, new Map(docs));
+  let diagnostics: SystemDiagnostics | undefined;
+  if (system.bound.diagnose) {
+    diagnostics = system.bound.diagnose(
+      results,
+      system.inputs.map((id) => (outcomes.get(id) as SystemOutcome).results),
+    );
+    for (const p of diagnostics.problems) log.warn(`${system.id}: ${p}`);
+  }
+  return {
+    system,
+    run,
+    results,
+    indexStats: stats,
+    indexMs,
+    searchMs,
+    queryMs,
+    spent,
+    cache: { hits: computed.filter((c) => !c).length, misses: computed.filter((c) => c).length },
+    ...(diagnostics === undefined ? {} : { diagnostics }),
+  };
 }

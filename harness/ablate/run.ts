@@ -11,11 +11,14 @@ import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { parseMeasure, relevanceLevelProblem } from '../metrics/index.js';
 import type { GateResult, ReportInput, ReportRun } from '../report/types.js';
-import { writeReport } from '../report/index.js';
+import { buildReportData, writeReportData } from '../report/index.js';
+import { probePlan } from '../systems/probe.js';
 import type { ScopeData } from '../systems/types.js';
 import { gitState, packageVersions } from '../util/project.js';
+import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
 import { costs, queryExamples, recallCurves } from './evidence.js';
 import { executePlan, runKey, type SystemOutcome } from './execute.js';
+import { autoJobs } from './pool.js';
 import { loadConfiguredEvalSet, scopesOf, scoringUnit } from './scopes.js';
 import { tuneByFolds, tuneBySplit, type TunedSystem } from './tune.js';
 
@@ -56,11 +59,35 @@ export interface AblateContext {
   readonly log: Logger;
   readonly env: NodeJS.ProcessEnv;
   readonly command: string;
+  /** System ids to recompute instead of serving from the run cache (`--refresh`); everything downstream follows. */
+  readonly refresh?: readonly string[];
+  /** Worker threads for systems and scopes (`--jobs`); 1 runs serially; default `auto` ({@link autoJobs}). */
+  readonly jobs?: number | 'auto';
+}
+
+/**
+ * Wall time of each phase of one ablation, in milliseconds, as the manifest records it. `index`, `search` and
+ * `fuse` are the times the computed (system, scope) runs reported, summed over every thread: with jobs > 1
+ * they overlap and their sum can exceed `execute`, the wall time of running the plan.
+ */
+export interface PhaseTimings {
+  readonly jobs: number;
+  readonly loadMs: number;
+  readonly executeMs: number;
+  readonly indexMs: number;
+  readonly searchMs: number;
+  readonly fuseMs: number;
+  readonly evaluateMs: number;
+  readonly statisticsMs: number;
+  /** Writing the runs, qrels and renderings (the folder's final write comes after the manifest is made). */
+  readonly reportMs: number;
+  readonly totalMs: number;
 }
 
 /** The eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
 interface Loaded {
   readonly es: EvalSet;
+  readonly qrels: QrelsChoice;
   readonly dev?: EvalSet;
   readonly scopes: readonly ScopeData[];
 }
@@ -95,8 +122,9 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
   const out = await outputProblem(cfg);
   if (out) problems.push(out);
   let es: EvalSet;
+  let chosen: QrelsChoice;
   try {
-    es = await loadConfiguredEvalSet(cfg, log);
+    ({ es, qrels: chosen } = await withChosenQrels(await loadConfiguredEvalSet(cfg, log), cfg));
   } catch (err) {
     if (out && err instanceof HarnessError)
       throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
@@ -121,11 +149,11 @@ async function load(cfg: ResolvedConfig, log: Logger): Promise<Loaded> {
     if (clash) problems.push(`tune.split: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
   }
   if (problems.length > 0) throw new ConfigError(cfg.file, problems);
-  if (!dev) return { es, scopes: scopesOf(es) };
+  if (!dev) return { es, qrels: chosen, scopes: scopesOf(es) };
   // Dev and test queries share the corpus: index each scope once and answer both sets.
   const testIds = new Set(es.queries.map((q) => q.id));
   const extra = dev.queries.filter((q) => !testIds.has(q.id));
-  return { es, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
+  return { es, qrels: chosen, dev, scopes: scopesOf(es, [...es.queries, ...extra]) };
 }
 
 function reportRun(o: SystemOutcome): ReportRun {
@@ -185,13 +213,24 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   const { log, command } = ctx;
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const { es, dev, scopes } = await load(cfg, log);
+  const { es, dev, scopes, qrels: chosen } = await load(cfg, log);
   const loadMs = performance.now() - t0;
   const store = new ContentStore(cfg.cache, { log });
   await store.sweepOrphans();
   const dir = reportDirOf(cfg);
+  const jobs = ctx.jobs === undefined || ctx.jobs === 'auto' ? autoJobs(cfg.plan, scopes.length) : ctx.jobs;
   const t1 = performance.now();
-  const outcomes = await executePlan(cfg.plan, scopes, { topK: cfg.topK, store, log, env: ctx.env, workDir: cfg.cache });
+  // Remote systems are asked who they are before any cache lookup, so a changed server never serves an old run.
+  const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env: ctx.env, workDir: join(cfg.cache, 'work') });
+  const outcomes = await executePlan(systemsPlan, scopes, {
+    topK: cfg.topK,
+    store,
+    log,
+    env: ctx.env,
+    workDir: cfg.cache,
+    jobs,
+    ...(ctx.refresh === undefined ? {} : { refresh: new Set(ctx.refresh) }),
+  });
   const executeMs = performance.now() - t1;
 
   const t2 = performance.now();
@@ -247,7 +286,6 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
   for (const [id, byMeasure] of Object.entries(perQuery)) {
     means.set(id, new Map(Object.entries(byMeasure).map(([m, v]) => [m, v.reduce((a, b) => a + b, 0) / v.length] as const)));
   }
-  const scoreMs = performance.now() - t2;
   const curves = recallCurves(qrels, runs, es.queries, cfg.topK, { relevanceLevel: cfg.relevanceLevel, ...(units ? { units } : {}) });
   const pair = examplePair(cfg, perQuery);
   const examples = pair ? { ...pair, queries: queryExamples(pair, perQuery, es.queries, runs, es.documents) } : undefined;
@@ -267,7 +305,8 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       documents: es.documents.length,
       strata,
       notes: [...(es.notes ?? []), ...scored.notes],
-      qrelsSource: 'gold',
+      qrelsSource: chosen.source,
+      ...(chosen.judge === undefined ? {} : { judge: chosen.judge }),
       // A pooled qrels judges documents not relevant too; qrels that list only relevant documents make Judged@k
       // equal P@k, so judgment holes can only be read from the former.
       qrelsJudgesNonRelevant: [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel)),
@@ -283,7 +322,11 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
     command,
   };
+  const evaluateMs = performance.now() - t2;
   const t3 = performance.now();
+  const data = buildReportData(input);
+  const statisticsMs = performance.now() - t3;
+  const t4 = performance.now();
   // The whole folder is written at once (finished runs are safe in the cache meanwhile): a reader sees the
   // old folder or the new one, never a mix. With the runs go the qrels and strata the report scored with, so
   // any tool (and `harness compare`) can recompute it from files.
@@ -323,23 +366,44 @@ export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<A
       scopes: scopes.length,
       ...(dev ? { tuneSplit: { split: cfg.tune?.split, queries: dev.queries.length, fingerprint: evalSetFingerprint(dev) } } : {}),
       notes: es.notes ?? [],
+      qrels: chosen,
     },
     systems,
     tuned: tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),
     cache: { root: cfg.cache, ...store.stats },
-    timings: { loadMs, executeMs, scoreMs, reportMs: performance.now() - t3, totalMs: performance.now() - t0 },
+    // Filled in once the report is rendered; declared here to keep the manifest's key order.
+    timings: undefined as PhaseTimings | undefined,
     startedAt,
-    finishedAt: new Date().toISOString(),
+    finishedAt: '',
   };
-  folderFiles.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
-  const { data } = await writeReport(dir, input, folderFiles);
+  let derived = { indexMs: 0, searchMs: 0, fuseMs: 0 };
+  for (const o of outcomes.values()) {
+    // A system without inputs searched; one with inputs derived its run from theirs (fused).
+    if (o.system.inputs.length === 0) derived = { ...derived, indexMs: derived.indexMs + o.spent.indexMs, searchMs: derived.searchMs + o.spent.searchMs };
+    else derived = { ...derived, fuseMs: derived.fuseMs + o.spent.indexMs + o.spent.searchMs };
+  }
+  await writeReportData(dir, data, () => {
+    const timings: PhaseTimings = {
+      jobs,
+      loadMs,
+      executeMs,
+      ...derived,
+      evaluateMs,
+      statisticsMs,
+      reportMs: performance.now() - t4,
+      totalMs: performance.now() - t0,
+    };
+    folderFiles.set('manifest.json', `${JSON.stringify({ ...manifest, timings, finishedAt: new Date().toISOString() }, null, 2)}\n`);
+    return folderFiles;
+  });
   return { reportDir: dir, evalSet: es, runs, means, systems, tuned, input, ...(data.gateResult ? { gate: data.gateResult } : {}) };
 }
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
-export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
+export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const { es, dev, scopes } = await load(cfg, log);
   const store = new ContentStore(cfg.cache, { log });
+  const systemsPlan = await probePlan(cfg.plan, { cache: store, log, env, workDir: join(cfg.cache, 'work') });
   const strata = new Map<string, number>();
   for (const q of es.queries) strata.set(q.stratum, (strata.get(q.stratum) ?? 0) + 1);
   const byNode = new Map<string, number>();
@@ -353,7 +417,7 @@ export async function plan(cfg: ResolvedConfig, log: Logger): Promise<string> {
     `  systems: ${cfg.plan.systems.length} (${[...byNode].map(([n, c]) => `${c} ${n}`).join(', ')})${cfg.tune ? ` + ${cfg.plan.groups.size} tuned` : ''}`,
   ];
   let cachedAll = 0;
-  for (const s of cfg.plan.systems) {
+  for (const s of systemsPlan.systems) {
     const cached = (await Promise.all(scopes.map((g) => store.has('run', runKey(s, g, cfg.topK))))).filter(Boolean).length;
     if (cached === scopes.length) cachedAll++;
     const from = s.inputs.length > 0 ? ` <- ${s.inputs.join(', ')}` : '';

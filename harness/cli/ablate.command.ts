@@ -15,7 +15,19 @@ export const ablateCommand = defineCommand({
       })
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
+      .option('jobs', {
+        type: 'string',
+        default: 'auto',
+        describe: 'Worker threads for systems and scopes: a number, or auto (the cores, at most the runs that can go at once); 1 runs serially',
+        group: 'Ablation:',
+      })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
+      .option('refresh', {
+        type: 'string',
+        array: true,
+        describe: 'Recompute this system (an arm id, repeatable) and everything downstream of it instead of reading the run cache',
+        group: 'Ablation:',
+      })
       .option('gate-exit', {
         type: 'boolean',
         default: false,
@@ -24,11 +36,13 @@ export const ablateCommand = defineCommand({
       })
       .example('$0 ablate --config configs/example.yaml', 'run the bundled example')
       .example('$0 ablate --config configs/nfcorpus-bm25.yaml --verify', 'reproduce the published BM25 figures')
-      .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate'),
+      .example('$0 ablate --config configs/example.yaml --gate-exit', 'fail a CI job when the gate rejects the candidate')
+      .example('$0 ablate --config configs/own-system.yaml --refresh own', 'ask your own server again instead of the run cache'),
   async run(args, io) {
     const { loadConfig } = await import('../config/load.js');
     const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
     const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
+    const jobs = parseJobs(args.jobs, UsageError);
     const cfg = loadConfig(args.config, {
       env: io.env,
       cwd: io.cwd,
@@ -40,12 +54,22 @@ export const ablateCommand = defineCommand({
         hint: 'add gate: { candidate, measure } to the config',
       });
     }
+    const refresh = (args.refresh ?? []).flatMap((r) => String(r).split(','));
+    const ids = cfg.plan.systems.map((s) => s.id);
+    for (const r of refresh) {
+      if (!ids.includes(r)) {
+        const { didYouMean } = await import('../util/suggest.js');
+        throw new UsageError(`--refresh: "${r}" is not a system of ${relative(io.cwd, cfg.file) || cfg.file}${didYouMean(r, ids)}`, {
+          hint: `name an arm or system id: ${ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, ...` : ids.join(', ')}`,
+        });
+      }
+    }
     if (args.dryRun) {
-      io.out(await plan(cfg, io.log));
+      io.out(await plan(cfg, io.log, io.env));
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, { log: io.log, env: io.env, command });
+    const result = await ablate(cfg, { log: io.log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
     const gridMembers = new Set([...cfg.plan.groups.values()].flat());
     const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
     const lines = [
@@ -82,3 +106,10 @@ export const ablateCommand = defineCommand({
     }
   },
 });
+
+/** `--jobs N|auto`: a whole number from 1 up, or auto. */
+function parseJobs(value: string, Usage: typeof import('../errors.js').UsageError): number | 'auto' {
+  if (value === 'auto') return 'auto';
+  if (/^[1-9][0-9]{0,3}$/.test(value)) return Number(value);
+  throw new Usage(`--jobs: expected a whole number from 1 or "auto", got "${value}"`, { hint: '--jobs 1 runs serially; --jobs auto uses the cores' });
+}

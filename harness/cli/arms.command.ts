@@ -14,7 +14,9 @@ export const armsCommand = defineCommand({
     for (const [kind, f] of Object.entries(armFactories)) {
       lines.push(`  ${kind}: ${f.summary}`);
       lines.push(`    params: ${keysOf(f.params, []).join(', ') || '(none)'}`);
-      const min = f.theoreticalMinScore(f.params.parse({}) as never);
+      // Kinds with required params (a run file's path) have no default instance to ask.
+      const defaults = f.params.safeParse({});
+      const min = defaults.success ? f.theoreticalMinScore(defaults.data as never) : undefined;
       if (min !== undefined) lines.push(`    theoretical minimum score: ${min}`);
       const req = f.requires as { env?: readonly string[]; packages?: readonly string[] } | undefined;
       if (req?.env?.length) lines.push(`    needs env: ${req.env.join(', ')}`);

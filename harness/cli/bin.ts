@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { runCli } from './main.js';
-
+const argv = process.argv.slice(2);
+// `harness eval` skips yargs when it can (eval-fast.ts): start-up is a large part of a small evaluation.
+const fast = argv[0] === 'eval' ? await (await import('./eval-fast.js')).runEvalFast(argv.slice(1)) : undefined;
 // Exit code set, never process.exit(): pending stdout writes flush before Node exits.
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = fast ?? (await (await import('./main.js')).runCli(argv));

@@ -9,6 +9,8 @@ import { compareCommand } from './compare.command.js';
 import { reportCommand } from './report.command.js';
 import { measuresCommand } from './measures.command.js';
 import { cacheCommand } from './cache.command.js';
+import { judgeCommand } from './judge.command.js';
+import { kappaCommand } from './kappa.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
@@ -21,6 +23,8 @@ export const commands: readonly CommandSpec<any>[] = [
   datasetsCommand,
   evalCommand,
   evalsetCommand,
+  judgeCommand,
+  kappaCommand,
   measuresCommand,
   reportCommand,
 ];

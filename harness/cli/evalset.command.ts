@@ -3,19 +3,50 @@ import { defineCommand } from './io.js';
 
 export const evalsetCommand = defineCommand({
   command: 'evalset <action>',
-  describe: 'Inspect an eval set: counts per stratum, length distributions, loader notes and validation problems',
+  describe: 'Inspect an eval set (counts, distributions, notes, problems), or build one from a private memory store with an LLM',
   builder: (y) =>
     y
-      .positional('action', { choices: ['inspect'] as const, demandOption: true, describe: 'what to do' })
-      .option('format', { type: 'string', demandOption: true, describe: 'eval-set format: beir, memory, locomo or longmemeval' })
-      .option('path', { type: 'string', demandOption: true, describe: 'folder (beir, memory) or file (locomo, longmemeval)' })
-      .option('split', { type: 'string', describe: 'qrels split (beir; default test)' })
-      .option('strata', { type: 'string', describe: 'strata file: queryId<TAB>stratum per line' })
-      .option('options', { type: 'string', describe: 'format options as JSON, e.g. \'{"unit":"session"}\'' })
+      .positional('action', { choices: ['inspect', 'build'] as const, demandOption: true, describe: 'what to do' })
+      .option('format', { type: 'string', describe: 'inspect: eval-set format: beir, memory, locomo or longmemeval' })
+      .option('path', { type: 'string', describe: 'inspect: folder (beir, memory) or file (locomo, longmemeval)' })
+      .option('split', { type: 'string', describe: 'inspect: qrels split (beir; default test)' })
+      .option('strata', { type: 'string', describe: 'inspect: strata file: queryId<TAB>stratum per line' })
+      .option('options', { type: 'string', describe: 'inspect: format options as JSON, e.g. \'{"unit":"session"}\'' })
+      .option('corpus', { type: 'string', describe: 'build: memory corpus (corpus.jsonl / corpus.csv or its folder)' })
+      .option('out', { type: 'string', describe: 'build: the eval-set folder to write' })
+      .option('model', { type: 'string', describe: 'build: the generator model' })
+      .option('judge-model', { type: 'string', describe: 'build: the model that will judge (must differ from --model)' })
+      .option('base-url', { type: 'string', describe: 'build: OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1' })
+      .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'build: environment variable holding the API key' })
+      .option('local', { type: 'boolean', default: false, describe: 'build: the server is local: sensitive memories may be seeds' })
+      .option('strata-by', {
+        type: 'string',
+        default: 'category',
+        describe: 'build: comma-separated metadata fields to stratify seeds by (numbers in [0, 1] bucketed low/mid/high)',
+      })
+      .option('per-stratum', { type: 'number', default: 4, describe: 'build: seed memories per sampling stratum' })
+      .option('kinds', { type: 'string', default: 'exact,paraphrase,multi-hop', describe: 'build: query kinds to generate' })
+      .option('hops', { type: 'number', default: 2, describe: 'build: memories per multi-hop question' })
+      .option('max-attempts', { type: 'number', default: 3, describe: 'build: generations per query before it is dropped' })
+      .option('temperature', { type: 'number', default: 0.7, describe: 'build: generator temperature' })
+      .option('seed', { type: 'number', default: 42, describe: 'build: seed of the sampling' })
+      .option('concurrency', { type: 'number', default: 4, describe: 'build: requests in flight' })
+      .option('hand', { type: 'string', describe: 'build: hand-authored queries (memory queries.jsonl lines) to add' })
+      .option('cache', { type: 'string', default: '.cache', describe: 'build: cache folder for generator replies' })
       .example('$0 evalset inspect --format locomo --path data/datasets/locomo/locomo10.json', '')
-      .example('$0 evalset inspect --format beir --path data/datasets/nfcorpus --split test', ''),
+      .example('$0 evalset inspect --format beir --path data/datasets/nfcorpus --split test', '')
+      .example(
+        '$0 evalset build --corpus data/store/corpus.jsonl --out data/store-eval --model gen-m --judge-model judge-m --base-url http://127.0.0.1:8080/v1 --local',
+        '',
+      ),
   async run(args, io) {
     const { resolve } = await import('node:path');
+    if (args.action === 'build') {
+      const { runBuild } = await import('../evalset-build/cli.js');
+      io.out(await runBuild(args, io));
+      return;
+    }
+    if (args.format === undefined || args.path === undefined) throw new UsageError('evalset inspect needs --format and --path');
     const { loadEvalSetChecked } = await import('../../evalset/load.js');
     const { formatInspect } = await import('../../evalset/inspect.js');
     let options: unknown;

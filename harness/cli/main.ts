@@ -88,7 +88,7 @@ function preprocess(argv: readonly string[]): readonly string[] {
 }
 
 /** Errors go to stderr: the message, the hint, and under --verbose the stack. */
-function reportError(err: unknown, verbose: boolean): Exclude<ExitCode, 0> {
+export function reportError(err: unknown, verbose: boolean): Exclude<ExitCode, 0> {
   const write = (text: string) => void process.stderr.write(`${text}\n`);
   if (err instanceof HarnessError) {
     write(`harness: ${err.message}`);

@@ -15,6 +15,7 @@ import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type
 import { didYouMean } from '../util/suggest.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
+import { judgeConfigSchema, type JudgeConfig } from '../judge/config.js';
 
 /** The `tune:` block, resolved: the measure in its canonical spelling. */
 export interface ResolvedTune {
@@ -55,6 +56,12 @@ export interface ResolvedConfig {
   readonly output: string;
   readonly cache: string;
   readonly expect: Readonly<Record<string, Readonly<Record<string, ExpectEntry>>>>;
+  /** Which qrels the runner scores with (default gold). */
+  readonly qrels: 'gold' | 'judged' | 'gold+judged';
+  /** The judgments folder (absolute), when the config names one. */
+  readonly judgments?: string;
+  /** The `judge:` block, validated. */
+  readonly judge?: JudgeConfig;
 }
 
 /** A config parsed block by block: a block that failed is absent, an arm or system entry that failed is a hole. */
@@ -219,7 +226,7 @@ export function loadConfig(
   });
   const entries: PlanEntry[] = [
     ...(cfg.arms ?? []).flatMap((a, i) =>
-      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, ...optional(a) }],
+      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, dir, ...optional(a) }],
     ),
     ...(cfg.systems ?? []).flatMap((x, i) =>
       x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }],
@@ -295,11 +302,21 @@ export function loadConfig(
     }
   }
 
+  // qrels / judgments / judge: judged qrels need a judgments folder; the judge block is the judge module's.
+  if (cfg.qrels !== undefined && cfg.qrels !== 'gold' && cfg.judgments === undefined)
+    problems.push(`qrels: "${cfg.qrels}" reads judgments; add judgments: <folder written by harness judge>`);
+  let judge: JudgeConfig | undefined;
+  if (cfg.judge !== undefined) {
+    const j = judgeConfigSchema.safeParse(cfg.judge);
+    if (j.success) judge = j.data;
+    else problems.push(...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p)));
+  }
+
   if (problems.length > 0) throw new ConfigError(shown, problems);
   if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
 
   // Where results go and what they are expected to be do not change the results, so they stay out of the hash.
-  const hashed = { ...cfg, measures, output: undefined, cache: undefined, description: undefined, expect: undefined };
+  const hashed = { ...cfg, measures, output: undefined, cache: undefined, description: undefined, expect: undefined, judge: undefined };
   return Object.freeze({
     file: abs,
     dir,
@@ -332,5 +349,8 @@ export function loadConfig(
         ? resolvePath(opts.cwd ?? process.cwd(), opts.cache)
         : resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
     expect,
+    qrels: cfg.qrels ?? 'gold',
+    ...(cfg.judgments === undefined ? {} : { judgments: resolvePath(dir, cfg.judgments) }),
+    ...(judge === undefined ? {} : { judge }),
   });
 }

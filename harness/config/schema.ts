@@ -44,7 +44,7 @@ export const systemEntrySchema = z
     kind: z.string(),
     /**
      * Ids of the systems it consumes, or every subset (of at least `min`, default 2) of a list. Absent or empty
-     * for a kind that can run without inputs (graph-ppr); each kind's arity is checked by the plan.
+     * for a kind that can run without inputs (graph-ppr; chunk and session, which own their arm); each kind's arity is checked by the plan.
      */
     inputs: z
       .union([
@@ -55,6 +55,8 @@ export const systemEntrySchema = z
     params: z.record(z.string(), z.unknown()).default({}),
     grid: gridSchema.optional(),
     label: z.string().optional(),
+    /** When the system stands in for another design's stage (no LLM configured, a local embedding), what; reports flag it. */
+    substitute: z.string().optional(),
   })
   .strict();
 
@@ -113,6 +115,16 @@ export const configSchema = z
     /** Content-addressed cache folder; relative to the config file. */
     cache: z.string().optional(),
     expect: z.record(z.string(), z.record(z.string(), expectEntry)).optional(),
+    /**
+     * The qrels to score with: `gold` (the eval set's, the default), `judged` (an LLM judge's grades only) or
+     * `gold+judged` (gold, holes filled by the judge). Optional without a default so configs that omit it keep
+     * their hash.
+     */
+    qrels: z.enum(['gold', 'judged', 'gold+judged']).optional(),
+    /** The judgments folder `harness judge` writes and `judged` qrels read; relative to the config file. */
+    judgments: z.string().optional(),
+    /** How `harness judge` judges this ablation's pool (harness/judge/config.ts). Not hashed. */
+    judge: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

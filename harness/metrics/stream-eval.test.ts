@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
-import { chooseThreads, evaluateTrecRunFile, QrelsIndex, splitAtQueryBoundaries } from './stream-eval.js';
+import { type QrelsLineSink, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import { chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
 
@@ -176,6 +176,189 @@ describe('scanTrecRun', () => {
     ] as const) {
       expect(() => fields(`${line}\n`)).toThrow(new RegExp(`r\\.txt:1: a run line needs 6 fields .* found ${found}$`));
       expect(() => fields(line)).toThrow(new RegExp(`found ${found}$`));
+    }
+  });
+});
+
+describe('scanTrecRunFast', () => {
+  /** What a scanner hands on (every field and the line number) or the error it throws, and its line count. */
+  const outcome = (scan: typeof scanTrecRun, text: string, start = 0) => {
+    const got: string[] = [];
+    const sink: RunLineSink = {
+      line(b, lineNo, qs, qe, ds, de, score, ts, te) {
+        got.push(`${lineNo}|${b.toString('utf8', qs, qe)}|${b.toString('utf8', ds, de)}|${Object.is(score, -0) ? '-0' : score}|${b.toString('utf8', ts, te)}`);
+      },
+    };
+    const buf = Buffer.from(text);
+    try {
+      return { got, lines: scan(buf, start, buf.length, 7, 'r.txt', sink) };
+    } catch (e) {
+      return { got, error: (e as Error).message };
+    }
+  };
+
+  const tricky = [
+    'q1 Q0 d1 1 2.5 tag\n',
+    'q1 Q0 d1 1 2.5 tag',
+    'q1\tQ0\td1\t1\t-2.5\ttag extra\r\n',
+    '\n# comment\n  q1 Q0 d1 1 3 t\n\n',
+    'q1 Q0 d1 1 1e3 t\nq1 Q0 d2 1 +4 t\nq1 Q0 d3 1 .5 t\nq1 Q0 d4 1 5. t\n',
+    'q1 Q0 d1 1 1234567890.123456789 t\nq1 Q0 d2 1 0.000000000000000000001 t\n',
+    'q1 Q0 d1 1 2.5.1 t\n',
+    'q1 Q0 d1 1 x t\n',
+    'q1 Q0 d1 1 . t\n',
+    'q1 Q0 d1 1 2.5\n',
+    'q1 Q0 d1 1 2.5 \t\n',
+    'q1 Q0 d1 1\n',
+    'q1 Q0\n',
+    'q1\n',
+    'q1\x0bQ0\x0cd1 1 2 t\n',
+    'q1 Q0 d\x01x 1 2 t\n',
+    'q1 Q0 d\u00e9 1 2 t\u00e9\n',
+    'q1 Q0 d1 1 2 t\rq2 Q0 d2 1 2 t\n',
+    '#q1 Q0 d1 1 2 t\nq2 Q0 d2 1 -0 t\n',
+  ];
+
+  it('hands on the same lines, values and errors as scanTrecRun', () => {
+    for (const text of tricky) expect(outcome(scanTrecRunFast, text), JSON.stringify(text)).toEqual(outcome(scanTrecRun, text));
+    // From inside a buffer: the same as scanning that part alone.
+    expect(outcome(scanTrecRunFast, 'junk\nq1 Q0 d1 1 2 t\n', 5)).toEqual(outcome(scanTrecRun, 'junk\nq1 Q0 d1 1 2 t\n', 5));
+  });
+
+  it('agrees with scanTrecRun on random lines built from the bytes that matter', () => {
+    // mulberry32: seeded, so a failure reproduces.
+    let a = 12345;
+    const rand = () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const parts = ['q1', 'Q0', 'd', '7', '0.25', '-3', '1e2', '.', '#', ' ', ' ', ' ', '\t', '\r', '\x0b', '\n', '\n', 'tag', '12.5', '\x02'];
+    for (let k = 0; k < 2000; k++) {
+      let text = '';
+      const n = 1 + Math.floor(rand() * 30);
+      for (let j = 0; j < n; j++) text += parts[Math.floor(rand() * parts.length)];
+      if (rand() < 0.5) text += ' q Q0 d 1 2 t\n';
+      expect(outcome(scanTrecRunFast, text), JSON.stringify(text)).toEqual(outcome(scanTrecRun, text));
+    }
+  });
+});
+
+describe('scanTrecQrelsFast', () => {
+  const collect = (text: string) => {
+    const got: string[] = [];
+    const sink: QrelsLineSink = {
+      line(b, lineNo, qs, qe, ds, de, grade) {
+        got.push(`${lineNo}|${b.toString('utf8', qs, qe)}|${b.toString('utf8', ds, de)}|${Object.is(grade, -0) ? '-0' : grade}`);
+      },
+    };
+    return { got, sink, buf: Buffer.from(text) };
+  };
+  /** The fast scanner either takes the whole file, handing on what scanTrecQrels does, or gives up after a prefix of it. */
+  const check = (text: string) => {
+    const fast = collect(text);
+    const took = scanTrecQrelsFast(fast.buf, fast.sink);
+    const full = collect(text);
+    let error: string | undefined;
+    try {
+      scanTrecQrels(full.buf, 'q.txt', full.sink);
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    if (took) {
+      expect(error, JSON.stringify(text)).toBeUndefined();
+      expect(fast.got, JSON.stringify(text)).toEqual(full.got);
+    } else expect(full.got.slice(0, fast.got.length), JSON.stringify(text)).toEqual(fast.got);
+    return took;
+  };
+
+  it('takes the common file and hands on what scanTrecQrels does', () => {
+    expect(check('q1 0 d1 1\nq1 0 d2 0\r\n\n# note\n  q2\t0\td3  -1 \nq2 0 d4 +2')).toBe(true);
+    expect(check('q1 0 d1 -0\n')).toBe(true);
+    for (const text of [
+      'query-id\tcorpus-id\tscore\nq1\td1\t1\n',
+      'q1 0 d1\n',
+      'q1 0 d1 1 x\n',
+      'q1 0 d1 1.5\n',
+      'q1 0 d1 1234567890\n',
+      'q1\x0b0 d1 1\n',
+      '\r\n',
+    ])
+      expect(check(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('agrees with scanTrecQrels on random lines built from the bytes that matter', () => {
+    let a = 777;
+    const rand = () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const parts = ['q1', '0', 'd', '7', '-3', '+', '#', ' ', ' ', '\t', '\r', '\x0b', '\n', '\n', 'x', '1.5'];
+    let took = 0;
+    for (let k = 0; k < 2000; k++) {
+      let text = '';
+      if (rand() < 0.5) text += 'q 0 d 1\n';
+      const n = 1 + Math.floor(rand() * 20);
+      for (let j = 0; j < n; j++) text += parts[Math.floor(rand() * parts.length)];
+      if (check(text)) took++;
+    }
+    // Both outcomes are exercised.
+    expect(took).toBeGreaterThan(50);
+    expect(took).toBeLessThan(1950);
+  });
+});
+
+describe('evaluation without -q', () => {
+  // 300 qrels queries; the run skips every 7th and adds queries without qrels (x*), scores with ties.
+  let a = 99;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  let qrels = '';
+  const blocks: [string, string][] = [];
+  for (let q = 1; q <= 300; q++) {
+    for (let d = 0; d < 20; d++) if (rand() < 0.6) qrels += `q${q} 0 d${d} ${Math.floor(rand() * 4) - (rand() < 0.05 ? 2 : 0)}\n`;
+    if (q % 7 === 0) continue;
+    let lines = '';
+    for (let d = 0; d < 40; d++)
+      lines += `q${q} Q0 d${Math.floor(rand() * 1000) % 60 === d ? d : d + 100 * Math.floor(rand() * 3)}x${d} ${d} ${(Math.round(rand() * 8) / 2).toFixed(1)} tag\n`;
+    blocks.push([`q${q}`, lines]);
+    if (q % 50 === 0) blocks.push([`x${q}`, `x${q} Q0 d1 1 1 tag\n`]);
+  }
+  const qrelsPath = join(dir, 'sums.qrels');
+  writeFileSync(qrelsPath, qrels);
+  const numeric = join(dir, 'sums-numeric.run');
+  writeFileSync(numeric, blocks.map(([, l]) => l).join(''));
+  const bytewise = join(dir, 'sums-bytewise.run');
+  writeFileSync(
+    bytewise,
+    [...blocks]
+      .sort(([x], [y]) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+      .map(([, l]) => l)
+      .join(''),
+  );
+
+  it('keeps only running sums, and sums to the same bits as the rows of every query (in and out of order, with and without -c)', async () => {
+    const index = QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
+    for (const averageComplete of [false, true]) {
+      for (const runPath of [bytewise, numeric]) {
+        const base = { ...settings, averageComplete, measures: ['all_trec'] };
+        const withRows = await evaluateTrecRunFile(index, runPath, compileTrecPlan({ ...base, perQuery: true }), { threads: 1 });
+        const sums = await evaluateTrecRunFile(index, runPath, compileTrecPlan({ ...base, perQuery: false }), { threads: 1 });
+        expect(withRows.rows.length).toBeGreaterThan(0);
+        expect(sums.rows.length).toBe(0);
+        expect([...sums.summary]).toEqual([...withRows.summary]);
+        expect(sums.queryIds).toEqual(withRows.queryIds);
+        expect(sums.missingQueries).toEqual(withRows.missingQueries);
+        expect(sums.droppedRunQueries).toEqual(withRows.droppedRunQueries);
+        expect(sums.runTag).toBe('tag');
+      }
     }
   });
 });

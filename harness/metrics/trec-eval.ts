@@ -518,6 +518,14 @@ export function summarizeTrec(plan: TrecPlan, rows: Float64Array, numEvaluated: 
   const w = plan.width;
   const acc = new Float64Array(w);
   for (let q = 0; q < numEvaluated; q++) for (let j = 0; j < w; j++) acc[j] = acc[j]! + rows[q * w + j]!;
+  return finishTrecSummary(plan, acc, numEvaluated, numQrelsQueries);
+}
+
+/**
+ * The summary values from `acc`, the sums of the evaluated queries' rows added in evaluation order (as
+ * summarizeTrec adds them); turns them into summarizeTrec's values in place and returns `acc`.
+ */
+export function finishTrecSummary(plan: TrecPlan, acc: Float64Array, numEvaluated: number, numQrelsQueries: number): Float64Array {
   const n = plan.settings.averageComplete ? numQrelsQueries : numEvaluated;
   for (const inst of plan.instances) {
     for (let j = 0; j < inst.valueNames.length; j++) {

@@ -96,7 +96,9 @@ export function renderAdr(data: ReportData, opts: AdrOptions): string {
     '',
   );
   L.push(`- Strata: ${data.strata.map((s) => `${s.id} ${s.n}`).join(', ')}.`);
-  L.push(`- Qrels: ${e.qrelsSource}${e.judge ? `, judge ${e.judge.model} with prompt ${e.judge.prompt}` : ''}; eval set fingerprint \`${e.fingerprint}\`.`);
+  L.push(
+    `- Qrels: ${e.qrelsSource}${e.judge ? `, judge ${e.judge.model} with prompt ${e.judge.prompt}${e.judge.qrelsVersion === undefined ? '' : `, qrels version ${e.judge.qrelsVersion}`}` : ''}; eval set fingerprint \`${e.fingerprint}\`.`,
+  );
   L.push(`- Measures: ${data.measures.join(', ')}.`);
   L.push(`- Statistics: ${methodSentence(data)}`, '');
 

@@ -69,7 +69,9 @@ export function renderHtml(data: ReportData): string {
 
   const e = data.evalset;
   H.push('<h2>Eval set</h2>', '<table>');
-  const qrels = e.judge ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt})` : e.qrelsSource;
+  const qrels = e.judge
+    ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt}${e.judge.qrelsVersion === undefined ? '' : `, qrels version ${e.judge.qrelsVersion}`})`
+    : e.qrelsSource;
   for (const [k, v] of [
     ['name', esc(e.name)],
     ['format', esc(e.format)],

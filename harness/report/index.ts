@@ -8,7 +8,7 @@ export { renderMarkdown } from './markdown.js';
 export { renderHtml } from './html.js';
 export { renderLatex } from './latex.js';
 export { renderSummaryCsv, renderComparisonsCsv, renderPerQueryCsv } from './csv.js';
-export { renderAll, writeReport, readReport, rerenderReport, serializeReport, REPORT_JSON } from './write.js';
+export { renderAll, writeReport, writeReportData, readReport, rerenderReport, serializeReport, REPORT_JSON } from './write.js';
 export { renderAdr, writeAdr, nextAdrNumber, kebabTitle, evidenceRows, EVIDENCE_COLUMNS } from './adr.js';
 export type { AdrOptions } from './adr.js';
 export * from './types.js';

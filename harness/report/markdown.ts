@@ -28,7 +28,9 @@ export function renderMarkdown(data: ReportData): string {
 
   L.push('## Eval set', '');
   const e = data.evalset;
-  const qrels = e.judge ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt})` : e.qrelsSource;
+  const qrels = e.judge
+    ? `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt}${e.judge.qrelsVersion === undefined ? '' : `, qrels version ${e.judge.qrelsVersion}`})`
+    : e.qrelsSource;
   L.push(
     ...table(
       ['', ''],

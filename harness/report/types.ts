@@ -23,15 +23,27 @@ export interface ReportEvalSet {
   readonly strata: Readonly<Record<string, number>>;
   /** Loading notes (items fixed, dropped, zero-filled), printed verbatim. */
   readonly notes: readonly string[];
-  /** `gold`: human qrels only; `gold+judged`: holes filled by an LLM judge named in `judge`. */
-  readonly qrelsSource: 'gold' | 'gold+judged';
+  /** `gold`: human qrels only; `judged`: an LLM judge's grades only; `gold+judged`: holes filled by the judge named in `judge`. */
+  readonly qrelsSource: 'gold' | 'judged' | 'gold+judged';
   /**
    * True when the qrels hold judgments below the relevance level (a pooled qrels), false when they list only
    * relevant documents (LoCoMo, LongMemEval), absent when the producer did not say. Judged@k reads as coverage
    * of the judged pool only when true; with relevant-only qrels it equals precision.
    */
   readonly qrelsJudgesNonRelevant?: boolean;
-  readonly judge?: { readonly model: string; readonly prompt: string };
+  /**
+   * The judge, its prompt (name@sha256 prefix) and the qrels version of the judgments scored with; with the
+   * pool's depth, the systems pooled, and its holes (pairs pooled but left ungraded: parse failures and
+   * sensitive memories not sent), so a report knows which runs the judgments cover to which depth.
+   */
+  readonly judge?: {
+    readonly model: string;
+    readonly prompt: string;
+    readonly qrelsVersion?: string;
+    readonly depth?: number;
+    readonly pooled?: readonly string[];
+    readonly holes?: number;
+  };
 }
 
 export interface ReportRun {

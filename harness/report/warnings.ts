@@ -100,6 +100,20 @@ function judgedMeasure(measures: readonly string[]): string | undefined {
 }
 
 /**
+ * Whether judged qrels cover a run to the cutoff of `measure`: the judge pooled it (or every point a tuned run
+ * picks from) at a depth at least the cutoff, and left no pooled pair ungraded. Then every document in its top
+ * k is judged, and a Judged@k below 1 is empty ranks (a run shorter than k), not judgment holes.
+ */
+function judgedCover(data: ReportCore, measure: string): (run: ReportCore['runs'][number]) => boolean {
+  const j = data.evalset.judge;
+  const cutoff = Number(measure.slice(measure.indexOf('@') + 1));
+  if (j?.pooled === undefined || j.depth === undefined || j.holes !== 0 || !(cutoff <= j.depth)) return () => false;
+  const pooled = new Set(j.pooled);
+  return (run) =>
+    pooled.has(run.id) || (run.kind === 'tuned' && data.runs.filter((r) => r.group === run.group && r.kind !== 'tuned').every((r) => pooled.has(r.id)));
+}
+
+/**
  * Judgment holes, read from Judged@k only where it means something: with qrels that hold non-relevant
  * judgments (a pool). Qrels that list only relevant documents make Judged@k equal to precision, so they get
  * one note instead of a warning per run.
@@ -135,7 +149,9 @@ const judgmentHoles: WarningRule = (data) => {
     ];
   }
   const threshold = data.compare.judgedThreshold;
+  const covered = judgedCover(data, measure);
   const low = data.runs
+    .filter((run) => !covered(run))
     .map((run) => ({ run: run.id, rows: data.summary.filter((r) => r.run === run.id && r.measure === measure && r.mean < threshold) }))
     .filter((x) => x.rows.length > 0);
   if (low.length === 0) return [];

@@ -71,11 +71,23 @@ async function assertReplaceable(dir: string): Promise<void> {
 export async function writeReport(
   dir: string,
   input: ReportInput,
-  extra: ReadonlyMap<string, string | Uint8Array> = new Map(),
+  extra: ReadonlyMap<string, string | Uint8Array> | (() => ReadonlyMap<string, string | Uint8Array>) = new Map(),
 ): Promise<{ data: ReportData; files: string[] }> {
-  const data = buildReportData(input);
+  return writeReportData(dir, buildReportData(input), extra);
+}
+
+/**
+ * {@link writeReport} for data already built. `extra` may be a function, called once report.json and the
+ * renderings exist, so a manifest can record how long building and rendering took.
+ */
+export async function writeReportData(
+  dir: string,
+  data: ReportData,
+  extra: ReadonlyMap<string, string | Uint8Array> | (() => ReadonlyMap<string, string | Uint8Array>) = new Map(),
+): Promise<{ data: ReportData; files: string[] }> {
   await assertReplaceable(dir);
-  const files = new Map<string, string | Uint8Array>([[REPORT_JSON, serializeReport(data)], ...Object.entries(renderAll(data)), ...extra]);
+  const files = new Map<string, string | Uint8Array>([[REPORT_JSON, serializeReport(data)], ...Object.entries(renderAll(data))]);
+  for (const [name, content] of typeof extra === 'function' ? extra() : extra) files.set(name, content);
   await writeFolderAtomic(dir, files);
   return { data, files: [...files.keys()] };
 }

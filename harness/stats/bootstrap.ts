@@ -1,5 +1,5 @@
 import { HarnessError } from '../errors.js';
-import { buildChunkTable, chunkCount, drawResamples, groupByLength, resampleSums, type ResampleDraws } from './draws.js';
+import { blockResampleSums, buildChunkTables, chunkCount, drawResamples, groupByLength, LANES } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { normalCdf, normalQuantile } from './special.js';
 
@@ -74,15 +74,84 @@ export function bootstrapCIMany(values: readonly Vector[], opts: BootstrapOption
   return results;
 }
 
-/** numpy `percentile(sorted, q * 100)` with the default linear method, on an ascending array. */
-function percentileSorted(sorted: Float64Array, q: number): number {
-  const pos = q * (sorted.length - 1);
+/**
+ * numpy `percentile(values, q * 100)` with the default linear method, for the ascending order statistics the
+ * position q·(B − 1) needs: `at(k)` is the k-th smallest value.
+ */
+function percentileOf(at: (k: number) => number, count: number, q: number): number {
+  const pos = q * (count - 1);
   const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
+  const hi = Math.min(lo + 1, count - 1);
   const frac = pos - lo;
-  const a = sorted[lo] as number;
-  const b = sorted[hi] as number;
+  const a = at(lo);
+  const b = at(hi);
   return frac < 0.5 ? a + (b - a) * frac : b - (b - a) * (1 - frac);
+}
+
+/**
+ * Rearranges a[left..right] so that a[k] holds the value it would hold were that range sorted, with nothing
+ * larger before it and nothing smaller after (Hoare's FIND, CACM 1961, doi:10.1145/366622.366647, with a
+ * median-of-three pivot): expected O(right − left) time, no allocation.
+ */
+export function selectInPlace(a: Float64Array, left: number, right: number, k: number): void {
+  let l = left;
+  let r = right;
+  while (r > l) {
+    if (r === l + 1) {
+      // Two values: the median-of-three below would read one slot twice.
+      if ((a[r] as number) < (a[l] as number)) {
+        const t = a[l] as number;
+        a[l] = a[r] as number;
+        a[r] = t;
+      }
+      return;
+    }
+    const m = (l + r) >>> 1;
+    let x = a[l] as number;
+    let y = a[m] as number;
+    let z = a[r] as number;
+    if (y < x) [x, y] = [y, x];
+    if (z < y) {
+      [y, z] = [z, y];
+      if (y < x) [x, y] = [y, x];
+    }
+    a[l] = x;
+    a[m] = y;
+    a[r] = z;
+    const pivot = y;
+    let i = l;
+    let j = r;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i] = a[j] as number;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) r = j;
+    else if (k >= i) l = i;
+    else return;
+  }
+}
+
+/**
+ * The k-th smallest values of `a` for ascending `ks`, selected in place (a is reordered): each selection runs
+ * on the part right of the previous one, so four order statistics of 10,000 values cost a few linear passes
+ * instead of a sort.
+ */
+export function orderStatistics(a: Float64Array, ks: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  let from = 0;
+  for (const k of [...new Set(ks)].sort((x, y) => x - y)) {
+    selectInPlace(a, from, a.length - 1, k);
+    out.set(k, a[k] as number);
+    from = k + 1;
+  }
+  return out;
 }
 
 function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions): BootstrapResult[] {
@@ -96,26 +165,44 @@ function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions
     throw new HarnessError(`${fn}: unknown method "${String(method)}" (known: percentile, bca)`);
   }
   const n = (vectors[0] as Float64Array).length;
-  let draws: ResampleDraws | undefined;
-  const table = new Float64Array(chunkCount(n) * 256);
-  const sums = new Float64Array(resamples);
   const alpha = (1 - level) / 2;
-  return vectors.map((x) => {
-    let total = 0;
-    for (let i = 0; i < n; i++) total += x[i] as number;
-    const estimate = total / n;
+  const results = new Array<BootstrapResult>(vectors.length);
+  /** Indices of the vectors that vary; a constant vector's interval is the constant. */
+  const varying: number[] = [];
+  vectors.forEach((x, i) => {
     let constant = true;
-    for (let i = 1; i < n && constant; i++) constant = x[i] === x[0];
-    if (constant) return { lo: x[0] as number, hi: x[0] as number, estimate: x[0] as number };
-    draws ??= drawResamples(n, resamples, seed);
-    buildChunkTable(x, table);
-    resampleSums(draws, x, table, sums);
-    let qLo = alpha;
-    let qHi = 1 - alpha;
-    if (method === 'bca') [qLo, qHi] = bcaLevels(x, total, sums, alpha);
-    const means = sums.map((s) => s / n).sort();
-    return { lo: percentileSorted(means, qLo), hi: percentileSorted(means, qHi), estimate };
+    for (let j = 1; j < n && constant; j++) constant = x[j] === x[0];
+    if (constant) results[i] = { lo: x[0] as number, hi: x[0] as number, estimate: x[0] as number };
+    else varying.push(i);
   });
+  if (varying.length === 0) return results;
+  const draws = drawResamples(n, resamples, seed);
+  const table = new Float64Array(chunkCount(n) * 256);
+  const tables = new Float64Array(table.length * LANES);
+  const sums = Array.from({ length: LANES }, () => new Float64Array(resamples));
+  for (let start = 0; start < varying.length; start += LANES) {
+    const ids = varying.slice(start, start + LANES);
+    const block = ids.map((i) => vectors[i] as Float64Array);
+    buildChunkTables(block, tables, table);
+    blockResampleSums(draws, block, tables, sums);
+    block.forEach((x, v) => {
+      const lane = sums[v] as Float64Array;
+      let total = 0;
+      for (let i = 0; i < n; i++) total += x[i] as number;
+      let qLo = alpha;
+      let qHi = 1 - alpha;
+      if (method === 'bca') [qLo, qHi] = bcaLevels(x, total, lane, alpha);
+      // x ↦ x/n is monotone, so the k-th smallest resample mean is the k-th smallest sum over n.
+      const ks = [qLo, qHi].flatMap((q) => {
+        const lo = Math.floor(q * (resamples - 1));
+        return [lo, Math.min(lo + 1, resamples - 1)];
+      });
+      const stats = orderStatistics(lane, ks);
+      const at = (k: number): number => (stats.get(k) as number) / n;
+      results[ids[v] as number] = { lo: percentileOf(at, resamples, qLo), hi: percentileOf(at, resamples, qHi), estimate: total / n };
+    });
+  }
+  return results;
 }
 
 /** BCa-adjusted percentile levels (α1, α2); `sums` are the resample sums Σ c_i x_i (same scale as total). */

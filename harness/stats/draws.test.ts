@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { buildChunkTable, chunkCount, drawResamples, drawSignBytes, lookupSum, resampleSums } from './draws.js';
+import { Rng } from './rng.js';
+import {
+  blockLookupSums,
+  blockResampleSums,
+  buildChunkTable,
+  buildChunkTables,
+  chunkCount,
+  drawResamples,
+  drawSignBytes,
+  LANES,
+  lookupSum,
+  resampleSums,
+} from './draws.js';
 
 describe('chunk tables and byte-encoded draws', () => {
   it('T[(c << 8) | m] is the sum of d over the bits of m within chunk c', () => {
@@ -33,5 +45,35 @@ describe('chunk tables and byte-encoded draws', () => {
     resampleSums(draws, e0, table, sums);
     const mean = sums.reduce((s, x) => s + x, 0) / 500;
     expect(Math.abs(mean - 1)).toBeLessThan(5 * Math.sqrt(1 / 500)); // Var ≈ 1 for Binomial(37, 1/37)
+  });
+
+  it('the blocked kernels give every lane the bits of the one-vector kernels, for full and partial blocks', () => {
+    const rng = new Rng(3);
+    for (const [n, lanes] of [
+      [37, 4],
+      [500, 3],
+      [8, 1],
+    ] as const) {
+      // Grid values with ties and mixed signs: sums whose rounding depends on the order they are added in.
+      const block = Array.from({ length: lanes }, () => Float64Array.from({ length: n }, () => Math.round(rng.nextFloat() * 20) / 20 - 0.37));
+      const chunks = chunkCount(n);
+      const table = new Float64Array(chunks * 256);
+      const tables = new Float64Array(chunks * 256 * LANES);
+      buildChunkTables(block, tables, table);
+      const count = 300;
+      const signs = drawSignBytes(n, count, 5);
+      const resamples = drawResamples(n, count, 5);
+      const signSums = Array.from({ length: LANES }, () => new Float64Array(count));
+      const resampled = Array.from({ length: LANES }, () => new Float64Array(count));
+      blockLookupSums(tables, signs, count, chunks, signSums);
+      blockResampleSums(resamples, block, tables, resampled);
+      block.forEach((d, v) => {
+        buildChunkTable(d, table);
+        const expected = new Float64Array(count);
+        resampleSums(resamples, d, table, expected);
+        expect(resampled[v]).toEqual(expected);
+        for (let b = 0; b < count; b++) expect(signSums[v]?.[b]).toBe(lookupSum(table, signs, b * chunks, chunks));
+      });
+    }
   });
 });

@@ -155,3 +155,100 @@ export function groupByLength(vectors: readonly ArrayLike<number>[]): Map<number
   });
   return groups;
 }
+
+/**
+ * Vectors the blocked kernels handle together. Their chunk tables are interleaved, so one draw byte selects
+ * four adjacent entries (one or two cache lines): the draw bytes are read and the index computed once for
+ * four vectors instead of once each, and the four running sums are independent chains the CPU overlaps.
+ * Each lane still adds its terms in the order of {@link lookupSum} and {@link resampleSums}, so every sum is
+ * bit for bit the one those compute.
+ */
+export const LANES = 4;
+
+/**
+ * T[(((c << 8) | m) << 2) + v] = Σ_{bit k set in m} block[v][8c + k], the chunk table of
+ * {@link buildChunkTable} for each vector v of `block` (at most {@link LANES}, all of one length; missing lanes
+ * are left as they are and must be ignored). `scratch` holds one plain table.
+ */
+export function buildChunkTables(block: readonly Float64Array[], table: Float64Array, scratch: Float64Array): void {
+  const entries = chunkCount((block[0] as Float64Array).length) << 8;
+  block.forEach((d, v) => {
+    buildChunkTable(d, scratch);
+    for (let e = 0; e < entries; e++) table[(e << 2) + v] = scratch[e] as number;
+  });
+}
+
+/** out[v][b] = Σ_c T[(c, bytes[b·chunks + c]), lane v]: {@link lookupSum} of every draw b for four lanes at once. */
+export function blockLookupSums(table: Float64Array, bytes: Uint8Array, count: number, chunks: number, out: readonly Float64Array[]): void {
+  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
+  for (let b = 0; b < count; b++) {
+    const off = b * chunks;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let c = 0; c < chunks; c++) {
+      const i = ((c << 8) | (bytes[off + c] as number)) << 2;
+      s0 += table[i] as number;
+      s1 += table[i + 1] as number;
+      s2 += table[i + 2] as number;
+      s3 += table[i + 3] as number;
+    }
+    o0[b] = s0;
+    o1[b] = s1;
+    o2[b] = s2;
+    o3[b] = s3;
+  }
+}
+
+/**
+ * {@link resampleSums} for the four lanes of an interleaved table at once: out[v][b] = Σ_i c_{b,i} block[v][i].
+ * Lanes beyond block.length are computed from lane 0's values and are not meaningful.
+ */
+export function blockResampleSums(draws: ResampleDraws, block: readonly Float64Array[], table: Float64Array, out: readonly Float64Array[]): void {
+  const { count, chunks, plane0, plane1, hiStart, hiIndex, hiWeight } = draws;
+  const d0 = block[0] as Float64Array;
+  const [d1, d2, d3] = [block[1] ?? d0, block[2] ?? d0, block[3] ?? d0];
+  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
+  for (let b = 0; b < count; b++) {
+    const off = b * chunks;
+    let a0 = 0;
+    let a1 = 0;
+    let a2 = 0;
+    let a3 = 0;
+    let t0 = 0;
+    let t1 = 0;
+    let t2 = 0;
+    let t3 = 0;
+    for (let c = 0; c < chunks; c++) {
+      const base = c << 8;
+      const i = (base | (plane0[off + c] as number)) << 2;
+      const j = (base | (plane1[off + c] as number)) << 2;
+      a0 += table[i] as number;
+      a1 += table[i + 1] as number;
+      a2 += table[i + 2] as number;
+      a3 += table[i + 3] as number;
+      t0 += table[j] as number;
+      t1 += table[j + 1] as number;
+      t2 += table[j + 2] as number;
+      t3 += table[j + 3] as number;
+    }
+    let h0 = 0;
+    let h1 = 0;
+    let h2 = 0;
+    let h3 = 0;
+    const end = hiStart[b + 1] as number;
+    for (let k = hiStart[b] as number; k < end; k++) {
+      const w = hiWeight[k] as number;
+      const x = hiIndex[k] as number;
+      h0 += w * (d0[x] as number);
+      h1 += w * (d1[x] as number);
+      h2 += w * (d2[x] as number);
+      h3 += w * (d3[x] as number);
+    }
+    o0[b] = a0 + 2 * t0 + 4 * h0;
+    o1[b] = a1 + 2 * t1 + 4 * h1;
+    o2[b] = a2 + 2 * t2 + 4 * h2;
+    o3[b] = a3 + 2 * t3 + 4 * h3;
+  }
+}

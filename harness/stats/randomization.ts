@@ -1,5 +1,5 @@
 import { HarnessError } from '../errors.js';
-import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, lookupSum } from './draws.js';
+import { blockLookupSums, buildChunkTable, buildChunkTables, chunkCount, drawSignBytes, groupByLength, LANES, lookupSum } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 
 export interface RandomizationOptions {
@@ -77,15 +77,11 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
   const chunks = chunkCount(n);
   const table = new Float64Array(chunks * 256);
   const exact = n < 53 && 2 ** n <= permutations;
-  const signs = exact ? undefined : drawSignBytes(n, permutations, seed);
-  return vectors.map((d) => {
-    buildChunkTable(d, table);
-    let total = 0;
-    for (let i = 0; i < n; i++) total += d[i] as number;
-    // |2·P − total| >= |total| − tol, where P is the sum over positions whose sign is +1.
-    const threshold = Math.abs(total) - sumTolerance(d);
-    let count = 0;
-    if (exact) {
+  if (exact) {
+    return vectors.map((d) => {
+      buildChunkTable(d, table);
+      const { total, threshold } = observed(d);
+      let count = 0;
       const m = 2 ** n;
       for (let s = 0; s < m; s++) {
         let p = 0;
@@ -93,13 +89,33 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
         if (Math.abs(2 * p - total) >= threshold) count++;
       }
       return { p: count / m, exact: true, permutations: m };
-    }
-    const bytes = signs as Uint8Array;
-    for (let bIdx = 0; bIdx < permutations; bIdx++) {
-      if (Math.abs(2 * lookupSum(table, bytes, bIdx * chunks, chunks) - total) >= threshold) count++;
-    }
-    return { p: (count + 1) / (permutations + 1), exact: false, permutations };
-  });
+    });
+  }
+  // One pass over the shared draws per block of LANES vectors (draws.ts): the same sums, in the same order.
+  const signs = drawSignBytes(n, permutations, seed);
+  const tables = new Float64Array(chunks * 256 * LANES);
+  const sums = Array.from({ length: LANES }, () => new Float64Array(permutations));
+  const results: RandomizationResult[] = [];
+  for (let start = 0; start < vectors.length; start += LANES) {
+    const block = vectors.slice(start, start + LANES);
+    buildChunkTables(block, tables, table);
+    blockLookupSums(tables, signs, permutations, chunks, sums);
+    block.forEach((d, v) => {
+      const { total, threshold } = observed(d);
+      const lane = sums[v] as Float64Array;
+      let count = 0;
+      for (let b = 0; b < permutations; b++) if (Math.abs(2 * (lane[b] as number) - total) >= threshold) count++;
+      results.push({ p: (count + 1) / (permutations + 1), exact: false, permutations });
+    });
+  }
+  return results;
+}
+
+/** Σd and the threshold a draw's |2·P − Σd| must reach (P the sum where the sign is +1): |Σd| − tol. */
+function observed(d: Float64Array): { total: number; threshold: number } {
+  let total = 0;
+  for (let i = 0; i < d.length; i++) total += d[i] as number;
+  return { total, threshold: Math.abs(total) - sumTolerance(d) };
 }
 
 export interface RandomizationCIOptions extends RandomizationOptions {

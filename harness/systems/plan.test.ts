@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { armFactories } from '../../arms/registry.js';
 import { axisValues, buildPlan, subsets, type PlanEntry } from './plan.js';
+import { armFactories } from '../../arms/registry.js';
 import { nodeKinds } from './registry.js';
 
 const arm = (id: string, params: Record<string, unknown> = {}, extra: Partial<PlanEntry> = {}): PlanEntry => ({
@@ -84,7 +84,7 @@ describe('buildPlan', () => {
     );
     expect(problems).toEqual([
       'arms[a].id: duplicate id "a" (also arms[a])',
-      // The known kinds come from the registries, which grow one line per kind.
+      // The known kinds come from the registry, which grows with every arm kind.
       `arms[x].kind: unknown arm kind "fak"; did you mean "fake"? (known: ${Object.keys(armFactories).join(', ')})`,
       'arms[p].params.sead: unknown key "sead"; did you mean "seed"? (known: seed, signal, delayMs) [fake params: seed, signal, delayMs]',
       'systems[early].inputs[0]: "later" is listed after this system; list systems after their inputs',

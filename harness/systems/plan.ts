@@ -38,6 +38,8 @@ export interface PlanEntry {
   readonly grid?: Readonly<Record<string, GridAxis>>;
   readonly label?: string;
   readonly substitute?: string;
+  /** The config file's folder, against which params that name files resolve. */
+  readonly dir?: string;
 }
 
 export interface SystemsPlan {
@@ -176,7 +178,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
           theoreticalMinScore: s.bound.theoreticalMinScore,
           sendsTextOffMachine: s.bound.sendsTextOffMachine,
         }));
-        const res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK });
+        const res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK, id, ...(e.dir === undefined ? {} : { dir: e.dir }) });
         if ('problems' in res) {
           // A grid point fails for the same reason as its siblings: report the entry once.
           if (!reported) problems.push(...res.problems.map((m) => `${e.at}.${m}${suffix.length > 0 ? ` (at ${suffix.join(', ')})` : ''}`));

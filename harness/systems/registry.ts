@@ -1,6 +1,10 @@
+import { chunkNode } from './chunk.js';
 import { fuseNode } from './fuse.js';
+import { llmRerankNode } from './llm-rerank.js';
+import { recencyRerankNode } from './recency-rerank.js';
 import { graphPprNode } from './graph.js';
 import { retrieveNode } from './retrieve.js';
+import { sessionNode } from './session.js';
 import type { NodeKind } from './types.js';
 
 /**
@@ -10,6 +14,10 @@ import type { NodeKind } from './types.js';
 export const nodeKinds = {
   retrieve: retrieveNode,
   fuse: fuseNode,
+  chunk: chunkNode,
+  session: sessionNode,
+  'recency-rerank': recencyRerankNode,
+  'llm-rerank': llmRerankNode,
   'graph-ppr': graphPprNode,
 } as const satisfies Record<string, NodeKind>;
 

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import { armFactories, isArmKind } from '../../arms/registry.js';
 import type { Arm, ArmFactory, ScoredDoc } from '../../arms/types.js';
 import { keysOf, zodProblems } from '../config/problems.js';
 import { didYouMean } from '../util/suggest.js';
 import { HarnessError } from '../errors.js';
 import type { JsonValue } from '../../evalset/types.js';
-import type { NodeKind, ScopeResults, SystemInstance } from './types.js';
+import type { NodeContext, NodeKind, ScopeResults, SystemInstance } from './types.js';
 
 /** How many queries go to an arm's `searchMany` at once. */
 const SEARCH_BATCH = 64;
@@ -17,7 +18,7 @@ const SEARCH_BATCH = 64;
 export const retrieveNode: NodeKind = {
   summary: 'an arm: index each scope, answer its queries',
   arity: { min: 0, max: 0 },
-  bind({ kind, params }) {
+  bind({ kind, params, dir, id }) {
     const kinds = Object.keys(armFactories);
     if (!isArmKind(kind)) return { problems: [`kind: unknown arm kind "${kind}"${didYouMean(kind, kinds)} (known: ${kinds.join(', ')})`] };
     const factory = armFactories[kind] as ArmFactory;
@@ -26,21 +27,31 @@ export const retrieveNode: NodeKind = {
       const known = keysOf(factory.params, []).join(', ') || 'none';
       return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(factory.params, p)).map((m) => `${m} [${kind} params: ${known}]`) };
     }
-    const p = r.data as never;
+    const p = (dir !== undefined && factory.resolvePaths ? factory.resolvePaths(r.data, dir) : r.data) as never;
+    let fingerprint: JsonValue;
+    try {
+      // A fingerprint may read what the params name (a run file's content hash); what it cannot read is a problem.
+      fingerprint = { node: 'retrieve', arm: factory.fingerprint(p) };
+    } catch (err) {
+      if (!(err instanceof HarnessError) || err.exitCode !== 2) throw err;
+      return { problems: [`params: ${err.message}`] };
+    }
+    const armContext = (ctx: NodeContext) => ({ cache: ctx.cache, log: ctx.log, workDir: join(ctx.workDir, kind), env: ctx.env });
     return {
       node: {
         kind,
         params: JSON.parse(JSON.stringify(r.data)) as JsonValue,
-        fingerprint: { node: 'retrieve', arm: factory.fingerprint(p) },
+        fingerprint,
         theoreticalMinScore: factory.theoreticalMinScore(p),
         sendsTextOffMachine: factory.sendsTextOffMachine(p),
+        ...(factory.probe ? { probe: (ctx: NodeContext) => (factory.probe as NonNullable<ArmFactory['probe']>)(id ?? kind, p, armContext(ctx)) } : {}),
         create(ctx): SystemInstance {
           let arm: Arm | undefined;
           return {
             async runScope(scope, _inputs, topK) {
-              arm ??= factory.create(kind, p, { cache: ctx.cache, log: ctx.log, workDir: join(ctx.workDir, kind), env: ctx.env });
+              arm ??= factory.create(id ?? kind, p, armContext(ctx));
               const t0 = performance.now();
-              const indexStats = await arm.index(scope.documents);
+              const indexStats = await arm.index(scope.documents, scope.queries);
               const t1 = performance.now();
               const results: ScopeResults = {};
               const queryMs: Record<string, number> = {};
@@ -66,6 +77,24 @@ export const retrieveNode: NodeKind = {
                     queryMs[q.id] = each;
                   }
                 }
+              } else if ((arm.concurrency ?? 1) > 1) {
+                const a = arm;
+                const limit = pLimit(a.concurrency as number);
+                const timed = async (q: (typeof scope.queries)[number]) => {
+                  const ts = performance.now();
+                  const docs = await a.search(q, topK);
+                  queryMs[q.id] = performance.now() - ts;
+                  return docs;
+                };
+                let got: (readonly ScoredDoc[])[];
+                try {
+                  got = await Promise.all(scope.queries.map((q) => limit(() => timed(q))));
+                } catch (err) {
+                  // The first failure ends the scope: queued searches are dropped, not sent.
+                  limit.clearQueue();
+                  throw err;
+                }
+                scope.queries.forEach((q, i) => keep(q.id, got[i] as readonly ScoredDoc[]));
               } else {
                 for (const q of scope.queries) {
                   const ts = performance.now();

@@ -86,6 +86,11 @@ export interface BoundNode {
   /** True when running the node sends query or document text to a service off this machine. */
   readonly sendsTextOffMachine: boolean;
   create(ctx: NodeContext): SystemInstance;
+  /**
+   * The live identity of the system behind a node (an MCP server's name and version), asked once per ablation
+   * before any run-cache lookup; the plan adds it to the fingerprints of the node and of everything downstream.
+   */
+  probe?(ctx: NodeContext): Promise<JsonValue>;
   /** Derived nodes: how the inputs reached the output, over every query. */
   diagnose?(output: ScopeResults, inputs: readonly ScopeResults[]): SystemDiagnostics;
 }
@@ -110,5 +115,9 @@ export interface NodeKind {
     readonly params: unknown;
     readonly inputs: readonly InputFacts[];
     readonly topK: number;
+    /** The config file's folder, against which params that name files resolve. */
+    readonly dir?: string;
+    /** The system's id, for the messages of what the node creates. */
+    readonly id?: string;
   }): { readonly node: BoundNode } | { readonly problems: readonly string[] };
 }

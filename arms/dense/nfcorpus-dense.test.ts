@@ -1,0 +1,28 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, expect, it } from 'vitest';
+import { runCli } from '../../harness/cli/main.js';
+import { memoryLogger } from '../../harness/log.js';
+import { describeShared, PROJECT_ROOT } from '../../harness/testing/shared.js';
+import { linkGloveInto } from './testing.js';
+
+// configs/nfcorpus-dense.yaml on BEIR NFCorpus test: onnx-embed on GloVe and use-lite (first 64 words of each
+// passage) embed all 3,633 passages through their real runtimes. USE-lite is the slow part: ~10 min on an idle
+// core, far more on a loaded machine, hence the long timeout.
+describeShared('configs/nfcorpus-dense.yaml: local dense arms on NFCorpus test', ['data/nfcorpus/qrels/test.tsv'], () => {
+  const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-dense-'));
+  beforeAll(async () => linkGloveInto(join(work, 'cache')), 300_000);
+
+  it('reproduces the pinned nDCG@10 and R@100 of GloVe, USE-lite and their fusion with BM25', async () => {
+    let out = '';
+    const code = await runCli(
+      ['ablate', '--config', 'configs/nfcorpus-dense.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')],
+      { out: (t) => void (out += t), log: memoryLogger(), env: { HF_HUB_OFFLINE: '1' }, cwd: PROJECT_ROOT },
+    );
+    expect(code, out).toBe(0);
+    for (const run of ['glove', 'use-lite', 'rrf.bm25+use-lite'])
+      for (const measure of ['nDCG@10', 'R@100']) expect(out).toMatch(new RegExp(`OK\\s+${run.replace(/[.+]/g, '\\$&')}\\s+${measure}`));
+    expect(out).not.toContain('FAIL');
+  }, 3_600_000);
+});

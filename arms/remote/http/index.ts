@@ -1,0 +1,222 @@
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import { redactUrl } from '../../../evalset/datasets/download.js';
+import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
+import { HarnessError } from '../../../harness/errors.js';
+import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
+import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, withRetries } from '../limits.js';
+import { MappingError, mapResults, mappingSchema } from '../mapping.js';
+import { scopeName } from '../scope.js';
+import { DOCUMENT_VARIABLES, QUERY_VARIABLES, type TemplateValues, documentValues, queryValues, render, templateProblems } from '../template.js';
+
+/** Header names whose values are credentials: they may only come from the environment, never the config. */
+const CREDENTIAL_HEADER = /authorization|cookie|key|token|secret|password|credential|signature/i;
+
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
+
+/** A header value: literal text, or the value of an environment variable (with an optional prefix, `Bearer `). */
+const headerValue = z.union([z.string(), z.object({ env: z.string().min(1), prefix: z.string().default('') }).strict()]);
+
+const request = (variables: readonly string[], defaultBody: JsonValue | undefined) =>
+  z
+    .object({
+      /** The endpoint; `{{...}}` placeholders are URL-encoded. No `user:password@`: credentials go in headers. */
+      url: z.string().url(),
+      method: z.enum(['GET', 'POST', 'PUT']).default('POST'),
+      headers: z.record(z.string(), headerValue).default({}),
+      /** The JSON body (not sent with GET), with `{{...}}` placeholders. */
+      body: jsonValue.optional().default(defaultBody as JsonValue),
+    })
+    .strict()
+    .superRefine((r, ctx) => {
+      const u = new URL(r.url);
+      if (u.username !== '' || u.password !== '')
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'holds a user:password; send credentials in headers, from environment variables' });
+      for (const [name, v] of Object.entries(r.headers)) {
+        if (typeof v === 'string' && CREDENTIAL_HEADER.test(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['headers', name],
+            message: `looks like a credential; write { env: VARIABLE } (and prefix) instead of its value`,
+          });
+      }
+      for (const m of [...templateProblems(r.url, variables, 'url'), ...templateProblems(r.body, variables, 'body')]) {
+        const [at, ...rest] = m.split(': ');
+        ctx.addIssue({ code: 'custom', path: (at as string).split('.'), message: rest.join(': ') });
+      }
+    });
+
+const params = z
+  .object({
+    /** The search request, sent once per query. */
+    search: request(QUERY_VARIABLES, { query: '{{query.text}}', topK: '{{topK}}', scope: '{{scope}}' }),
+    /** Where the hits are in the answer, and their docId and score (JSONPath). */
+    response: mappingSchema.default({ results: '$[*]', docId: '$.id' }),
+    /** The store request, sent once per document of each scope; absent when the service holds the corpus already. */
+    index: request(DOCUMENT_VARIABLES, { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
+    /**
+     * The service runs on this machine. Only then may an index request carry Sensitive documents; otherwise the
+     * arm counts as sending text off the machine.
+     */
+    local: z.boolean().default(false),
+    /** The service's version, for the fingerprint: change it and every cached run of the arm is recomputed. */
+    version: z.string().optional(),
+    scopePrefix: z.string().default('harness-'),
+    /** Requests in flight at once. */
+    concurrency: z.number().int().min(1).max(256).default(4),
+    /** Requests started per second at most (a token bucket); absent: no limit. */
+    ratePerSecond: z.number().positive().optional(),
+    /** Milliseconds one attempt may take before it is abandoned (and retried). */
+    timeoutMs: z.number().int().positive().default(10_000),
+    /** Further attempts after a retryable failure: a timeout, a dropped connection, HTTP 429 or 5xx. */
+    retries: z.number().int().min(0).max(20).default(3),
+    /** The longest wait before a retry, whatever Retry-After asks. */
+    maxRetryWaitMs: z.number().int().min(0).default(30_000),
+  })
+  .strict();
+
+export type HttpParams = z.output<typeof params>;
+type RequestParams = HttpParams['search'];
+
+/** Every environment variable the headers read. */
+function headerEnv(p: HttpParams): string[] {
+  const names = [p.search, ...(p.index ? [p.index] : [])].flatMap((r) => Object.values(r.headers).flatMap((v) => (typeof v === 'string' ? [] : [v.env])));
+  return [...new Set(names)];
+}
+
+/** A request's identity: method, redacted URL, header names and literal values (never an env value), body template. */
+function requestIdentity(r: RequestParams): JsonValue {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = typeof v === 'string' ? v : `env:${v.env}`;
+  return { method: r.method, url: redactUrl(r.url), headers, body: r.method === 'GET' ? null : r.body };
+}
+
+/**
+ * `http`: a search service behind a request template. Each query fills the template (`{{query.text}}`,
+ * `{{topK}}`, `{{scope}}`), its answer is mapped to (docId, score) by JSONPath, with a concurrency limit, an
+ * optional rate limit, a timeout per attempt and retries on retryable failures (honouring Retry-After).
+ * Credentials come from environment variables into headers and appear nowhere else: not in the fingerprint,
+ * the cache, the manifest, the log or an error message.
+ */
+export const httpArm: ArmFactory<typeof params> = {
+  kind: 'http',
+  summary: 'a search service over HTTP: request template, JSONPath response mapping, limits, retries',
+  params,
+  fingerprint: (p) => ({
+    kind: 'http',
+    v: 1,
+    search: requestIdentity(p.search),
+    response: p.response,
+    index: p.index ? requestIdentity(p.index) : null,
+    version: p.version ?? null,
+    scopePrefix: p.scopePrefix,
+  }),
+  theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
+  sendsTextOffMachine: (p) => !p.local,
+  async probe(id, p, ctx) {
+    const unset = headerEnv(p).filter((name) => !ctx.env[name]);
+    if (unset.length > 0)
+      throw new HarnessError(`arm ${id}: headers read the environment variable(s) ${unset.join(', ')}, which are not set`, {
+        exitCode: 2,
+        hint: 'set them (their values are never printed), or remove the headers that name them',
+      });
+    return null;
+  },
+  create(id, p, ctx): Arm {
+    const limit = pLimit(p.concurrency);
+    const bucket = p.ratePerSecond === undefined ? undefined : new TokenBucket(p.ratePerSecond);
+    let scope = '';
+
+    async function call(r: RequestParams, values: TemplateValues, what: string): Promise<unknown> {
+      const url = r.url.replace(/\{\{\s*([A-Za-z0-9_.]+)\s*\}\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
+      const shown = redactUrl(url.split('?')[0] as string);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      for (const [k, v] of Object.entries(r.headers)) headers[k] = typeof v === 'string' ? v : `${v.prefix}${ctx.env[v.env] ?? ''}`;
+      let body: string | undefined;
+      if (r.method !== 'GET') {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(render(r.body, values));
+      }
+      return withRetries(
+        `arm ${id}: ${what}`,
+        async () => {
+          await bucket?.take();
+          let res: Response;
+          let text: string;
+          try {
+            res = await fetch(url, { method: r.method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(p.timeoutMs) });
+            text = await res.text();
+          } catch (err) {
+            const e = err as Error;
+            const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
+            // Node's fetch errors may quote the URL; only the redacted one is ever printed.
+            throw new RemoteCallError(
+              timedOut
+                ? `no answer from ${shown} within ${p.timeoutMs} ms`
+                : `${shown} cannot be reached (${(e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.name})`,
+              true,
+              undefined,
+              { hint: timedOut ? 'raise the arm param timeoutMs, or lower concurrency' : 'check that the service is running and the url is right' },
+            );
+          }
+          if (res.status === 429 || res.status >= 500)
+            throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, true, retryAfterMs(res.headers.get('retry-after')));
+          if (!res.ok)
+            throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, false, undefined, {
+              hint: res.status === 401 || res.status === 403 ? 'check the credential the headers read from the environment' : 'check the request template',
+            });
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            // The body is not quoted: it may hold document text.
+            throw new RemoteCallError(`the answer of ${shown} is not JSON (${text.length} bytes)`, false, undefined, {
+              hint: 'the service must answer with JSON; check the url and method',
+            });
+          }
+        },
+        { retries: p.retries, baseDelayMs: 250, maxWaitMs: p.maxRetryWaitMs, log: ctx.log },
+      );
+    }
+
+    return {
+      id,
+      concurrency: p.concurrency,
+      async index(corpus: Corpus): Promise<IndexStats> {
+        scope = scopeName(p.scopePrefix, corpus);
+        const store = p.index;
+        if (!store) return { documents: corpus.length };
+        refuseSensitive(id, redactUrl(store.url), corpus, p.local);
+        const progress = ctx.log.progress(`${id}: index`, corpus.length);
+        try {
+          await Promise.all(
+            corpus.map((d) =>
+              limit(async () => {
+                await call(store, documentValues(d, scope), `store document ${d.id}`);
+                progress.tick();
+              }),
+            ),
+          );
+        } catch (err) {
+          limit.clearQueue();
+          throw err;
+        } finally {
+          progress.done();
+        }
+        return { documents: corpus.length };
+      },
+      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
+        const answer = await call(p.search, queryValues(query, topK, scope), `search query ${query.id}`);
+        try {
+          return mapResults(answer, p.response);
+        } catch (err) {
+          if (!(err instanceof MappingError)) throw err;
+          throw new HarnessError(`arm ${id}: the answer to query ${query.id} does not fit response: ${err.message}`, {
+            hint: 'check the response paths (results, docId, score) against what the service returns',
+          });
+        }
+      },
+    };
+  },
+};

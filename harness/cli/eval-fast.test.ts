@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { memoryLogger } from '../log.js';
+import { runCaptured } from '../testing/cli.js';
+import { fastEvalArgs, runEvalFast } from './eval-fast.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'eval-fast-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const QRELS = file('qrels', 'q1 0 a 1\nq1 0 b 0\nq2 0 x 2\nq3 0 y 1\n');
+const RUN = file('run', 'q1 Q0 b 1 2.0 runA\nq1 Q0 a 2 1.0 runA\nq2 Q0 x 1 5.0 runA\nq9 Q0 z 1 1.0 runA\n');
+const BAD = file('bad', 'q1 Q0 b 1 2.0 runA\nq1 Q0 a 2 oops runA\n');
+
+/** runEvalFast as runCaptured runs the CLI: exit code, stdout, stderr and the logger's lines. */
+async function fast(args: string[]) {
+  let out = '';
+  let stderr = '';
+  const log = memoryLogger();
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    stderr += String(s);
+    return true;
+  });
+  try {
+    const code = await runEvalFast(args, { out: (t) => void (out += t), log, env: {}, cwd: dir });
+    return { code, out, stderr, log: log.lines };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('harness eval without yargs', () => {
+  it('prints, logs and exits as the full CLI does, results and errors alike', async () => {
+    const lines = [
+      ['-q', '-m', 'P.1,2', '-m', 'recip_rank', QRELS, RUN],
+      [QRELS, RUN, '--format', 'csv', '-q'],
+      ['--format=json', '--threads=1', QRELS, RUN],
+      ['--threads', '2', '-c', '-m', 'all_trec', QRELS, RUN],
+      ['--threads', '0', QRELS, RUN],
+      ['-l', '-1', QRELS, RUN],
+      ['-m', 'nDCG@10', QRELS, RUN],
+      ['-x', QRELS, RUN],
+      [QRELS, BAD],
+      [QRELS, join(dir, 'missing')],
+      [QRELS],
+    ];
+    for (const args of lines) {
+      const got = await fast(args);
+      const want = await runCaptured(['eval', ...args], dir);
+      expect(got, args.join(' ')).toEqual(want);
+    }
+  });
+
+  it('leaves to yargs what only yargs reads', () => {
+    for (const args of [
+      ['--help'],
+      ['-h', QRELS, RUN],
+      ['--version'],
+      ['--format', 'xml', QRELS, RUN],
+      ['--format', QRELS, RUN, '--format', 'csv'],
+      ['--threads'],
+      ['--', QRELS, RUN],
+      ['--no-verbose', QRELS, RUN],
+    ]) {
+      expect(fastEvalArgs(args), args.join(' ')).toBeUndefined();
+    }
+    expect(fastEvalArgs(['-qc', '--format', 'table', QRELS, '--verbose', RUN])).toEqual({
+      args: ['-qc', QRELS, RUN],
+      format: 'table',
+      threads: 'auto',
+      verbose: true,
+    });
+  });
+});

@@ -1,0 +1,114 @@
+import { defineCommand } from './io.js';
+
+export const judgeCommand = defineCommand({
+  command: 'judge',
+  describe: 'Pool the top-k of every system and have an LLM judge (0-3, UMBRELA-style) grade the pairs no qrels grade',
+  builder: (y) =>
+    y
+      .option('config', {
+        type: 'string',
+        describe: 'ablation config: pools every system; judge settings from its judge: block, output to its judgments:',
+        conflicts: 'runs',
+      })
+      .option('runs', { type: 'string', array: true, describe: 'TREC run files to pool instead of a config (with --evalset and --out)' })
+      .option('evalset', { type: 'string', describe: 'eval-set folder or file the runs answer (with --runs)' })
+      .option('format', { type: 'string', default: 'memory', describe: 'eval-set format (with --runs)' })
+      .option('out', { type: 'string', describe: "judgments folder (overrides the config's judgments:)" })
+      .option('depth', { type: 'number', describe: 'pool depth: top-k documents of every run per query (default 10)' })
+      .option('model', { type: 'string', describe: 'judge model' })
+      .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1' })
+      .option('api-key-env', { type: 'string', describe: 'environment variable holding the API key (default OPENAI_API_KEY)' })
+      .option('local', { type: 'boolean', describe: 'the server is local: sensitive documents may be sent to it' })
+      .option('samples', { type: 'number', describe: 'replies per pair, majority vote (ties to the lower grade)' })
+      .option('concurrency', { type: 'number', describe: 'requests in flight' })
+      .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
+      .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
+      .option('cache', { type: 'string', describe: "cache folder (default the config's cache:, else .cache)" })
+      .example('$0 judge --config configs/example-judged.yaml', 'judge the pool of every system of the ablation')
+      .example('$0 judge --runs a.trec b.trec --evalset data/store --depth 10 --model m --base-url http://127.0.0.1:8080/v1 --local --out data/judgments', ''),
+  async run(args, io) {
+    const { resolve, relative } = await import('node:path');
+    const { UsageError, ConfigError } = await import('../errors.js');
+    const { judgeConfigSchema } = await import('../judge/config.js');
+    const { runJudge, ablationRuns, evalsetProvenance, formatJudgeSummary } = await import('../judge/run.js');
+    const flags: Record<string, unknown> = {
+      ...(args.depth === undefined ? {} : { depth: args.depth }),
+      ...(args.model === undefined ? {} : { model: args.model }),
+      ...(args.baseUrl === undefined ? {} : { baseURL: args.baseUrl }),
+      ...(args.apiKeyEnv === undefined ? {} : { apiKeyEnv: args.apiKeyEnv }),
+      ...(args.local === undefined ? {} : { local: args.local }),
+      ...(args.samples === undefined ? {} : { samples: args.samples }),
+      ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
+      ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
+    };
+    const settings = (base: Record<string, unknown>, source: string) => {
+      const r = judgeConfigSchema.safeParse({ ...base, ...flags });
+      if (!r.success)
+        throw new ConfigError(
+          source,
+          r.error.issues.map((i) => `judge.${i.path.join('.')}: ${i.message}`),
+        );
+      return r.data;
+    };
+    if (args.config !== undefined) {
+      const { loadConfig } = await import('../config/load.js');
+      const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
+      const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd, ...(args.cache === undefined ? {} : { cache: args.cache }) });
+      const shown = relative(io.cwd, cfg.file) || cfg.file;
+      const out = args.out !== undefined ? resolve(io.cwd, args.out) : cfg.judgments;
+      if (out === undefined) throw new UsageError(`${shown} has no judgments: folder; add one or pass --out`);
+      const judge = settings({ ...(cfg.judge ?? {}) }, shown);
+      // Judge the gold eval set's pool: the config may already read judged qrels, which must not feed themselves.
+      const es = await loadConfiguredEvalSet(cfg, io.log);
+      const runs = await ablationRuns(cfg, es, io.log, io.env);
+      const summary = await runJudge(
+        {
+          es,
+          evalset: evalsetProvenance(es, cfg.evalset.format, cfg.evalset.path, out, cfg.evalset.split),
+          evalsetDir: cfg.evalset.path,
+          runs,
+          judge,
+          out,
+          cache: cfg.cache,
+          all: args.all,
+          source: shown,
+        },
+        io.log,
+        io.env,
+      );
+      io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+      return;
+    }
+    if (args.runs === undefined || args.runs.length === 0) throw new UsageError('give --config C, or --runs FILE... with --evalset and --out');
+    if (args.evalset === undefined || args.out === undefined)
+      throw new UsageError('--runs needs --evalset (the eval set the runs answer) and --out (the judgments folder)');
+    const { loadEvalSet } = await import('../../evalset/load.js');
+    const { readTrecRun } = await import('../../evalset/trec.js');
+    const esPath = resolve(io.cwd, args.evalset);
+    const es = await loadEvalSet({ format: args.format, path: esPath, source: '--evalset' }, io.log);
+    const runs = new Map<string, Awaited<ReturnType<typeof readTrecRun>>['run']>();
+    for (const file of args.runs) {
+      const { run, runTag } = await readTrecRun(resolve(io.cwd, file));
+      const id = runTag === '' ? file : runTag;
+      if (runs.has(id)) throw new UsageError(`two runs carry the tag "${id}" (${file}); give each run its own tag`);
+      runs.set(id, run);
+    }
+    const out = resolve(io.cwd, args.out);
+    const summary = await runJudge(
+      {
+        es,
+        evalset: evalsetProvenance(es, args.format, esPath, out),
+        evalsetDir: esPath,
+        runs,
+        judge: settings({}, '--runs'),
+        out,
+        cache: resolve(io.cwd, args.cache ?? '.cache'),
+        all: args.all,
+        source: 'harness judge flags',
+      },
+      io.log,
+      io.env,
+    );
+    io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+  },
+});

@@ -1,0 +1,79 @@
+import { defineCommand } from './io.js';
+
+export const kappaCommand = defineCommand({
+  command: 'kappa',
+  describe: "Hand-verify a stratified sample of an LLM judge's grades (blind, resumable) and report Cohen's kappa against a threshold",
+  builder: (y) =>
+    y
+      .option('judgments', { type: 'string', demandOption: true, describe: 'judgments folder written by harness judge' })
+      .option('session', { type: 'string', describe: 'session file (default <judgments>/kappa-session.json)' })
+      .option('labels', { type: 'string', describe: 'human labels from a file (TREC qrels: queryId 0 docId grade) instead of a session' })
+      .option('report', { type: 'boolean', default: false, describe: 'print the report of the labels so far; label nothing' })
+      .option('sample', { type: 'number', describe: 'pairs to label (default 20% of the judged pairs, at least 50)' })
+      .option('oversample', {
+        type: 'string',
+        array: true,
+        describe: 'stratum=weight in the sample allocation (default multi-hop=2); repeatable',
+      })
+      .option('seed', { type: 'number', default: 42, describe: 'seed of the sample and the bootstrap' })
+      .option('on', {
+        choices: ['none', 'linear', 'quadratic', 'binary'] as const,
+        default: 'binary' as const,
+        describe: 'the kappa the check reads (binary: relevant at grade >= 2)',
+      })
+      .option('threshold', { type: 'number', default: 0.6, describe: 'kappa at or above which the judge is trusted' })
+      .option('resamples', { type: 'number', default: 2000, describe: 'bootstrap resamples for the intervals' })
+      .option('level', { type: 'number', default: 0.95, describe: 'interval level' })
+      .option('disagreements', { type: 'string', describe: 'write the pairs where human and judge differ to this CSV' })
+      .example('$0 kappa --judgments data/judgments', 'label pairs at the terminal: 0-3, s skip, b back, q quit')
+      .example('$0 kappa --judgments data/judgments --report --disagreements disagree.csv', 'report the labels so far'),
+  async run(args, io) {
+    const { resolve } = await import('node:path');
+    const { UsageError } = await import('../errors.js');
+    const { runKappa } = await import('../kappa/run.js');
+    const { formatKappaReport } = await import('../kappa/report.js');
+    let oversample: Record<string, number> | undefined;
+    if (args.oversample !== undefined) {
+      oversample = {};
+      for (const entry of args.oversample) {
+        const m = /^([^=]+)=(\d+(?:\.\d+)?)$/.exec(entry);
+        if (!m || !(Number(m[2]) > 0)) throw new UsageError(`--oversample ${entry}: give stratum=weight with a weight above 0, e.g. multi-hop=2`);
+        oversample[m[1] as string] = Number(m[2]);
+      }
+    }
+    const positive = (flag: string, v: number | undefined) => {
+      if (v !== undefined && !(Number.isInteger(v) && v > 0)) throw new UsageError(`--${flag} ${v}: give a whole number above 0`);
+    };
+    positive('sample', args.sample);
+    positive('resamples', args.resamples);
+    if (!(args.level > 0 && args.level < 1)) throw new UsageError(`--level ${args.level}: give a level between 0 and 1, e.g. 0.95`);
+    if (!(args.threshold >= -1 && args.threshold <= 1)) throw new UsageError(`--threshold ${args.threshold}: kappa lies in [-1, 1]`);
+    const stdin = process.stdin;
+    const raw = stdin.isTTY === true && args.labels === undefined && !args.report;
+    if (raw) stdin.setRawMode(true);
+    try {
+      const result = await runKappa(
+        {
+          judgments: resolve(io.cwd, args.judgments),
+          ...(args.session === undefined ? {} : { session: resolve(io.cwd, args.session) }),
+          ...(args.labels === undefined ? {} : { labels: resolve(io.cwd, args.labels) }),
+          reportOnly: args.report,
+          ...(args.sample === undefined ? {} : { size: args.sample }),
+          ...(oversample === undefined ? {} : { oversample }),
+          seed: args.seed,
+          on: args.on,
+          threshold: args.threshold,
+          resamples: args.resamples,
+          level: args.level,
+          ...(args.disagreements === undefined ? {} : { disagreements: resolve(io.cwd, args.disagreements) }),
+        },
+        { input: stdin.iterator({ destroyOnReturn: false }), write: (t) => void process.stderr.write(t), log: io.log },
+      );
+      if (result.report) io.out(formatKappaReport(result.report));
+    } finally {
+      // stdin stays open (not destroyed on quit), so the terminal is put back in cooked mode here.
+      if (raw) stdin.setRawMode(false);
+      stdin.pause();
+    }
+  },
+});

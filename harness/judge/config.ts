@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * The `judge:` block of an ablation config (every field also a `harness judge` flag). Validated by the config
+ * loader at load time, so a typo fails before any run. Not part of the config hash: how the judging was done
+ * is recorded with the judgments (provenance and the qrels version), and a report prints that version.
+ */
+export const judgeConfigSchema = z
+  .object({
+    /** The judge model, as the server names it. Must differ from the model that generated the queries. */
+    model: z.string().min(1),
+    /** An OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama). */
+    baseURL: z.string().url().optional(),
+    /** The environment variable holding the API key (never the key itself). */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+      .default('OPENAI_API_KEY'),
+    /** The server runs on this machine or network: only then are `sensitive` documents sent to it. */
+    local: z.boolean().default(false),
+    /** Pool depth: the top `depth` documents of every system's run, per query. */
+    depth: z.number().int().positive().default(10),
+    /** Replies per pair; the grade is their majority (ties to the lower grade). */
+    samples: z.number().int().positive().default(1),
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().positive().default(64),
+    concurrency: z.number().int().positive().default(4),
+    maxRetries: z.number().int().min(0).default(4),
+    timeoutMs: z.number().int().positive().default(120_000),
+    /** New requests after an unparsable reply, per sample, before it is counted as a parse failure. */
+    parseRetries: z.number().int().min(0).default(2),
+    /** A prompt file of harness/judge/prompts/, without .md. */
+    prompt: z.string().default('umbrela-v1'),
+    /** USD per million tokens, for the cost line. */
+    price: z
+      .object({ input: z.number().min(0), output: z.number().min(0) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type JudgeConfig = z.output<typeof judgeConfigSchema>;

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EvalSet } from '../../evalset/types.js';
+import { tempFolder } from '../testing/files.js';
+import { withChosenQrels } from './qrels.js';
+import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from './store.js';
+
+const es: EvalSet = {
+  name: 'es',
+  documents: ['a', 'b', 'c'].map((id) => ({ id, text: id })),
+  queries: [{ id: 'q', text: 'q', stratum: 'exact' }],
+  qrels: new Map([['q', new Map([['a', 3]])]]),
+};
+
+const rec = (docId: string, grade: number | null): JudgmentRecord => ({
+  queryId: 'q',
+  docId,
+  stratum: 'exact',
+  status: grade === null ? 'parse-failure' : 'judged',
+  grade,
+  samples: grade === null ? [] : [grade],
+  parseFailures: grade === null ? 1 : 0,
+});
+
+async function folder(records: JudgmentRecord[], gold = 1): Promise<string> {
+  const dir = await tempFolder('qrels', {});
+  const manifest = {
+    judgmentsVersion: 1,
+    qrelsVersion: 'v1',
+    judge: {
+      model: 'm',
+      prompt: { name: 'umbrela-v1', sha256: 'ab'.repeat(32) },
+      decoding: { temperature: 0, maxTokens: 64 },
+      samples: 1,
+      parseRetries: 2,
+      baseURL: 'x',
+      local: true,
+    },
+    pool: { depth: 5, systems: ['s'], pairs: records.length + gold, queries: 1 },
+    evalset: { name: 'es', format: 'memory', path: '.', fingerprint: 'f' },
+    counts: { pooled: records.length + gold, gold, judged: 0, parseFailures: 0, skippedSensitive: 0, requests: 0, cachedReplies: 0 },
+    tokens: { prompt: 0, completion: 0 },
+    startedAt: 't',
+    finishedAt: 't',
+  } satisfies JudgmentsManifest;
+  await writeJudgments(join(dir, 'j'), manifest, records);
+  return join(dir, 'j');
+}
+
+describe('withChosenQrels', () => {
+  it('gold+judged keeps gold and fills holes; judged uses the judge alone; a parse failure grades nothing', async () => {
+    // The judge (asked with --all) says a is 1: gold's 3 wins under gold+judged.
+    const j = await folder([rec('a', 1), rec('b', 2), rec('c', null)], 0);
+    const merged = await withChosenQrels(es, { qrels: 'gold+judged', judgments: j, file: 'c.yaml' });
+    expect([...merged.es.qrels.get('q')!]).toEqual([
+      ['a', 3],
+      ['b', 2],
+    ]);
+    expect(merged.qrels).toEqual({
+      source: 'gold+judged',
+      judge: { model: 'm', prompt: `umbrela-v1@${'ab'.repeat(6)}`, qrelsVersion: 'v1', depth: 5, pooled: ['s'], holes: 1 },
+    });
+    const judged = await withChosenQrels(es, { qrels: 'judged', judgments: j, file: 'c.yaml' });
+    expect([...judged.es.qrels.get('q')!]).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    expect((await withChosenQrels(es, { qrels: 'gold', file: 'c.yaml' })).es).toBe(es);
+  });
+
+  it('counts the pairs only gold graded as holes of judged-only qrels, and refuses judgments of another eval set', async () => {
+    const j = await folder([rec('b', 2)], 1);
+    expect((await withChosenQrels(es, { qrels: 'judged', judgments: j, file: 'c.yaml' })).qrels.judge?.holes).toBe(1);
+    expect((await withChosenQrels(es, { qrels: 'gold+judged', judgments: j, file: 'c.yaml' })).qrels.judge?.holes).toBe(0);
+    const other = await folder([rec('zzz', 2)]);
+    await expect(withChosenQrels(es, { qrels: 'gold+judged', judgments: other, file: 'c.yaml' })).rejects.toThrow(
+      /document zzz, which eval set es does not hold/,
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { evalSetFingerprint } from '../../evalset/fingerprint.js';
+import type { EvalSet, Run } from '../../evalset/types.js';
+import { executePlan } from '../ablate/execute.js';
+import { scopesOf } from '../ablate/scopes.js';
+import { ContentStore } from '../cache/index.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { ConfigError, UsageError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { JudgeConfig } from './config.js';
+import { judgePool, type JudgeOutcome } from './judge.js';
+import { openaiChat, publicBaseURL, type ChatFn } from './llm.js';
+import { depthPool, type Pool } from './pool.js';
+import { loadPrompt } from './prompt.js';
+import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
+
+/** The runs of every system of an ablation (from the run cache when `harness ablate` ran before). */
+export async function ablationRuns(cfg: ResolvedConfig, es: EvalSet, log: Logger, env: NodeJS.ProcessEnv): Promise<Map<string, Run>> {
+  const store = new ContentStore(cfg.cache, { log });
+  const outcomes = await executePlan(cfg.plan, scopesOf(es), { topK: cfg.topK, store, log, env, workDir: cfg.cache });
+  return new Map([...outcomes].map(([id, o]) => [id, o.run] as const));
+}
+
+export interface JudgeJob {
+  readonly es: EvalSet;
+  readonly evalset: JudgmentsManifest['evalset'];
+  /** The eval set's folder, where a build manifest may name the generator model. */
+  readonly evalsetDir?: string;
+  readonly runs: ReadonlyMap<string, Run>;
+  readonly judge: JudgeConfig;
+  readonly out: string;
+  readonly cache: string;
+  readonly all: boolean;
+  /** Names the source of the judge settings in config errors. */
+  readonly source: string;
+}
+
+export interface JudgeSummary {
+  readonly pool: Pool;
+  readonly outcome: JudgeOutcome;
+  readonly manifest: JudgmentsManifest;
+}
+
+/** The model that wrote the eval set's queries, when `harness evalset build` made it. */
+async function generatorModel(dir: string | undefined): Promise<string | undefined> {
+  if (dir === undefined) return undefined;
+  const file = join(dir, BUILD_MANIFEST);
+  if (!existsSync(file)) return undefined;
+  const m = JSON.parse(await readFile(file, 'utf8')) as { generator?: { model?: string } };
+  return m.generator?.model;
+}
+
+/**
+ * `harness judge`: pool the runs at the judge's depth, judge the pairs nobody graded, write the judgments
+ * folder (records, judged qrels, provenance manifest). Pairs judged before by the same judge are kept and not
+ * sent again; a folder judged by another judge or prompt is refused (write a new folder: versions never mix).
+ */
+export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEnv): Promise<JudgeSummary> {
+  const startedAt = new Date().toISOString();
+  const j = job.judge;
+  const generator = await generatorModel(job.evalsetDir);
+  if (generator !== undefined && generator === j.model) {
+    throw new ConfigError(job.source, [
+      `judge.model: "${j.model}" also generated this eval set's queries (${BUILD_MANIFEST}); a model grading its own queries favours them: use another judge model`,
+    ]);
+  }
+  const prompt = loadPrompt('judge', j.prompt);
+  const identity: JudgeIdentity = {
+    model: j.model,
+    prompt: { name: prompt.name, sha256: prompt.sha256 },
+    decoding: { temperature: j.temperature, maxTokens: j.maxTokens },
+    samples: j.samples,
+    parseRetries: j.parseRetries,
+  };
+  let previous: JudgmentsManifest | undefined;
+  let previousRecords: Awaited<ReturnType<typeof readJudgments>>['records'] = [];
+  if (existsSync(join(job.out, 'manifest.json'))) {
+    const old = await readJudgments(job.out);
+    previous = old.manifest;
+    const same =
+      JSON.stringify({ ...old.manifest.judge, baseURL: undefined, local: undefined }) === JSON.stringify({ ...identity, baseURL: undefined, local: undefined });
+    if (!same) {
+      throw new UsageError(`${job.out} holds judgments by another judge, prompt or decoding (qrels version ${old.manifest.qrelsVersion})`, {
+        hint: 'write these judgments to a new folder (--out, or judgments: in the config); judgments of different judges never mix',
+      });
+    }
+    previousRecords = old.records;
+  }
+  const pool = depthPool(
+    job.runs,
+    j.depth,
+    job.es.queries.map((q) => q.id),
+  );
+  log.info(`judge: pool of ${pool.pairs.length} pairs over ${pool.perQuery.size} queries from ${pool.systems.length} system(s) at depth ${j.depth}`);
+  const chat: ChatFn = await openaiChat(
+    {
+      model: j.model,
+      ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }),
+      apiKeyEnv: j.apiKeyEnv,
+      local: j.local,
+      maxRetries: j.maxRetries,
+      timeoutMs: j.timeoutMs,
+    },
+    env,
+    job.source,
+  );
+  const store = new ContentStore(job.cache, { log });
+  const outcome = await judgePool(pool, job.es, {
+    identity,
+    prompt,
+    chat,
+    local: j.local,
+    concurrency: j.concurrency,
+    store,
+    log,
+    all: job.all,
+    previous: previousRecords,
+  });
+  // Earlier records of pairs outside this pool stay: the folder only grows, and its version says over what.
+  const inPool = new Set(outcome.records.map((r) => `${r.queryId}\t${r.docId}`));
+  const records = [...previousRecords.filter((r) => !inPool.has(`${r.queryId}\t${r.docId}`)), ...outcome.records];
+  const c = outcome.counts;
+  const manifest: JudgmentsManifest = {
+    judgmentsVersion: 1,
+    qrelsVersion: qrelsVersion(records, identity),
+    judge: { ...identity, baseURL: publicBaseURL(j.baseURL), local: j.local },
+    pool: { depth: j.depth, systems: pool.systems, pairs: pool.pairs.length, queries: pool.perQuery.size },
+    evalset: job.evalset,
+    counts: {
+      ...c,
+      judged: records.filter((r) => r.status === 'judged').length,
+      parseFailures: records.filter((r) => r.status === 'parse-failure').length,
+      skippedSensitive: records.filter((r) => r.status === 'skipped-sensitive').length,
+    },
+    tokens: outcome.tokens,
+    ...(j.price === undefined ? {} : { cost: (outcome.tokens.prompt * j.price.input + outcome.tokens.completion * j.price.output) / 1e6 }),
+    startedAt: previous?.startedAt ?? startedAt,
+    finishedAt: new Date().toISOString(),
+  };
+  await writeJudgments(job.out, manifest, records);
+  return { pool, outcome, manifest };
+}
+
+/** The eval-set part of the provenance, with the path relative to the judgments folder. */
+export function evalsetProvenance(es: EvalSet, format: string, path: string, out: string, split?: string): JudgmentsManifest['evalset'] {
+  return { name: es.name, format, path: relative(out, path) || '.', fingerprint: evalSetFingerprint(es), ...(split === undefined ? {} : { split }) };
+}
+
+/** A human summary of a judging run, for stdout. */
+export function formatJudgeSummary(s: JudgeSummary, out: string): string {
+  const c = s.manifest.counts;
+  const t = s.manifest.tokens;
+  return [
+    `pool: ${s.pool.pairs.length} pairs, ${s.pool.perQuery.size} queries, ${s.pool.systems.length} system(s), depth ${s.pool.depth}`,
+    `  graded by gold: ${s.outcome.counts.gold}; judged: ${c.judged}; parse failures: ${c.parseFailures}; sensitive, not sent: ${c.skippedSensitive}`,
+    `  requests sent: ${c.requests}; replies from cache: ${c.cachedReplies}; tokens: ${t.prompt} in, ${t.completion} out${s.manifest.cost === undefined ? '' : `; cost $${s.manifest.cost.toFixed(4)}`}`,
+    `qrels version ${s.manifest.qrelsVersion}: ${out}`,
+  ].join('\n');
+}

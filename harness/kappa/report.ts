@@ -1,0 +1,182 @@
+import { HarnessError } from '../errors.js';
+import { cohensKappa, type KappaWeights } from '../stats/kappa.js';
+import { createRng } from '../stats/rng.js';
+
+/** One hand-labelled pair with the judge's grade. */
+export interface LabelledPair {
+  readonly queryId: string;
+  readonly docId: string;
+  readonly stratum: string;
+  readonly human: number;
+  readonly llm: number;
+}
+
+/** Which kappa the kappa check reads: a weighting of the 0-3 scale, or `binary` (relevant at grade >= 2). */
+export type KappaKind = KappaWeights | 'binary';
+export const KAPPA_KINDS: readonly KappaKind[] = ['none', 'linear', 'quadratic', 'binary'];
+
+const GRADES = [0, 1, 2, 3] as const;
+
+export interface KappaEstimate {
+  /** Undefined when kappa is undefined (both raters used one label only). */
+  readonly kappa: number | undefined;
+  /** Percentile bootstrap interval over pairs; undefined with fewer than 2 pairs or no defined resample. */
+  readonly ci?: { readonly lo: number; readonly hi: number };
+  /** Resamples on which kappa was undefined and that were left out of the interval. */
+  readonly undefinedResamples: number;
+}
+
+export interface KappaTable {
+  readonly n: number;
+  readonly none: KappaEstimate;
+  readonly linear: KappaEstimate;
+  readonly quadratic: KappaEstimate;
+  readonly binary: KappaEstimate;
+}
+
+export interface KappaReport extends KappaTable {
+  readonly qrelsVersion: string;
+  readonly strata: readonly (KappaTable & { readonly stratum: string })[];
+  /** confusion[h][l]: pairs the human graded h and the judge l. */
+  readonly confusion: readonly (readonly number[])[];
+  /** Share of each grade 0-3, per rater. */
+  readonly baseRates: { readonly human: readonly number[]; readonly llm: readonly number[] };
+  /** The kappa the check reads. */
+  readonly on: KappaKind;
+  readonly threshold: number;
+  readonly level: number;
+  readonly resamples: number;
+  /** The kappa check: PASS when the `on` kappa is at least `threshold`. */
+  readonly check: 'PASS' | 'FAIL' | 'UNDEFINED';
+}
+
+function kappaOf(human: readonly number[], llm: readonly number[], kind: KappaKind): number | undefined {
+  if (human.length === 0) return undefined;
+  const binary = kind === 'binary';
+  const a = binary ? human.map((g) => (g >= 2 ? 1 : 0)) : human;
+  const b = binary ? llm.map((g) => (g >= 2 ? 1 : 0)) : llm;
+  try {
+    return cohensKappa(a, b, { weights: binary ? 'none' : kind, labels: binary ? [0, 1] : [...GRADES] }).kappa;
+  } catch (err) {
+    if (err instanceof HarnessError && err.message.includes('undefined')) return undefined;
+    throw err;
+  }
+}
+
+/** numpy `percentile` with the default linear method, on an ascending array. */
+function percentile(sorted: readonly number[], q: number): number {
+  const pos = q * (sorted.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (pos - lo);
+}
+
+/**
+ * Kappa with a percentile bootstrap interval over pairs (Efron & Tibshirani 1993, ch. 13): `resamples` draws of
+ * n pairs with replacement (xoshiro128**, `seed`, stream 11), kappa on each, the (1 − level)/2 and
+ * (1 + level)/2 percentiles. Resamples where kappa is undefined (one label only) are left out and counted.
+ */
+export function kappaEstimate(
+  human: readonly number[],
+  llm: readonly number[],
+  kind: KappaKind,
+  opts: { resamples: number; seed: number; level: number },
+): KappaEstimate {
+  const kappa = kappaOf(human, llm, kind);
+  const n = human.length;
+  if (n < 2 || opts.resamples < 1) return { kappa, undefinedResamples: 0 };
+  const rng = createRng(opts.seed, 11);
+  const values: number[] = [];
+  let undef = 0;
+  const h = new Array<number>(n);
+  const l = new Array<number>(n);
+  for (let r = 0; r < opts.resamples; r++) {
+    for (let i = 0; i < n; i++) {
+      const j = rng.nextInt(n);
+      h[i] = human[j] as number;
+      l[i] = llm[j] as number;
+    }
+    const k = kappaOf(h, l, kind);
+    if (k === undefined) undef++;
+    else values.push(k);
+  }
+  if (values.length === 0) return { kappa, undefinedResamples: undef };
+  values.sort((a, b) => a - b);
+  const alpha = (1 - opts.level) / 2;
+  return { kappa, ci: { lo: percentile(values, alpha), hi: percentile(values, 1 - alpha) }, undefinedResamples: undef };
+}
+
+function table(pairs: readonly LabelledPair[], opts: { resamples: number; seed: number; level: number }): KappaTable {
+  const human = pairs.map((p) => p.human);
+  const llm = pairs.map((p) => p.llm);
+  return {
+    n: pairs.length,
+    none: kappaEstimate(human, llm, 'none', opts),
+    linear: kappaEstimate(human, llm, 'linear', opts),
+    quadratic: kappaEstimate(human, llm, 'quadratic', opts),
+    binary: kappaEstimate(human, llm, 'binary', opts),
+  };
+}
+
+/**
+ * Agreement between hand labels and the judge: kappa unweighted, linear, quadratic and binarised at grade >= 2,
+ * each with a bootstrap interval, overall and per stratum; the confusion matrix, both raters' base rates, and
+ * the kappa check: PASS when the `on` kappa is at least `threshold` (UNDEFINED when it is undefined). The sample
+ * oversamples some strata and is not reweighted: the overall kappa is over the sample as drawn.
+ */
+export function kappaReport(
+  pairs: readonly LabelledPair[],
+  opts: { qrelsVersion: string; on: KappaKind; threshold: number; resamples: number; seed: number; level: number },
+): KappaReport {
+  const boot = { resamples: opts.resamples, seed: opts.seed, level: opts.level };
+  const all = table(pairs, boot);
+  const strata = [...new Set(pairs.map((p) => p.stratum))].sort().map((stratum) => ({
+    stratum,
+    ...table(
+      pairs.filter((p) => p.stratum === stratum),
+      boot,
+    ),
+  }));
+  const confusion = GRADES.map((h) => GRADES.map((l) => pairs.filter((p) => p.human === h && p.llm === l).length));
+  const rate = (pick: (p: LabelledPair) => number) => GRADES.map((g) => (pairs.length === 0 ? 0 : pairs.filter((p) => pick(p) === g).length / pairs.length));
+  const checked = all[opts.on].kappa;
+  return {
+    ...all,
+    qrelsVersion: opts.qrelsVersion,
+    strata,
+    confusion,
+    baseRates: { human: rate((p) => p.human), llm: rate((p) => p.llm) },
+    on: opts.on,
+    threshold: opts.threshold,
+    level: opts.level,
+    resamples: opts.resamples,
+    check: checked === undefined ? 'UNDEFINED' : checked >= opts.threshold ? 'PASS' : 'FAIL',
+  };
+}
+
+const f3 = (x: number | undefined) => (x === undefined ? 'undefined' : x.toFixed(3));
+const est = (e: KappaEstimate) => `${f3(e.kappa)}${e.ci ? ` [${f3(e.ci.lo)}, ${f3(e.ci.hi)}]` : ''}`;
+
+export function formatKappaReport(r: KappaReport): string {
+  const L: string[] = [];
+  L.push(`kappa: hand labels vs the judge, qrels version ${r.qrelsVersion}`);
+  L.push(`n = ${r.n} labelled pairs; intervals: ${Math.round(r.level * 100)}% percentile bootstrap, ${r.resamples} resamples`);
+  L.push(`  unweighted  ${est(r.none)}`);
+  L.push(`  linear      ${est(r.linear)}`);
+  L.push(`  quadratic   ${est(r.quadratic)}`);
+  L.push(`  grade >= 2  ${est(r.binary)}`);
+  L.push('per stratum (n, unweighted, quadratic, grade >= 2):');
+  for (const s of r.strata) L.push(`  ${s.stratum.padEnd(12)} ${String(s.n).padStart(4)}  ${est(s.none)}  ${est(s.quadratic)}  ${est(s.binary)}`);
+  L.push('confusion (rows: human 0-3, columns: judge 0-3):');
+  r.confusion.forEach((row, h) => L.push(`  ${h}  ${row.map((c) => String(c).padStart(5)).join('')}`));
+  const pct = (xs: readonly number[]) => xs.map((x, g) => `${g}: ${(100 * x).toFixed(1)}%`).join(', ');
+  L.push(`base rates: human ${pct(r.baseRates.human)}; judge ${pct(r.baseRates.llm)}`);
+  const checked = r[r.on];
+  const name = r.on === 'binary' ? 'kappa at grade >= 2' : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
+  const lowCi = checked.ci !== undefined && checked.kappa !== undefined && checked.kappa >= r.threshold && checked.ci.lo < r.threshold;
+  L.push(
+    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : r.check === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
+      (lowCi ? ` (the interval reaches below it: label more pairs to be sure)` : ''),
+  );
+  return `${L.join('\n')}\n`;
+}

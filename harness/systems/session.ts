@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { Document, JsonValue } from '../../evalset/types.js';
+import { keysOf, zodProblems } from '../config/problems.js';
+import { HarnessError } from '../errors.js';
+import { blendScores, contentTokens, documentTimeMs, GARBANZO_BLEND, queryTimeMs, tokenOverlap } from '../recipes/blend.js';
+import { buildSessions, extractiveSummary, queryHeader, type Session, sessionHeader, summaryText } from '../recipes/session.js';
+import type { NodeKind, ScopeResults, SystemInstance } from './types.js';
+import { bindWrappedArm, derivedScope, wrappedArmSchema } from './wrapped.js';
+
+/** Bump when sessions, summaries, the blend or the mapping to messages change for the same params. */
+const SESSION_VERSION = 1;
+
+/**
+ * Orders the messages of a retrieved session among themselves without moving the session: each gets the
+ * session's score plus this much times its query-word overlap (in [0, 1]).
+ */
+const MEMBER_TIEBREAK = 1e-3;
+
+const blendSchema = z
+  .object({
+    base: z.number().min(0).default(GARBANZO_BLEND.base),
+    recency: z.number().min(0).default(GARBANZO_BLEND.recency),
+    overlap: z.number().min(0).default(GARBANZO_BLEND.overlap),
+    halfLifeHours: z.number().positive().default(GARBANZO_BLEND.halfLifeHours),
+    sessionBonus: z.number().positive().default(1.25),
+    windowPenalty: z.number().min(0).default(0.5),
+  })
+  .strict();
+
+const sessionParams = z
+  .object({
+    /** The arm that indexes the messages and the session summaries together. */
+    arm: wrappedArmSchema,
+    gapMinutes: z.number().positive().default(30),
+    /** Sessions with fewer messages get no summary (their messages stay searchable). */
+    minMessages: z.number().int().min(1).default(4),
+    /** Session hits kept per query, best first; null: all. */
+    maxSessions: z.number().int().min(0).nullable().default(3),
+    /** Prefix the context header to each summary (write time) and to each query (query time). */
+    header: z.boolean().default(true),
+    /** The garbanzo reranking blend, or false for the wrapped arm's scores as they are. */
+    blend: z.union([blendSchema, z.literal(false)]).default(blendSchema.parse({})),
+    /** Hits the wrapped arm returns per query before merging; default 4 x topK. */
+    fetch: z.number().int().positive().optional(),
+  })
+  .strict();
+
+interface SummaryDoc {
+  readonly session: Session;
+  readonly doc: Document;
+}
+
+/**
+ * `session`: garbanzo's session memory as a corpus transform (docs/adr/0024-reference-recipes.md). Messages are
+ * split into sessions per chat at 30 minutes of inactivity; each session of 4+ messages gets an extractive
+ * summary (topics, decisions, entities, key points) headed by its context header; the wrapped arm indexes
+ * messages and summaries together. Per query, message and session hits are merged by the garbanzo blend (base
+ * relevance, 72 h recency decay, query-word overlap; x1.25 for a session hit, at most 3 sessions, x0.5 for a
+ * message inside a kept session), and each kept session stands for its messages, so the run is over the eval
+ * set's own documents.
+ */
+export const sessionNode: NodeKind = {
+  summary: 'sessions at 30 min of inactivity with extractive summaries, indexed with the messages by a wrapped arm; garbanzo blend',
+  arity: { min: 0, max: 0 },
+  bind({ params, topK }) {
+    const r = sessionParams.safeParse(params);
+    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(sessionParams, p)) };
+    const p = r.data;
+    const inner = bindWrappedArm(p.arm, topK);
+    if ('problems' in inner) return inner;
+    const own = {
+      node: 'session',
+      v: SESSION_VERSION,
+      gapMinutes: p.gapMinutes,
+      minMessages: p.minMessages,
+      maxSessions: p.maxSessions,
+      header: p.header,
+      blend: p.blend,
+    };
+    const blend = p.blend;
+    return {
+      node: {
+        kind: `session(${inner.node.kind})`,
+        params: JSON.parse(JSON.stringify({ ...p, arm: { kind: p.arm.kind, params: inner.node.params } })) as JsonValue,
+        fingerprint: { ...own, fetch: p.fetch ?? null, arm: inner.node.fingerprint } as JsonValue,
+        // The blend's terms are all >= 0; without it, scores are the wrapped arm's (plus a tie-break >= 0).
+        theoreticalMinScore: blend === false ? inner.node.theoreticalMinScore : 0,
+        sendsTextOffMachine: inner.node.sendsTextOffMachine,
+        create(ctx): SystemInstance {
+          const wrapped = inner.node.create(ctx);
+          return {
+            async runScope(scope, _inputs, k) {
+              const chat = scope.scope ?? 'all';
+              const sessions = buildSessions(scope.documents, p.gapMinutes, chat);
+              const ids = new Set(scope.documents.map((d) => d.id));
+              const summaries = new Map<string, SummaryDoc>();
+              for (const s of sessions) {
+                if (s.messages.length < p.minMessages) continue;
+                const sum = extractiveSummary(s);
+                const id = `summary:${s.id}`;
+                if (ids.has(id)) throw new HarnessError(`session: a document of this eval set already has the id "${id}" a summary needs`);
+                const text = p.header ? `${sessionHeader(s, sum.topics)}\n${summaryText(sum)}` : summaryText(sum);
+                const last = s.messages.at(-1)?.timestamp;
+                summaries.set(id, { session: s, doc: { id, text, ...(last === undefined ? {} : { timestamp: last }) } });
+              }
+              const sessionOf = new Map<string, string>();
+              for (const s of sessions) for (const m of s.messages) sessionOf.set(m.id, s.id);
+              const participants = [...new Set(sessions.flatMap((s) => s.participants))];
+              const prefix = queryHeader(chat, participants);
+              const queries = p.header ? scope.queries.map((q) => ({ ...q, text: `${prefix}\n${q.text}` })) : scope.queries;
+              const corpus = [...scope.documents, ...[...summaries.values()].map((s) => s.doc)];
+              const run = await wrapped.runScope(derivedScope(scope, corpus, own, queries), [], p.fetch ?? 4 * k);
+              const byId = new Map(corpus.map((d) => [d.id, d] as const));
+              const tokensOf = new Map<string, Set<string>>();
+              const tokens = (id: string) => {
+                let t = tokensOf.get(id);
+                if (!t) tokensOf.set(id, (t = contentTokens((byId.get(id) as Document).text)));
+                return t;
+              };
+              const results: ScopeResults = {};
+              for (const q of scope.queries) {
+                const hits = run.results[q.id] ?? [];
+                const qTokens = contentTokens(q.text);
+                let scores: Float64Array;
+                if (blend === false) scores = Float64Array.from(hits, ([, s]) => s);
+                else {
+                  const qMs = queryTimeMs(q, scope.documents);
+                  scores = blendScores(
+                    hits.map(([id, score]) => ({ score, timeMs: documentTimeMs(byId.get(id) as Document), tokens: tokens(id) })),
+                    qTokens,
+                    qMs,
+                    blend,
+                  );
+                  hits.forEach(([id], i) => {
+                    if (summaries.has(id)) scores[i] = (scores[i] as number) * blend.sessionBonus;
+                  });
+                }
+                const sessionHits = hits
+                  .map(([id], i) => ({ id, score: scores[i] as number }))
+                  .filter((h) => summaries.has(h.id))
+                  .sort((a, b) => b.score - a.score)
+                  .slice(0, p.maxSessions ?? undefined);
+                const kept = new Set(sessionHits.map((h) => (summaries.get(h.id) as SummaryDoc).session.id));
+                const out = new Map<string, number>();
+                const offer = (id: string, s: number) => {
+                  const prev = out.get(id);
+                  if (prev === undefined || s > prev) out.set(id, s);
+                };
+                hits.forEach(([id], i) => {
+                  if (summaries.has(id)) return;
+                  const inWindow = kept.has(sessionOf.get(id) ?? '');
+                  offer(id, blend !== false && inWindow ? (scores[i] as number) * blend.windowPenalty : (scores[i] as number));
+                });
+                for (const h of sessionHits)
+                  for (const m of (summaries.get(h.id) as SummaryDoc).session.messages)
+                    offer(m.id, h.score + MEMBER_TIEBREAK * tokenOverlap(qTokens, tokens(m.id)));
+                results[q.id] = [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).slice(0, k);
+              }
+              return { ...run, indexStats: { ...run.indexStats, sessions: sessions.length, summaries: summaries.size }, results };
+            },
+            close: async () => wrapped.close?.(),
+          };
+        },
+      },
+    };
+  },
+};
