@@ -102,17 +102,19 @@ export function builderFingerprint(p: BuilderParams, extractor: ConceptExtractor
   return { ...(builderIdentity(p) as Record<string, JsonValue>), model: extractor.model };
 }
 
+/** The graph's identity in arm fingerprints (an LLM's endpoint and key never enter it). */
 export function builderIdentity(p: BuilderParams): JsonValue {
   return {
     concepts: p.concepts,
     v: LEXICAL_VERSION,
     fields: p.fields,
     synonyms: (p.synonyms ?? null) as unknown as JsonValue,
-    llm: p.concepts === 'llm' ? llmIdentity(llmOf(p)) : null,
+    // Only an LLM graph names its LLM, so lexical graphs keep the identity they had before `concepts: llm`.
+    ...(p.concepts === 'llm' ? { llm: llmIdentity(llmOf(p)) } : {}),
   };
 }
 
-function llmOf(p: BuilderParams): LlmParams {
+export function llmOf(p: BuilderParams): LlmParams {
   return p.llm ?? llmParamsSchema.parse({});
 }
 

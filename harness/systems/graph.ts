@@ -1,4 +1,5 @@
-import { builderIdentity, corpusGraph, graphSendsText, graphStats } from '../../arms/graph/build.js';
+import { corpusGraph, graphSendsText, graphStats, llmOf } from '../../arms/graph/build.js';
+import { llmIdentity } from '../../arms/graph/llm.js';
 import { conceptIndex } from '../../arms/graph/graph.js';
 import { type InputSeeds, inputSeedWeights, PprRanker, pprParamsSchema } from '../../arms/graph/ppr-rank.js';
 import { shapeGraph } from '../../arms/graph/shapes.js';
@@ -26,8 +27,8 @@ export const graphPprNode: NodeKind = {
     const p = r.data;
     if (!p.querySeeds && inputs.length === 0) return { problems: ['params.querySeeds: false leaves no seeds without inputs; list inputs or set it true'] };
     const mins = inputs.map((i) => i.theoreticalMinScore);
-    // The graph enters by its builder identity: an LLM's endpoint (which may carry a token) never does.
-    const { inputDepth, inputWeight, concepts: _c, fields: _f, synonyms: _s, llm: _l, ...own } = p;
+    // An LLM enters by its identity (model, prompt, batch size): its endpoint, which may carry a token, never does.
+    const { inputDepth, inputWeight, llm: _llm, ...own } = p;
     return {
       node: {
         kind: 'graph-ppr',
@@ -35,8 +36,8 @@ export const graphPprNode: NodeKind = {
         fingerprint: {
           node: 'graph-ppr',
           v: RANKING_VERSION,
-          graph: builderIdentity(p),
           ...own,
+          ...(p.concepts === 'llm' ? { llm: llmIdentity(llmOf(p)) } : {}),
           // Input seeding params matter only when there are inputs.
           ...(inputs.length > 0 ? { inputDepth, inputWeight, inputMins: mins.map((m) => m ?? null) } : {}),
         },
