@@ -11,8 +11,9 @@ import type { Logger } from '../../harness/log.js';
 import { loadOnnxEmbedder, onnxEmbedArm } from '../dense/onnx.js';
 import { EmbeddingStore } from '../dense/store.js';
 import { loadUseLite, useLiteArm } from '../dense/use-lite.js';
+import { extractTriples, llmIdentity, llmParamsSchema, type LlmParams } from './llm.js';
 import { LEXICAL_VERSION, lexicalExtractor, type ConceptExtractor, type TextConcepts } from './concepts.js';
-import { cachedGraph, type EmbedFn, graphOf, LINK_SYNONYM, synonymLinks, withLinks, type ConceptGraph } from './graph.js';
+import { cachedGraph, type EmbedFn, graphOf, LINK_RELATION, LINK_SYNONYM, synonymLinks, withLinks, type ConceptGraph } from './graph.js';
 
 /** The embedding models a graph can take synonym links from: the local dense arm kinds, by their params. */
 const embedders = { 'use-lite': useLiteArm, 'onnx-embed': onnxEmbedArm } as const;
@@ -40,8 +41,13 @@ const synonymsSchema = z
 
 /** Params that decide the concept graph; shared by every graph arm kind. */
 export const builderParams = {
-  /** `lexical`: noun phrases and named entities (wink-nlp). */
-  concepts: z.enum(['lexical']).default('lexical'),
+  /**
+   * `lexical`: noun phrases and named entities (wink-nlp). `llm`: subjects and objects of the triples an LLM
+   * extracts (`llm` params), linked by their relations; sends the documents' text to that LLM.
+   */
+  concepts: z.enum(['lexical', 'llm']).default('lexical'),
+  /** The LLM of `concepts: llm` (defaults apply when absent); ignored for `lexical`. */
+  llm: llmParamsSchema.optional(),
   /** `flat`: title and text; `text`: the text only. */
   fields: z.enum(['flat', 'text']).default('flat'),
   /** Synonym links between concepts by embedding cosine; absent: none. */
@@ -56,7 +62,8 @@ export interface SynonymParams {
 }
 
 export interface BuilderParams {
-  readonly concepts: 'lexical';
+  readonly concepts: 'lexical' | 'llm';
+  readonly llm?: LlmParams | undefined;
   readonly fields: 'flat' | 'text';
   readonly synonyms?: SynonymParams | undefined;
 }
@@ -95,8 +102,61 @@ export function builderFingerprint(p: BuilderParams, extractor: ConceptExtractor
   return { ...(builderIdentity(p) as Record<string, JsonValue>), model: extractor.model };
 }
 
+/** The graph's identity in arm fingerprints (an LLM's endpoint and key never enter it). */
 export function builderIdentity(p: BuilderParams): JsonValue {
-  return { concepts: p.concepts, v: LEXICAL_VERSION, fields: p.fields, synonyms: (p.synonyms ?? null) as unknown as JsonValue };
+  return {
+    concepts: p.concepts,
+    v: LEXICAL_VERSION,
+    fields: p.fields,
+    synonyms: (p.synonyms ?? null) as unknown as JsonValue,
+    // Only an LLM graph names its LLM, so lexical graphs keep the identity they had before `concepts: llm`.
+    ...(p.concepts === 'llm' ? { llm: llmIdentity(llmOf(p)) } : {}),
+  };
+}
+
+export function llmOf(p: BuilderParams): LlmParams {
+  return p.llm ?? llmParamsSchema.parse({});
+}
+
+/** Whether building the graph sends document text off this machine (to the LLM). */
+export function graphSendsText(p: BuilderParams): boolean {
+  return p.concepts === 'llm';
+}
+
+/** Concepts of each document from LLM triples (subject and object, canonicalised) and their relation links. */
+async function llmGraph(corpus: Corpus, p: BuilderParams, extractor: ConceptExtractor, ctx: GraphContext): Promise<ConceptGraph> {
+  const { triples, stats } = await extractTriples(
+    corpus.map((d) => documentText(d, p.fields)),
+    llmOf(p),
+    ctx,
+  );
+  const perDoc: TextConcepts[] = [];
+  const pairs: [string, string][] = [];
+  for (const list of triples) {
+    const names: string[] = [];
+    for (const [s, , o] of list) {
+      const a = extractor.canonical(s);
+      const b = extractor.canonical(o);
+      if (a !== '') names.push(a);
+      if (b !== '') names.push(b);
+      if (a !== '' && b !== '' && a !== b) pairs.push([a, b]);
+    }
+    perDoc.push({ concepts: names, entities: names });
+  }
+  const graph = graphOf(
+    corpus.map((d) => d.id),
+    perDoc,
+  );
+  const id = new Map(graph.concepts.map((n, i) => [n, i]));
+  const linked = withLinks(graph, LINK_RELATION, {
+    src: Int32Array.from(pairs, ([a]) => id.get(a) as number),
+    dst: Int32Array.from(pairs, ([, b]) => id.get(b) as number),
+    weight: new Float64Array(pairs.length).fill(1),
+  });
+  return {
+    ...linked,
+    buildStats: { llmBatches: stats.batches, llmCachedBatches: stats.cachedBatches, llmParseFailures: stats.parseFailures, triples: pairs.length },
+  };
 }
 
 /** The concept graph of `corpus`, from the cache or extracted (with progress) and stored. */
@@ -108,6 +168,7 @@ export async function corpusGraph(
 ): Promise<{ graph: ConceptGraph; extractor: ConceptExtractor; cached: boolean }> {
   const extractor = lexicalExtractor();
   const { graph, cached } = await cachedGraph(ctx.cache, ctx.log, corpus, builderFingerprint(p, extractor), async () => {
+    if (p.concepts === 'llm') return withSynonyms(await llmGraph(corpus, p, extractor, ctx), p, ctx, loadEmbed);
     const progress = ctx.log.progress('graph: extracting concepts', corpus.length);
     const perDoc: TextConcepts[] = [];
     for (const d of corpus) {
@@ -115,15 +176,23 @@ export async function corpusGraph(
       progress.tick(1);
     }
     progress.done();
-    const graph = graphOf(
-      corpus.map((d) => d.id),
-      perDoc,
+    return withSynonyms(
+      graphOf(
+        corpus.map((d) => d.id),
+        perDoc,
+      ),
+      p,
+      ctx,
+      loadEmbed,
     );
-    if (p.synonyms === undefined) return graph;
-    const links = await synonymLinks(graph.concepts, { ...p.synonyms, embed: await loadEmbed(p.synonyms, ctx) });
-    return withLinks(graph, LINK_SYNONYM, links);
   });
   return { graph, extractor, cached };
+}
+
+async function withSynonyms(graph: ConceptGraph, p: BuilderParams, ctx: GraphContext, loadEmbed: EmbedLoader): Promise<ConceptGraph> {
+  if (p.synonyms === undefined) return graph;
+  const links = await synonymLinks(graph.concepts, { ...p.synonyms, embed: await loadEmbed(p.synonyms, ctx) });
+  return withLinks(graph, LINK_SYNONYM, links);
 }
 
 /** Index statistics every graph arm reports (additive over scopes: the manifest sums them). */
@@ -134,5 +203,6 @@ export function graphStats(graph: ConceptGraph): Record<string, number> {
     entities: graph.entity.reduce((a, b) => a + b, 0),
     conceptMentions: graph.docConcept.length,
     links: graph.linkSrc.length,
+    ...graph.buildStats,
   };
 }

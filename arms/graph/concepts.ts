@@ -22,6 +22,8 @@ export interface ConceptExtractor {
   /** Lower-cased lemmas of the text's word tokens, in order: what concept names are made of. */
   tokens(text: string): string[];
   extract(text: string): TextConcepts;
+  /** The canonical name of a phrase given as a whole (an LLM's subject or object): its name tokens' lemmas. */
+  canonical(phrase: string): string;
   /** The NLP model's identity, for cache keys. */
   readonly model: string;
 }
@@ -112,6 +114,11 @@ export function lexicalExtractor(): ConceptExtractor {
     model: `wink-nlp@${nlpVersion}+wink-eng-lite-web-model@${version}`,
     tokens: (text) => tagged(text).map((t) => t.canon),
     extract: (text) => conceptsOfTokens(tagged(text)),
+    canonical: (phrase) =>
+      tagged(phrase)
+        .filter((t) => !t.stop && NAME_TOKEN.test(t.canon))
+        .map((t) => t.canon)
+        .join(' '),
   };
   return shared;
 }

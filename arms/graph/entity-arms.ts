@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Corpus, Query } from '../../evalset/types.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../types.js';
-import { builderIdentity, builderParams, corpusGraph, graphStats } from './build.js';
+import { builderIdentity, builderParams, corpusGraph, graphSendsText, graphStats } from './build.js';
 import { matchConcepts, type ConceptExtractor } from './concepts.js';
 import { type ConceptGraph, type ConceptIndex, conceptIndex } from './graph.js';
 
@@ -185,7 +185,7 @@ export const graphBfsArm: ArmFactory<typeof bfsParams> = {
     maxRelationships: p.maxRelationships,
   }),
   theoreticalMinScore: () => 0,
-  sendsTextOffMachine: () => false,
+  sendsTextOffMachine: (p) => graphSendsText(p),
   create: (id, p, ctx) =>
     entityArm(id, p, ctx, (s, seeds, topK) => {
       const hops = entityBfs(s.eg, seeds, p.maxHops, p.maxEntities, p.maxRelationships);
@@ -204,7 +204,7 @@ export const entityLaneArm: ArmFactory<typeof laneParams> = {
   params: laneParams,
   fingerprint: (p) => ({ kind: 'entity-lane', v: RANKING_VERSION, graph: builderIdentity(p) }),
   theoreticalMinScore: () => 0,
-  sendsTextOffMachine: () => false,
+  sendsTextOffMachine: (p) => graphSendsText(p),
   create: (id, p, ctx) =>
     entityArm(id, p, ctx, (s, seeds, topK) => {
       const docs = documentsOf(s.idx, new Map(seeds.map((c) => [c, 0])));

@@ -84,7 +84,9 @@ describe('the concept graph', () => {
   it('round-trips its binary form; a truncated one decodes to nothing', () => {
     const linked = withLinks(g, LINK_SYNONYM, { src: Int32Array.of(0), dst: Int32Array.of(2), weight: Float64Array.of(0.9) });
     const back = decodeGraph(encodeGraph(linked));
-    expect(back).toEqual(linked);
+    expect(back).toEqual({ ...linked, buildStats: {} });
+    const stamped = { ...linked, buildStats: { llmParseFailures: 2 } };
+    expect(decodeGraph(encodeGraph(stamped))).toEqual(stamped);
     expect(decodeGraph(encodeGraph(linked).subarray(0, 60))).toBeUndefined();
   });
 

@@ -32,6 +32,8 @@ export interface ConceptGraph {
   readonly linkDst: Int32Array;
   readonly linkWeight: Float64Array;
   readonly linkKind: Uint8Array;
+  /** Counters of the build that made it (LLM batches, parse failures), kept with the graph so a cached graph reports them. */
+  readonly buildStats?: Readonly<Record<string, number>>;
 }
 
 /** The transpose of the document -> concept CSR: concept -> documents, with mention counts. */
@@ -164,7 +166,9 @@ const ARRAYS = ['entity', 'docPtr', 'docConcept', 'docMentions', 'linkSrc', 'lin
  * array at an 8-byte aligned offset, so loading is a copy per array and no parsing of numbers.
  */
 export function encodeGraph(g: ConceptGraph): Uint8Array {
-  const header = Buffer.from(JSON.stringify({ v: FORMAT_VERSION, docIds: g.docIds, concepts: g.concepts, lengths: ARRAYS.map((a) => g[a].length) }));
+  const header = Buffer.from(
+    JSON.stringify({ v: FORMAT_VERSION, docIds: g.docIds, concepts: g.concepts, lengths: ARRAYS.map((a) => g[a].length), buildStats: g.buildStats ?? {} }),
+  );
   const align = (n: number) => Math.ceil(n / 8) * 8;
   let size = align(4 + header.length);
   for (const a of ARRAYS) size = align(size + g[a].byteLength);
@@ -190,6 +194,7 @@ export function decodeGraph(bytes: Uint8Array): ConceptGraph | undefined {
       docIds: string[];
       concepts: string[];
       lengths: number[];
+      buildStats?: Record<string, number>;
     };
     if (header.v !== FORMAT_VERSION || header.lengths.length !== ARRAYS.length) return undefined;
     const align = (n: number) => Math.ceil(n / 8) * 8;
@@ -206,7 +211,7 @@ export function decodeGraph(bytes: Uint8Array): ConceptGraph | undefined {
       arrays[name] = new ctor(copy.buffer);
       at = align(at + byteLength);
     });
-    const g = { docIds: header.docIds, concepts: header.concepts, ...arrays } as unknown as ConceptGraph;
+    const g = { docIds: header.docIds, concepts: header.concepts, ...arrays, buildStats: header.buildStats ?? {} } as unknown as ConceptGraph;
     if (g.docPtr.length !== g.docIds.length + 1 || g.entity.length !== g.concepts.length) return undefined;
     return g;
   } catch {

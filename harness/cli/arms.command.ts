@@ -8,6 +8,7 @@ export const armsCommand = defineCommand({
     const { armFactories } = await import('../../arms/registry.js');
     const { nodeKinds } = await import('../systems/registry.js');
     const { fuseParamsSchema } = await import('../fusion/index.js');
+    const { pprParamsSchema } = await import('../../arms/graph/ppr-rank.js');
     const { keysOf } = await import('../config/problems.js');
     const lines: string[] = ['arms (kind under arms:):'];
     for (const [kind, f] of Object.entries(armFactories)) {
@@ -22,7 +23,7 @@ export const armsCommand = defineCommand({
       if (req?.packages?.length) lines.push(`    needs packages: ${req.packages.join(', ')}`);
     }
     // Systems computed from other systems' runs; one schema per kind, shown the same way.
-    const params: Record<string, readonly string[]> = { fuse: keysOf(fuseParamsSchema, []) };
+    const params: Record<string, readonly string[]> = { fuse: keysOf(fuseParamsSchema, []), 'graph-ppr': keysOf(pprParamsSchema, []) };
     lines.push('systems (kind under systems:):');
     for (const [kind, k] of Object.entries(nodeKinds)) {
       if (kind === 'retrieve') continue;

@@ -78,6 +78,12 @@ describe('graph-ppr node', () => {
   it('puts input seeding into the fingerprint only when there are inputs; refuses a node with no possible seed', () => {
     expect(JSON.stringify(bind({}).fingerprint)).not.toContain('inputDepth');
     expect(JSON.stringify(bind({}, [{ id: 'x', theoreticalMinScore: 0, sendsTextOffMachine: false }]).fingerprint)).toContain('inputDepth');
+    // An LLM graph: the model and prompt enter the fingerprint, the endpoint (which may carry a token) never does.
+    const llm = bind({ concepts: 'llm', llm: { model: 'm1', baseURL: 'https://user:tok-in-url-123@llm.example/v1' } });
+    expect(llm.sendsTextOffMachine).toBe(true);
+    expect(JSON.stringify(llm.fingerprint)).toContain('"model":"m1"');
+    expect(JSON.stringify(llm.fingerprint)).not.toContain('tok-in-url-123');
+    expect(bind({}).sendsTextOffMachine).toBe(false);
     const r = graphPprNode.bind({ kind: 'graph-ppr', params: { querySeeds: false }, inputs: [], topK: 10 });
     expect('problems' in r && r.problems[0]).toMatch(/querySeeds/);
     const bad = graphPprNode.bind({ kind: 'graph-ppr', params: { damping: 1, shape: 'tree' }, inputs: [], topK: 10 });

@@ -1,4 +1,5 @@
-import { corpusGraph, graphStats } from '../../arms/graph/build.js';
+import { corpusGraph, graphSendsText, graphStats, llmOf } from '../../arms/graph/build.js';
+import { llmIdentity } from '../../arms/graph/llm.js';
 import { conceptIndex } from '../../arms/graph/graph.js';
 import { type InputSeeds, inputSeedWeights, PprRanker, pprParamsSchema } from '../../arms/graph/ppr-rank.js';
 import { shapeGraph } from '../../arms/graph/shapes.js';
@@ -26,7 +27,8 @@ export const graphPprNode: NodeKind = {
     const p = r.data;
     if (!p.querySeeds && inputs.length === 0) return { problems: ['params.querySeeds: false leaves no seeds without inputs; list inputs or set it true'] };
     const mins = inputs.map((i) => i.theoreticalMinScore);
-    const { inputDepth, inputWeight, ...own } = p;
+    // An LLM enters by its identity (model, prompt, batch size): its endpoint, which may carry a token, never does.
+    const { inputDepth, inputWeight, llm: _llm, ...own } = p;
     return {
       node: {
         kind: 'graph-ppr',
@@ -35,11 +37,12 @@ export const graphPprNode: NodeKind = {
           node: 'graph-ppr',
           v: RANKING_VERSION,
           ...own,
+          ...(p.concepts === 'llm' ? { llm: llmIdentity(llmOf(p)) } : {}),
           // Input seeding params matter only when there are inputs.
           ...(inputs.length > 0 ? { inputDepth, inputWeight, inputMins: mins.map((m) => m ?? null) } : {}),
         },
         theoreticalMinScore: 0,
-        sendsTextOffMachine: false,
+        sendsTextOffMachine: graphSendsText(p),
         create(ctx) {
           return {
             async runScope(scope, inputRuns, topK) {
