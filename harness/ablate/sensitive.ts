@@ -1,4 +1,6 @@
+import { armFactories, isArmKind } from '../../arms/registry.js';
 import type { EvalSet } from '../../evalset/types.js';
+import { keysOf } from '../config/problems.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import type { SensitivePolicy } from '../systems/sensitive.js';
 
@@ -22,20 +24,23 @@ export function countSensitive(sets: readonly (EvalSet | undefined)[]): number {
  */
 export function sensitiveProblems(plan: SystemsPlan, sensitiveDocuments: number): string[] {
   if (sensitiveDocuments === 0) return [];
-  const byEntry = new Map<string, { ids: string[]; kind: string; derived: boolean }>();
+  const byEntry = new Map<string, { ids: string[]; kind: string; derived: boolean; declarable: boolean }>();
   for (const s of plan.systems) {
     if (!s.bound.sendsTextOffMachine || s.sensitive !== undefined) continue;
-    const entry = byEntry.get(s.at) ?? { ids: [], kind: s.kind, derived: s.inputs.length > 0 };
+    // Remote arms (http, mcp over a URL) may be services on this machine: say how to declare one.
+    const declarable = isArmKind(s.kind) && keysOf(armFactories[s.kind].params, []).includes('local');
+    const entry = byEntry.get(s.at) ?? { ids: [], kind: s.kind, derived: s.inputs.length > 0, declarable };
     entry.ids.push(s.id);
     byEntry.set(s.at, entry);
   }
   const docs = `${sensitiveDocuments} sensitive document${sensitiveDocuments === 1 ? '' : 's'}`;
-  return [...byEntry].map(([at, { ids, kind, derived }]) => {
+  return [...byEntry].map(([at, { ids, kind, derived, declarable }]) => {
     const who = `${ids.length === 1 ? 'system' : 'systems'} ${ids.map((id) => `"${id}"`).join(', ')} (${kind})`;
     return derived
       ? `${at}: ${who} would send text off this machine and the eval set has ${docs}; no policy exists for derived systems yet, so remove it or unflag the documents`
       : `${at}.sensitive: ${who} would send text off this machine and the eval set has ${docs}, which must never leave it; ` +
-          `set ${at}.sensitive to skip (leave them out of this arm; the report counts them) or to { route: <id of a local arm listed earlier> } (a local arm retrieves them)`;
+          `set ${at}.sensitive to skip (leave them out of this arm; the report counts them) or to { route: <id of a local arm listed earlier> } (a local arm retrieves them)` +
+          (declarable ? `, or set ${at}.params.local: true if the service runs on this machine` : '');
   });
 }
 

@@ -157,7 +157,7 @@ describe('http arm', () => {
     const r = await run(config([]));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /arm svc would send 1 sensitive document\(s\) \(m4\) to http:\/\/127\.0\.0\.1:\d+\/store, which the config does not declare local/,
+      /arms\[0\]\.sensitive: system "svc" \(http\) would send text off this machine and the eval set has 1 sensitive document,.*or set arms\[0\]\.params\.local: true if the service runs on this machine/,
     );
     expect(server.requests.filter((q) => q.path === '/store')).toHaveLength(0);
     const unset = await runCaptured(['ablate', '--config', config()], dir, {});

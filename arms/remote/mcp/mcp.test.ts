@@ -147,7 +147,7 @@ describe('mcp arm over streamable HTTP', () => {
     const r = await runCaptured(['ablate', '--config', httpConfig('')], dir, { MEMORY_TOKEN: SECRET });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /arm own would send \d+ sensitive document\(s\) \(m\d+.*to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp, which the config does not declare local/,
+      /arms\[0\]\.sensitive: system "own" \(mcp\) would send text off this machine and the eval set has \d+ sensitive documents.*or set arms\[0\]\.params\.local: true if the service runs on this machine/,
     );
     expect(memory.size('all')).toBe(0);
   });
