@@ -8,8 +8,8 @@ import { describeShared, PROJECT_ROOT } from '../../harness/testing/shared.js';
 import { linkGloveInto } from './testing.js';
 
 // configs/nfcorpus-dense.yaml on BEIR NFCorpus test: onnx-embed on GloVe and use-lite (first 64 words of each
-// passage) embed all 3,633 passages through their real runtimes. USE-lite is the slow part: ~7 CPU-minutes
-// (46 min of wall clock when measured on a machine with load average 18), hence the long timeout.
+// passage) embed all 3,633 passages through their real runtimes. USE-lite is the slow part: ~7 CPU-minutes;
+// the whole test took 9.6 min at load average ~6 on 2 cores (46 min at load 18), hence the long timeout.
 describeShared('configs/nfcorpus-dense.yaml: local dense arms on NFCorpus test', ['data/nfcorpus/qrels/test.tsv'], () => {
   const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-dense-'));
   beforeAll(async () => linkGloveInto(join(work, 'cache')), 300_000);
