@@ -85,14 +85,22 @@ export interface DenseArmOptions {
   /** Loads the model; called once, on the first index (so creating an arm loads nothing heavy). */
   readonly load: () => Promise<Embedder>;
   readonly search: DenseSearchParams;
+  /**
+   * Offer `searchMany`, so the runner hands over queries in batches (one embedding call and one pass over the
+   * matrix per batch). Off by default: each query is then embedded and searched alone, and its latency is
+   * what one production query costs; a hosted arm may turn it on to save requests (latency then is the
+   * batch's time shared equally, as the runner records batched searches).
+   */
+  readonly batchQueries?: boolean;
 }
 
 /**
  * Turns any Embedder into an Arm:
  * - `index(corpus)` embeds the documents through the shared {@link EmbeddingStore} (cached matrix, or batches
  *   with resume), L2-normalises the rows and builds the vector index (exact or LanceDB);
- * - `search` / `searchMany` embed the query texts (role `query`, cached per text) and return top-k by cosine,
- *   so the query latency the runner records includes the query's embedding time.
+ * - `search` (and `searchMany` with {@link DenseArmOptions.batchQueries}) embed the query texts (role
+ *   `query`, cached per text) and return top-k by cosine, so the query latency the runner records includes
+ *   the query's embedding time (unless its vector was already stored by an earlier run or arm).
  *
  * IndexStats: `documents`, `dims`, `embedded` (texts the model embedded during this index), `embedCached`
  * (read back from the store), `embedResumedBatches`, `embedMs`, the index's own stats, and the embedder's
@@ -142,7 +150,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
         embedded: s.stats.computed - before.computed,
         embedCached: s.stats.cached - before.cached,
         embedResumedBatches: s.stats.resumedBatches - before.resumedBatches,
-        embedMs,
+        embedMs: Math.round(embedMs),
         ...built,
         ...(e.usage?.() ?? {}),
       };
@@ -152,11 +160,15 @@ export function denseArm(opts: DenseArmOptions): Arm {
       const [t] = await (vindex as VectorIndex).search(q, topK);
       return t === undefined ? [] : toScored(t);
     },
-    async searchMany(queries: readonly Query[], topK: number) {
-      const q = await queryVectors(queries.map((x) => x.text));
-      const got = await (vindex as VectorIndex).search(q, topK);
-      return new Map(queries.map((x, i) => [x.id, toScored(got[i] as TopK)]));
-    },
+    ...(opts.batchQueries === true
+      ? {
+          async searchMany(queries: readonly Query[], topK: number) {
+            const q = await queryVectors(queries.map((x) => x.text));
+            const got = await (vindex as VectorIndex).search(q, topK);
+            return new Map(queries.map((x, i) => [x.id, toScored(got[i] as TopK)]));
+          },
+        }
+      : {}),
     async close() {
       await vindex?.close?.();
       await embedder?.close?.();

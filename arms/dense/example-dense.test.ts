@@ -63,6 +63,9 @@ describe('configs/example-dense.yaml', () => {
   it('labels the GloVe and USE-lite runs as substitutes for bge, never as bge', () => {
     expect(first.report).toContain('run glove is a substitute: GloVe 100d standing in for BAAI/bge-large-en-v1.5');
     expect(first.report).toContain('run use-lite is a substitute: USE-lite standing in for BAAI/bge-large-en-v1.5');
+    // A fusion over a substitute is flagged too, naming the input it inherits from; bm25 alone is not.
+    expect(first.report).toContain('run rrf.bm25+use-lite is a substitute: built on use-lite (USE-lite standing in for BAAI/bge-large-en-v1.5)');
+    expect(first.report).not.toContain('run bm25 is a substitute');
   });
 
   it('records the embedding work of each dense arm in its index stats', () => {

@@ -73,7 +73,7 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
       const rows = Array.from({ length: sample }, (_, i) => Math.floor((i * n) / sample));
       const qv = new Float32Array(sample * dims);
       rows.forEach((r, i) => qv.set(m.vectors.subarray(r * dims, (r + 1) * dims), i * dims));
-      const stats: Record<string, number> = { annBuildMs: buildMs };
+      const stats: Record<string, number> = { annBuildMs: Math.round(buildMs) };
       const msg: string[] = [];
       for (const k of RECALL_CUTOFFS) {
         const kk = Math.min(k, n);

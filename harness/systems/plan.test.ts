@@ -58,6 +58,26 @@ describe('buildPlan', () => {
     expect(plan.systems.map((s) => [s.id, s.group])).toEqual([['a', undefined]]);
   });
 
+  it('flags a system built on a substitute as one, unless its own entry says what it is', () => {
+    const { plan } = buildPlan(
+      [
+        arm('a', { seed: 1 }, { substitute: 'A for B' }),
+        arm('b', { seed: 2 }),
+        fusion('ab', ['a', 'b'], { method: 'rrf' }),
+        fusion('abb', ['ab', 'b'], { method: 'rrf' }),
+        fusion('own', ['a', 'b'], { method: 'rrf', rrfK: 10 }, { substitute: 'own words' }),
+      ],
+      10,
+    );
+    expect(plan.systems.map((s) => [s.id, s.substitute])).toEqual([
+      ['a', 'A for B'],
+      ['b', undefined],
+      ['ab', 'built on a (A for B)'],
+      ['abb', 'built on ab (built on a (A for B))'],
+      ['own', 'own words'],
+    ]);
+  });
+
   it('gives two arms with the same params the same fingerprint, and different params another', () => {
     const { plan } = buildPlan([arm('a', { seed: 1 }), arm('b', { seed: 1 }), arm('c', { seed: 2 })], 10);
     const [a, b, c] = plan.systems;

@@ -212,7 +212,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
           fingerprintHash: sha256Hex(canonicalJson(fingerprint)),
           ...(expanded > 1 ? { group: e.id, point: { ...(inputSets.length > 1 ? { inputs: set.join('+') } : {}), ...point } } : {}),
           ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${suffix.join(', ')})` : e.label }),
-          ...(e.substitute === undefined ? {} : { substitute: e.substitute }),
+          ...substituteOf(e.substitute, inputs),
           at: e.at,
           ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
           bound: res.node,
@@ -230,4 +230,14 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
     if (members.length > 0) failed.delete(e.id);
   }
   return { plan: { systems, groups }, problems };
+}
+
+/**
+ * A system is a substitute when its entry says so or when it consumes one: a fusion over GloVe is no more a
+ * bge result than GloVe is, so reports flag it too, naming the inputs it inherits from.
+ */
+function substituteOf(own: string | undefined, inputs: readonly PlannedSystem[]): { substitute?: string } {
+  if (own !== undefined) return { substitute: own };
+  const from = inputs.filter((s) => s.substitute !== undefined);
+  return from.length === 0 ? {} : { substitute: `built on ${from.map((s) => `${s.id} (${s.substitute})`).join(', ')}` };
 }
