@@ -6,12 +6,10 @@ import { runFileArm } from './run-file/index.js';
 import { commandArm } from './remote/command/index.js';
 import { httpArm } from './remote/http/index.js';
 import { mcpArm } from './remote/mcp/index.js';
-
 import { hashEmbedArm } from './hash-embed/index.js';
 import { onnxEmbedArm } from './dense/onnx.js';
 import { useLiteArm } from './dense/use-lite.js';
 import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
-
 import { voyageEmbedArm } from './dense/hosted/voyage.js';
 import { openaiEmbedArm } from './dense/hosted/openai.js';
 
@@ -27,13 +25,11 @@ export const armFactories = {
   command: commandArm,
   http: httpArm,
   mcp: mcpArm,
-
   'hash-embed': hashEmbedArm,
   'onnx-embed': onnxEmbedArm,
   'use-lite': useLiteArm,
   'graph-bfs': graphBfsArm,
   'entity-lane': entityLaneArm,
-
   'voyage-embed': voyageEmbedArm,
   'openai-embed': openaiEmbedArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own

