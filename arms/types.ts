@@ -84,7 +84,11 @@ export interface ArmFactory<S extends z.ZodType = z.ZodType> {
    * normalise against a theoretical minimum (TM2C2). Undefined when the kind has no such bound.
    */
   theoreticalMinScore(params: z.output<S>): number | undefined;
-  /** True when searching or indexing sends text to a service off this machine (hosted embedding APIs). */
+  /**
+   * True when the text of corpus Documents leaves this machine: hosted embedding of the corpus, a store call to
+   * a remote service, an LLM reading passages. Query text does not count: queries cannot be flagged sensitive
+   * (ADR 0018), and a remote arm that only searches a corpus its service already holds sends none.
+   */
   sendsTextOffMachine(params: z.output<S>): boolean;
   create(id: string, params: z.output<S>, ctx: ArmContext): Arm;
   /**

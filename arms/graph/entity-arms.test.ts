@@ -77,6 +77,34 @@ describe('graph-bfs and entity-lane arms', () => {
     });
   });
 
+  it('entity-lane with resolve: tiers unifies spellings of one entity (Phillip / Filip by the phonetic tier), not others', async () => {
+    const docs: Document[] = [
+      { id: 'a1', text: 'Phillip moved to Denver in May.' },
+      { id: 'a2', text: 'Phillip and Maria went hiking.' },
+      { id: 'a3', text: 'Filip bought a red bike.' },
+      { id: 'a4', text: 'Maria painted the fence.' },
+    ];
+    const plain = entityLaneArm.create('lane', entityLaneArm.params.parse({}), ctx());
+    await plain.index(docs);
+    expect((await plain.search(q('q1', 'Where does Filip live?'), 10)).map((d) => d.docId)).toEqual(['a3']);
+    const resolved = entityLaneArm.create('lane', entityLaneArm.params.parse({ resolve: 'tiers' }), ctx());
+    const stats = await resolved.index(docs);
+    // Phillip (2 documents) is canonical; Filip joins it (Jaro-Winkler 0.79 < 0.9, equal Metaphone keys FLP).
+    const names = stats.graphNodes as number;
+    expect(stats.resolvedEntities).toBe(names - 1);
+    const got = await resolved.search(q('q1', 'Where does Filip live?'), 10);
+    // One entity matched: each document counts 1, its mentions of either spelling break ties (1 + 1/2 each).
+    expect(got).toEqual([
+      { docId: 'a1', score: 1 + 1 / 2 },
+      { docId: 'a2', score: 1 + 1 / 2 },
+      { docId: 'a3', score: 1 + 1 / 2 },
+    ]);
+    expect((await resolved.search(q('q2', 'What did Maria paint?'), 10)).map((d) => d.docId)).toEqual(['a2', 'a4']);
+    // The resolver is part of the identity; the unresolved lane keeps its old fingerprint.
+    expect(Object.keys(entityLaneArm.fingerprint(entityLaneArm.params.parse({})) as object)).toEqual(['kind', 'v', 'graph']);
+    expect(entityLaneArm.fingerprint(entityLaneArm.params.parse({ resolve: 'tiers' }))).toMatchObject({ resolve: 'tiers', fuzzyThreshold: 0.9 });
+  });
+
   it('graph-bfs: documents by hop distance from the query entities, then mentions', async () => {
     const arm = graphBfsArm.create('bfs', graphBfsArm.params.parse({}), ctx());
     await arm.index(corpus);

@@ -5,7 +5,9 @@
  *   most `maxHops` hops capped at `maxEntities` entities and `maxRelationships` relationships, documents ranked
  *   by hop distance, then by mentions of the reached entities.
  * - `entity-lane` (WorldDB): every document mentioning an entity whose canonical name appears in the query,
- *   ranked by how many such entities it mentions, then by their mentions.
+ *   ranked by how many such entities it mentions, then by their mentions. With `resolve: tiers` the corpus's
+ *   entity names are first unified by WorldDB's tiered resolver (harness/recipes/resolver.ts: exact or alias,
+ *   Jaro-Winkler, phonetic key), so a query naming "Filip" also reaches the documents that spell him "Phillip".
  */
 import { z } from 'zod';
 import type { Corpus, Query } from '../../evalset/types.js';
@@ -14,6 +16,7 @@ import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../type
 import { builderIdentity, builderParams, corpusGraph, graphSendsText, graphStats } from './build.js';
 import { matchConcepts, type ConceptExtractor } from './concepts.js';
 import { type ConceptGraph, type ConceptIndex, conceptIndex } from './graph.js';
+import { type Entity, resolveEntity } from '../../harness/recipes/resolver.js';
 
 /** Bump when a change to matching or ranking changes any score for the same params and graph. */
 const RANKING_VERSION = 1;
@@ -26,7 +29,15 @@ const bfsParams = z
     maxRelationships: z.number().int().min(0).default(20),
   })
   .strict();
-const laneParams = z.object({ ...builderParams }).strict();
+const laneParams = z
+  .object({
+    ...builderParams,
+    /** `none`: names match as extracted. `tiers`: variants of one entity are unified first (WorldDB's resolver). */
+    resolve: z.enum(['none', 'tiers']).default('none'),
+    /** Jaro-Winkler similarity the fuzzy tier needs (`resolve: tiers`). */
+    fuzzyThreshold: z.number().min(0).max(1).default(0.9),
+  })
+  .strict();
 
 /** Entity -> entity relationships: entities mentioned by one document, weighted by how many documents do. */
 export interface EntityGraph {
@@ -108,14 +119,52 @@ export function entityBfs(eg: EntityGraph, seeds: readonly number[], maxHops: nu
   return hop;
 }
 
-/** Documents mentioning the entities of `rank` (entity -> key), scored by `score(doc's entities)`. */
-function documentsOf(idx: ConceptIndex, entities: ReadonlyMap<number, number>): Map<number, { best: number; count: number; mentions: number }> {
+/**
+ * Entity id -> the ids of every entity the resolver unifies with it (itself included). Names are resolved in
+ * order of document frequency (then name), each against the canonical entities already kept: the most
+ * frequent spelling becomes canonical, a name no tier accepts starts an entity of its own.
+ */
+export function resolvedEntities(eg: EntityGraph, idx: ConceptIndex, fuzzyThreshold: number): Map<number, readonly number[]> {
+  const df = (c: number) => (idx.ptr[c + 1] as number) - (idx.ptr[c] as number);
+  const names = [...eg.byName].sort((a, b) => df(b[1]) - df(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const canonical: Entity[] = [];
+  const members = new Map<string, number[]>();
+  for (const [name, c] of names) {
+    const hit = resolveEntity(name, canonical, { fuzzyThreshold, cosineThreshold: 1 });
+    if (hit) (members.get(hit.id) as number[]).push(c);
+    else {
+      canonical.push({ id: String(c), name });
+      members.set(String(c), [c]);
+    }
+  }
+  const out = new Map<number, readonly number[]>();
+  for (const group of members.values()) for (const c of group) out.set(c, group);
+  return out;
+}
+
+/**
+ * Documents mentioning the entities of `entities` (entity -> key): per document the smallest key, the number of
+ * entities (or, with `countKeys`, of distinct keys: resolved groups) and the summed mentions.
+ */
+function documentsOf(
+  idx: ConceptIndex,
+  entities: ReadonlyMap<number, number>,
+  countKeys = false,
+): Map<number, { best: number; count: number; mentions: number }> {
   const docs = new Map<number, { best: number; count: number; mentions: number }>();
+  const keysOf = new Map<number, Set<number>>();
   for (const [c, key] of entities) {
     for (let i = idx.ptr[c] as number; i < (idx.ptr[c + 1] as number); i++) {
       const d = idx.doc[i] as number;
       const cur = docs.get(d) ?? { best: Number.POSITIVE_INFINITY, count: 0, mentions: 0 };
-      docs.set(d, { best: Math.min(cur.best, key), count: cur.count + 1, mentions: cur.mentions + (idx.mentions[i] as number) });
+      let fresh = true;
+      if (countKeys) {
+        const seen = keysOf.get(d) ?? new Set<number>();
+        fresh = !seen.has(key);
+        seen.add(key);
+        keysOf.set(d, seen);
+      }
+      docs.set(d, { best: Math.min(cur.best, key), count: cur.count + (fresh ? 1 : 0), mentions: cur.mentions + (idx.mentions[i] as number) });
     }
   }
   return docs;
@@ -131,10 +180,17 @@ interface EntityState {
   readonly idx: ConceptIndex;
   readonly eg: EntityGraph;
   readonly extractor: ConceptExtractor;
+  /** With `resolve: tiers`: entity -> every entity unified with it. */
+  readonly resolved?: ReadonlyMap<number, readonly number[]>;
 }
 
 /** The shared arm body: index builds (or loads) the graph; search counts seeded queries per stratum. */
-function entityArm(id: string, p: z.output<typeof laneParams>, ctx: ArmContext, rank: (s: EntityState, seeds: number[], topK: number) => ScoredDoc[]): Arm {
+function entityArm(
+  id: string,
+  p: z.output<typeof bfsParams> | z.output<typeof laneParams>,
+  ctx: ArmContext,
+  rank: (s: EntityState, seeds: number[], topK: number) => ScoredDoc[],
+): Arm {
   let state: EntityState | undefined;
   let counters: Record<string, number> = {};
   const bump = (k: string) => {
@@ -146,9 +202,18 @@ function entityArm(id: string, p: z.output<typeof laneParams>, ctx: ArmContext, 
       const { graph, extractor, cached } = await corpusGraph(corpus, p, ctx);
       const idx = conceptIndex(graph);
       const eg = entityGraph(graph);
-      state = { graph, idx, eg, extractor };
+      const resolved = 'resolve' in p && p.resolve === 'tiers' ? resolvedEntities(eg, idx, p.fuzzyThreshold) : undefined;
+      state = { graph, idx, eg, extractor, ...(resolved === undefined ? {} : { resolved }) };
       counters = { queries: 0, seededQueries: 0 };
-      return { documents: graph.docIds.length, ...graphStats(graph), graphNodes: eg.byName.size, graphEdges: eg.relationships, graphCached: cached ? 1 : 0 };
+      const merged: Record<string, number> = resolved === undefined ? {} : { resolvedEntities: new Set([...resolved.values()]).size };
+      return {
+        documents: graph.docIds.length,
+        ...graphStats(graph),
+        graphNodes: eg.byName.size,
+        graphEdges: eg.relationships,
+        graphCached: cached ? 1 : 0,
+        ...merged,
+      };
     },
     async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
       if (state === undefined) throw new HarnessError(`arm '${id}': search called before index`);
@@ -202,12 +267,21 @@ export const entityLaneArm: ArmFactory<typeof laneParams> = {
   kind: 'entity-lane',
   summary: 'every document mentioning an entity named in the query, by matched entities then mentions',
   params: laneParams,
-  fingerprint: (p) => ({ kind: 'entity-lane', v: RANKING_VERSION, graph: builderIdentity(p) }),
+  // Unresolved lanes keep the fingerprint they had before the resolver existed, so their cached runs stay valid.
+  fingerprint: (p) => ({
+    kind: 'entity-lane',
+    v: RANKING_VERSION,
+    graph: builderIdentity(p),
+    ...(p.resolve === 'none' ? {} : { resolve: p.resolve, fuzzyThreshold: p.fuzzyThreshold }),
+  }),
   theoreticalMinScore: () => 0,
   sendsTextOffMachine: (p) => graphSendsText(p),
   create: (id, p, ctx) =>
     entityArm(id, p, ctx, (s, seeds, topK) => {
-      const docs = documentsOf(s.idx, new Map(seeds.map((c) => [c, 0])));
+      // Each matched entity stands for its resolved group: one key per group, so `count` counts entities, not spellings.
+      const groups = new Map<number, number>();
+      for (const c of seeds) for (const m of s.resolved?.get(c) ?? [c]) if (!groups.has(m)) groups.set(m, (s.resolved?.get(m) ?? [m])[0] as number);
+      const docs = documentsOf(s.idx, groups, true);
       // `count` distinct matched entities decide; mentions break ties: count + m / (m + 1).
       return ranked(
         s.graph,

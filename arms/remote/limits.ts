@@ -1,3 +1,4 @@
+import type { LimitFunction } from 'p-limit';
 import type { Corpus } from '../../evalset/types.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
@@ -100,4 +101,31 @@ export function refuseSensitive(arm: string, where: string, corpus: Corpus, loca
       hint: 'set the arm param local: true only if the server runs on this machine; otherwise drop the store/index call and load the server yourself',
     },
   );
+}
+
+/**
+ * Sends every document of `corpus` through `store`, at most `limit`'s concurrency at once, ticking `progress`;
+ * the first failure stops the queued calls (none is started after it) and is thrown.
+ */
+export async function storeAll(
+  corpus: Corpus,
+  limit: LimitFunction,
+  progress: { tick(n?: number): void; done(): void },
+  store: (doc: Corpus[number]) => Promise<unknown>,
+): Promise<void> {
+  try {
+    await Promise.all(
+      corpus.map((d) =>
+        limit(async () => {
+          await store(d);
+          progress.tick();
+        }),
+      ),
+    );
+  } catch (err) {
+    limit.clearQueue();
+    throw err;
+  } finally {
+    progress.done();
+  }
 }

@@ -207,6 +207,7 @@ function specOf(system: PlannedSystem, byId: ReadonlyMap<string, PlannedSystem>)
     fingerprintHash: system.fingerprintHash,
     inputs: inputs.map((s) => ({ id: s.id, theoreticalMinScore: s.bound.theoreticalMinScore, sendsTextOffMachine: s.bound.sendsTextOffMachine })),
     inputFingerprints: inputs.map((s) => s.fingerprint),
+    ...(system.dir === undefined ? {} : { dir: system.dir }),
   };
 }
 

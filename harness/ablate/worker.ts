@@ -34,6 +34,7 @@ export interface SystemSpec {
   readonly fingerprintHash: string;
   readonly inputs: readonly InputFacts[];
   readonly inputFingerprints: readonly JsonValue[];
+  readonly dir?: string;
 }
 
 export type ToWorker =
@@ -76,7 +77,14 @@ export function toWire(err: unknown): WireError {
 
 /** The system's bound node, or why it cannot be re-created here with the identity the plan gave it. */
 function rebind(spec: SystemSpec, topK: number): BoundNode | { reason: string } {
-  const res = nodeKinds[spec.node].bind({ kind: spec.kind, params: spec.params, inputs: spec.inputs, topK });
+  const res = nodeKinds[spec.node].bind({
+    kind: spec.kind,
+    params: spec.params,
+    inputs: spec.inputs,
+    topK,
+    id: spec.id,
+    ...(spec.dir === undefined ? {} : { dir: spec.dir }),
+  });
   if ('problems' in res) return { reason: `its resolved params do not bind again: ${res.problems.join('; ')}` };
   const own = res.node.fingerprint;
   const fingerprint: JsonValue = spec.inputFingerprints.length === 0 ? own : { own, inputs: spec.inputFingerprints };

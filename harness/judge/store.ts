@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { JsonValue, Qrels } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex, writeFolderAtomic } from '../cache/index.js';
 import { InputError } from '../errors.js';
+import type { JudgeOutcome } from './judge.js';
 
 /** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
 export const BUILD_MANIFEST = 'build-manifest.json';
@@ -42,16 +43,8 @@ export interface JudgmentsManifest {
   readonly judge: JudgeIdentity & { readonly baseURL: string; readonly local: boolean };
   readonly pool: { readonly depth: number; readonly systems: readonly string[]; readonly pairs: number; readonly queries: number };
   readonly evalset: { readonly name: string; readonly format: string; readonly path: string; readonly fingerprint: string; readonly split?: string };
-  readonly counts: {
-    readonly pooled: number;
-    readonly gold: number;
-    readonly judged: number;
-    readonly parseFailures: number;
-    readonly skippedSensitive: number;
-    readonly requests: number;
-    readonly cachedReplies: number;
-  };
-  readonly tokens: { readonly prompt: number; readonly completion: number };
+  readonly counts: JudgeOutcome['counts'];
+  readonly tokens: JudgeOutcome['tokens'];
   /** USD, when the judge config gives a price. */
   readonly cost?: number;
   readonly startedAt: string;

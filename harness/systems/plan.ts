@@ -27,6 +27,8 @@ export interface PlannedSystem {
   readonly at: string;
   /** How Sensitive Documents are kept from it when it sends text off this machine (set on its arm entry). */
   readonly sensitive?: SensitivePolicy;
+  /** The config file's folder (params naming files resolve against it), for rebinding in a worker thread. */
+  readonly dir?: string;
   readonly bound: BoundNode;
 }
 
@@ -215,6 +217,7 @@ export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: 
           ...substituteOf(e.substitute, inputs),
           at: e.at,
           ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
+          ...(e.dir === undefined ? {} : { dir: e.dir }),
           bound: res.node,
         };
         if (byId.has(id)) {

@@ -187,8 +187,10 @@ export interface HostedEmbedder extends Embedder {
  */
 export function hostedArm(opts: Omit<DenseArmOptions, 'load'> & { readonly make: () => HostedEmbedder }): Arm {
   let embedder: HostedEmbedder | undefined;
+  // Hosted APIs take many texts per request: one embedding call per batch of queries, not one per query.
   const arm = denseArm({
     ...opts,
+    batchQueries: true,
     load: async () => {
       embedder = opts.make();
       return embedder;

@@ -120,7 +120,9 @@ describe('command arm', () => {
   it('refuses (exit 2) to send sensitive documents to a program declared not local', async () => {
     const r = await runCaptured(['ablate', '--config', config(', local: false')], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/arm cmd would send \d+ sensitive document\(s\) \(m\d+/);
+    expect(r.stderr).toMatch(
+      /arms\[1\]\.sensitive: system "cmd" \(command\) would send text off this machine and the eval set has \d+ sensitive documents.*params\.local: true/,
+    );
     // index: false sends no documents, so the same program may then run.
     const ok = await runCaptured(['ablate', '--config', config(', local: false, index: false')], dir);
     expect(ok.stderr).toBe('');

@@ -152,7 +152,7 @@ export const commandArm: ArmFactory<typeof params> = {
   resolvePaths: (p, dir) => (p.cwd === undefined ? p : { ...p, cwd: isAbsolute(p.cwd) ? p.cwd : resolve(dir, p.cwd) }),
   fingerprint: (p) => ({ kind: 'command', v: 1, command: p.command, args: p.args, index: p.index, version: p.version ?? null, scopePrefix: p.scopePrefix }),
   theoreticalMinScore: () => undefined,
-  sendsTextOffMachine: (p) => !p.local,
+  sendsTextOffMachine: (p) => !p.local && p.index,
   create(id, p, ctx): Arm {
     let proc: JsonlProcess | undefined;
     let scope = '';

@@ -4,7 +4,7 @@ import { redactUrl } from '../../../evalset/datasets/download.js';
 import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
-import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, withRetries } from '../limits.js';
+import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
 import { MappingError, mapResults, mappingSchema } from '../mapping.js';
 import { scopeName } from '../scope.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, type TemplateValues, documentValues, queryValues, render, templateProblems } from '../template.js';
@@ -114,7 +114,7 @@ export const httpArm: ArmFactory<typeof params> = {
     scopePrefix: p.scopePrefix,
   }),
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
-  sendsTextOffMachine: (p) => !p.local,
+  sendsTextOffMachine: (p) => !p.local && p.index !== undefined,
   async probe(id, p, ctx) {
     const unset = headerEnv(p).filter((name) => !ctx.env[name]);
     if (unset.length > 0)
@@ -189,21 +189,7 @@ export const httpArm: ArmFactory<typeof params> = {
         if (!store) return { documents: corpus.length };
         refuseSensitive(id, redactUrl(store.url), corpus, p.local);
         const progress = ctx.log.progress(`${id}: index`, corpus.length);
-        try {
-          await Promise.all(
-            corpus.map((d) =>
-              limit(async () => {
-                await call(store, documentValues(d, scope), `store document ${d.id}`);
-                progress.tick();
-              }),
-            ),
-          );
-        } catch (err) {
-          limit.clearQueue();
-          throw err;
-        } finally {
-          progress.done();
-        }
+        await storeAll(corpus, limit, progress, (d) => call(store, documentValues(d, scope), `store document ${d.id}`));
         return { documents: corpus.length };
       },
       async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {

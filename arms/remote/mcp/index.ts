@@ -8,7 +8,7 @@ import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
-import { refuseSensitive } from '../limits.js';
+import { refuseSensitive, storeAll } from '../limits.js';
 import { MappingError, mapResults, mappingSchema } from '../mapping.js';
 import { scopeName } from '../scope.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, documentValues, queryValues, render, templateProblems } from '../template.js';
@@ -204,7 +204,7 @@ export const mcpArm: ArmFactory<typeof params> = {
     scopePrefix: p.scopePrefix,
   }),
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
-  sendsTextOffMachine: (p) => !isLocal(p),
+  sendsTextOffMachine: (p) => !isLocal(p) && p.store !== undefined,
   async probe(id, p, ctx) {
     const client = await connect(id, p, ctx);
     try {
@@ -237,21 +237,7 @@ export const mcpArm: ArmFactory<typeof params> = {
         refuseSensitive(id, `the MCP server ${where(p)}`, corpus, isLocal(p));
         const limit = pLimit(p.concurrency);
         const progress = ctx.log.progress(`${id}: ${store.tool}`, corpus.length);
-        try {
-          await Promise.all(
-            corpus.map((d) =>
-              limit(async () => {
-                await call(store.tool, render(store.arguments, documentValues(d, scope)));
-                progress.tick();
-              }),
-            ),
-          );
-        } catch (err) {
-          limit.clearQueue();
-          throw err;
-        } finally {
-          progress.done();
-        }
+        await storeAll(corpus, limit, progress, (d) => call(store.tool, render(store.arguments, documentValues(d, scope))));
         return { documents: corpus.length };
       },
       async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
