@@ -1,6 +1,7 @@
 import { HarnessError } from '../errors.js';
 import { blockLookupSums, buildChunkTable, buildChunkTables, chunkCount, drawSignBytes, groupByLength, LANES, lookupSum } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { selectInPlace } from './bootstrap.js';
 
 export interface RandomizationOptions {
   /** Monte Carlo sign flips B (default 10,000); when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
@@ -207,36 +208,9 @@ export function randomizationCIMany(
   return out;
 }
 
-/**
- * The k-th smallest value (0-based) of `a`, which it reorders: Hoare's quickselect with a median-of-three
- * pivot, O(length) on average. A full sort of 10,000 draws per comparison took most of a report's build time.
- */
+/** The k-th smallest value (0-based) of `a`, which it reorders ({@link selectInPlace}: no full sort of the draws). */
 function selectKth(a: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const x = a[lo] as number;
-    const y = a[mid] as number;
-    const z = a[hi] as number;
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while ((a[i] as number) < pivot) i++;
-      while ((a[j] as number) > pivot) j--;
-      if (i <= j) {
-        const t = a[i] as number;
-        a[i] = a[j] as number;
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return a[k] as number;
-  }
+  selectInPlace(a, 0, a.length - 1, k);
   return a[k] as number;
 }
 
