@@ -52,7 +52,6 @@ export interface PprRanking {
 /** Builds the seed vector and ranks; one instance per shaped graph, reusing its buffers across queries. */
 export class PprRanker {
   private readonly seed: Float64Array;
-  private readonly work: Float64Array;
 
   constructor(
     private readonly shaped: ShapedGraph,
@@ -60,7 +59,6 @@ export class PprRanker {
     private readonly p: PprParams,
   ) {
     this.seed = new Float64Array(shaped.nodes);
-    this.work = new Float64Array(shaped.nodes);
   }
 
   /** Concept ids matched in a query's canonical tokens (word-boundary: whole token runs only). */
@@ -89,7 +87,7 @@ export class PprRanker {
       for (let d = 0; d < extra.length; d++) seed[d] = (seed[d] as number) + (extra[d] as number) * inputScale;
     }
     if (!(conceptMass > 0 || inputMass > 0)) return { ranked: [], seeded: false, iterations: 0, ms: performance.now() - t0 };
-    const r = personalizedPageRank(this.shaped.transition, seed, this.p, this.work);
+    const r = personalizedPageRank(this.shaped.transition, seed, this.p);
     const D = this.shaped.documents;
     const order: number[] = [];
     for (let d = 0; d < D; d++) if ((r.scores[d] as number) > 0) order.push(d);

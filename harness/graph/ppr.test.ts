@@ -1,7 +1,7 @@
 import { Matrix, solve } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../stats/rng.js';
-import { buildCsr, personalizedPageRank, transitionMatrix, type DanglingPolicy } from './ppr.js';
+import { buildCsr, type DanglingPolicy, personalizedPageRank, type Transition, transitionMatrix } from './ppr.js';
 
 const tight = { damping: 0.5, tolerance: 1e-14, maxIterations: 10_000 };
 
@@ -161,4 +161,122 @@ describe('personalizedPageRank agrees with a dense linear solve', () => {
       expect(got.scores.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
     });
   }
+});
+
+/**
+ * The reference: power iteration written as the plain loop over the transition's CSR (the kernel before its
+ * SELL-4 layout and frontier, and the bench's floor), stopping when the L1 change of a step is below `tolerance`.
+ */
+function powerIteration(t: Transition, seed: Float64Array, d: number, tolerance: number, policy: DanglingPolicy): { x: Float64Array; iterations: number } {
+  const n = t.n;
+  const total = seed.reduce((a, b) => a + b, 0);
+  const s = seed.map((v) => v / total);
+  const { indptr, indices, values } = t.matrix;
+  let x = s.slice();
+  let next = new Float64Array(n);
+  let iterations = 0;
+  while (iterations < 10_000) {
+    let lost = 0;
+    for (const k of t.dangling) lost += x[k] as number;
+    const toSeeds = policy === 'uniform' ? 1 - d : 1 - d + d * lost;
+    const toAll = policy === 'uniform' ? (d * lost) / n : 0;
+    let delta = 0;
+    for (let j = 0; j < n; j++) {
+      let acc = 0;
+      for (let i = indptr[j] as number; i < (indptr[j + 1] as number); i++) acc += (values[i] as number) * (x[indices[i] as number] as number);
+      const v = d * acc + toSeeds * (s[j] as number) + toAll;
+      next[j] = v;
+      delta += Math.abs(v - (x[j] as number));
+    }
+    [x, next] = [next, x];
+    iterations++;
+    if (delta < tolerance) break;
+  }
+  return { x, iterations };
+}
+
+/** Nodes by score descending, then index ascending (the graph-ppr node's order), the first k. */
+function topK(scores: Float64Array, k: number): number[] {
+  return Array.from(scores.keys())
+    .filter((i) => (scores[i] as number) > 0)
+    .sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b)
+    .slice(0, k);
+}
+
+/**
+ * A random directed graph: every `danglingEvery`-th node has no out-edges, some self-loops, and `twins` pairs
+ * (a, b) far apart where b gets exactly a's in-edges, so the two must score bit-identically (a tie).
+ */
+function randomGraph(rng: Rng, n: number, danglingEvery: number, twins: number): { t: Transition; pairs: [number, number][] } {
+  const edges: [number, number, number][] = [];
+  for (let i = 0; i < n; i++) {
+    if (i % danglingEvery === 0) continue;
+    const deg = 1 + Math.floor(rng.nextFloat() * 12);
+    for (let k = 0; k < deg; k++) edges.push([i, Math.floor(rng.nextFloat() * n), 0.1 + rng.nextFloat()]);
+    if (i % 7 === 0) edges.push([i, i, 1]);
+  }
+  const pairs: [number, number][] = [];
+  for (let k = 0; k < twins; k++) pairs.push([k, n - 1 - k]);
+  const twinOf = new Map(pairs.map(([a, b]) => [b, a]));
+  // Drop the twins' own in-edges, then copy a's in-edges to b (a self-loop of a becomes an edge a -> b).
+  const kept = edges.filter(([, dst]) => !twinOf.has(dst));
+  const copies: [number, number, number][] = [];
+  for (const [src, dst, w] of kept) for (const [a, b] of pairs) if (dst === a) copies.push([src, b, w]);
+  const all = [...kept, ...copies];
+  const t = transitionMatrix(
+    buildCsr(
+      n,
+      Int32Array.from(all, (e) => e[0]),
+      Int32Array.from(all, (e) => e[1]),
+      Float64Array.from(all, (e) => e[2]),
+    ),
+  );
+  return { t, pairs };
+}
+
+describe('personalizedPageRank is power iteration, bit for bit', () => {
+  for (const [seed, policy, n, d, tolerance] of [
+    [11, 'seeds', 400, 0.5, 1e-6],
+    [12, 'uniform', 400, 0.5, 1e-6],
+    [13, 'seeds', 1000, 0.85, 1e-10],
+    [14, 'uniform', 1000, 0.85, 1e-10],
+  ] as const) {
+    it(`random ${n}-node graph (seed ${seed}, dangling ${policy}, d ${d}, tolerance ${tolerance}): the same scores, top-50 and ties`, () => {
+      const rng = new Rng(seed);
+      const { t, pairs } = randomGraph(rng, n, 9, 8);
+      expect(t.dangling.length).toBeGreaterThan(n / 10);
+      // From one seed (the frontier phase runs several steps) to many (it ends at once).
+      for (const seeds of [1, 2, 5, 40]) {
+        const s = new Float64Array(n);
+        // Seeds avoid the twins: a seed weight would make them differ.
+        for (let k = 0; k < seeds; k++) s[8 + Math.floor(rng.nextFloat() * (n - 16))] = rng.nextFloat() + 0.01;
+        const got = personalizedPageRank(t, s, { damping: d, tolerance, maxIterations: 1000, dangling: policy });
+        const want = powerIteration(t, s, d, tolerance, policy);
+        expect(got.converged).toBe(true);
+        expect(got.iterations).toBe(want.iterations);
+        expect(topK(got.scores, 50)).toEqual(topK(want.x, 50));
+        expect(Array.from(got.scores)).toEqual(Array.from(want.x));
+        for (const [a, b] of pairs) expect(got.scores[b]).toBe(got.scores[a]);
+      }
+    });
+  }
+
+  it('the stopping rule certifies the error: L1 distance to the fixed point <= d / (1 - d) * delta', () => {
+    const rng = new Rng(21);
+    const n = 200;
+    const { t } = randomGraph(rng, n, 10, 0);
+    for (const policy of ['seeds', 'uniform'] as const) {
+      for (const d of [0.5, 0.85]) {
+        const s = new Float64Array(n);
+        for (let k = 0; k < 4; k++) s[Math.floor(rng.nextFloat() * n)] = rng.nextFloat() + 0.01;
+        const exact = powerIteration(t, s, d, 1e-15, policy).x;
+        const got = personalizedPageRank(t, s, { damping: d, tolerance: 1e-6, maxIterations: 1000, dangling: policy });
+        let l1 = 0;
+        for (let i = 0; i < n; i++) l1 += Math.abs((got.scores[i] as number) - (exact[i] as number));
+        expect(got.delta).toBeLessThan(1e-6);
+        // The reference's own error is at most d / (1 - d) * 1e-15.
+        expect(l1).toBeLessThanOrEqual((d / (1 - d)) * got.delta + 1e-14);
+      }
+    }
+  });
 });
