@@ -178,14 +178,14 @@ export interface PprResult {
  * bit-identical to it; node-order-dependent methods (Gauss-Seidel, push) converge in fewer sweeps but break the
  * exact ties of symmetric nodes, which decide rankings (docs/adr/0019-graph-arms.md, "PPR at 1 ms"). The speed
  * comes from the layout and from skipping zeros:
- * - Rows are relabelled by their number of nonzeros and stored four at a time, column-interleaved and padded to
- *   the longest of the four (sliced ELLPACK, "SELL-4"; Kreutzer et al., "A unified sparse matrix data format for
+ * - Rows are relabelled by their number of nonzeros and stored eight at a time, column-interleaved and padded to
+ *   the longest of the eight (sliced ELLPACK, "SELL-8"; Kreutzer et al., "A unified sparse matrix data format for
  *   efficient general sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J.
- *   Sci. Comput. 36(5), 2014): one loop exit per four rows instead of one per row, four independent sums. A
+ *   Sci. Comput. 36(5), 2014): one loop exit per eight rows instead of one per row, eight independent sums. A
  *   padding entry adds `0 * x_0 = +0`, which leaves a sum unchanged.
  * - While no mass is spread over every node (policy `seeds`, or `uniform` before any mass reaches a dangling
  *   node), a node is nonzero only if a seed reaches it, so the first steps compute only the rows of nodes
- *   within reach (the seeds' out-neighbourhoods, grown by one hop per step) until those rows hold a third of the
+ *   within reach (the seeds' out-neighbourhoods, grown by one hop per step) until those rows hold a quarter of the
  *   nonzeros; the other rows are exactly 0 in the full step too.
  * The layout is built on the first query of a transition and kept beside it (the transition must not change
  * afterwards); it holds this function's scratch vectors, so calls on one transition must not interleave (they
@@ -211,11 +211,11 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
   let x = layout.x;
   let next = layout.next;
   const s = layout.s;
-  x.fill(0);
+  // Rows outside the frontier must read 0 in both vectors; x gets s below.
   next.fill(0);
   s.fill(0);
   reached.fill(0);
-  // The rows to compute while only the seeds' neighbourhoods are nonzero: `frontier[0 .. rows)`, of which the
+  // The rows computed while only the seeds' neighbourhoods are nonzero: `frontier[0 .. rows)`, of which the
   // first `expanded` have their out-neighbours in it too. Step k computes the rows within k hops of a seed.
   let rows = 0;
   for (let p = 0; p < n; p++) {
@@ -226,31 +226,31 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
       frontier[rows++] = p;
     }
   }
+  let seedNonzeros = 0;
+  for (let k = 0; k < rows; k++) seedNonzeros += layout.rowLength[frontier[k] as number] as number;
+  layout.frontierNonzeros[0] = seedNonzeros;
   let expanded = rows;
   rows = expand(layout, 0, expanded, rows);
-  let rowNonzeros = 0;
-  for (let k = 0; k < rows; k++) rowNonzeros += layout.rowLength[frontier[k] as number] as number;
   x.set(s);
   const uniform = opts.dangling === 'uniform';
   const spread = uniform ? layout.real : s;
   const restart = 1 - d;
   let iterations = 0;
   let delta = Number.POSITIVE_INFINITY;
-  let sparse = true;
   while (iterations < opts.maxIterations) {
     let lost = 0;
     for (let k = 0; k < dangling.length; k++) lost += x[dangling[k] as number] as number;
     // Restart mass plus the damped dangling mass, on the seeds (or on every node).
     const toSeeds = uniform ? restart : restart + d * lost;
     const toAll = uniform ? (d * lost) / n : 0;
-    if (sparse && (toAll !== 0 || 3 * rowNonzeros > layout.nonzeros)) sparse = false;
-    if (sparse) {
+    // Once mass is spread over every node, or the frontier is too big to pay off, every step is full.
+    if (toAll !== 0) rows = -1;
+    if (rows >= 0) {
       delta = sparseStep(layout, x, next, s, rows, toSeeds, d);
       // The rows just computed for the first time are nonzero now: the rows reading them join.
       const before = rows;
       rows = expand(layout, expanded, before, rows);
       expanded = before;
-      for (let k = before; k < rows; k++) rowNonzeros += layout.rowLength[frontier[k] as number] as number;
     } else delta = step(layout, x, next, s, spread, toSeeds, toAll, d);
     const tmp = x;
     x = next;
@@ -264,7 +264,7 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
 }
 
 /** Rows per slice of the sliced-ELLPACK layout; {@link step} is unrolled for exactly this many. */
-const LANES = 4;
+const LANES = 8;
 
 /** A transition matrix relabelled and stored for {@link step}, with the scratch vectors of one query. */
 interface Layout {
@@ -293,6 +293,10 @@ interface Layout {
   /** Rows computed by the sparse steps so far, in the order reached; `reached[p]` marks them. */
   readonly frontier: Int32Array;
   readonly reached: Uint8Array;
+  /** The frontier rows' nonzeros (one entry, scratch). */
+  readonly frontierNonzeros: Float64Array;
+  /** A sparse step costs about twice a full step per nonzero (one sum at a time): above this, full steps. */
+  readonly sparseBudget: number;
 }
 
 const layouts = new WeakMap<Transition, Layout>();
@@ -309,7 +313,7 @@ function buildLayout(t: Transition): Layout {
   const n = t.n;
   const { indptr, indices, values } = t.matrix;
   const nonzeros = indptr[n] as number;
-  // Relabel rows by length (stable counting sort), so the four rows of a slice have about the same length.
+  // Relabel rows by length (stable counting sort), so the eight rows of a slice have about the same length.
   let longest = 0;
   for (let j = 0; j < n; j++) longest = Math.max(longest, (indptr[j + 1] as number) - (indptr[j] as number));
   const start = new Int32Array(longest + 2);
@@ -390,13 +394,20 @@ function buildLayout(t: Transition): Layout {
     s: new Float64Array(padded),
     frontier: new Int32Array(n),
     reached: new Uint8Array(n),
+    frontierNonzeros: new Float64Array(1),
+    sparseBudget: nonzeros / 4,
   };
 }
 
-/** Appends to the frontier (once each) the rows reading `frontier[from .. to)`; returns the new frontier length. */
+/**
+ * Appends to the frontier (once each) the rows reading `frontier[from .. to)`; returns the new frontier length, or
+ * -1 once the frontier's rows hold more than `sparseBudget` nonzeros (a sparse step would no longer pay off).
+ */
 function expand(layout: Layout, from: number, to: number, rows: number): number {
-  const { frontier, reached, outPtr, outIdx } = layout;
+  const { frontier, reached, outPtr, outIdx, rowLength, frontierNonzeros } = layout;
+  const budget = layout.sparseBudget;
   let count = rows;
+  let nonzeros = frontierNonzeros[0] as number;
   for (let f = from; f < to; f++) {
     const p = frontier[f] as number;
     for (let k = outPtr[p] as number; k < (outPtr[p + 1] as number); k++) {
@@ -404,9 +415,12 @@ function expand(layout: Layout, from: number, to: number, rows: number): number 
       if (reached[q] === 0) {
         reached[q] = 1;
         frontier[count++] = q;
+        nonzeros += rowLength[q] as number;
+        if (nonzeros > budget) return -1;
       }
     }
   }
+  frontierNonzeros[0] = nonzeros;
   return count;
 }
 
@@ -424,23 +438,47 @@ function step(layout: Layout, x: Float64Array, out: Float64Array, s: Float64Arra
     let a1 = 0;
     let a2 = 0;
     let a3 = 0;
+    let a4 = 0;
+    let a5 = 0;
+    let a6 = 0;
+    let a7 = 0;
     const end = slicePtr[c + 1] as number;
-    for (let k = slicePtr[c] as number; k < end; k += 4) {
+    for (let k = slicePtr[c] as number; k < end; k += 8) {
       a0 += (vals[k] as number) * (x[cols[k] as number] as number);
       a1 += (vals[k + 1] as number) * (x[cols[k + 1] as number] as number);
       a2 += (vals[k + 2] as number) * (x[cols[k + 2] as number] as number);
       a3 += (vals[k + 3] as number) * (x[cols[k + 3] as number] as number);
+      a4 += (vals[k + 4] as number) * (x[cols[k + 4] as number] as number);
+      a5 += (vals[k + 5] as number) * (x[cols[k + 5] as number] as number);
+      a6 += (vals[k + 6] as number) * (x[cols[k + 6] as number] as number);
+      a7 += (vals[k + 7] as number) * (x[cols[k + 7] as number] as number);
     }
-    const r = c * 4;
+    const r = c * 8;
     const v0 = d * a0 + toSeeds * (s[r] as number) + toAll * (spread[r] as number);
     const v1 = d * a1 + toSeeds * (s[r + 1] as number) + toAll * (spread[r + 1] as number);
     const v2 = d * a2 + toSeeds * (s[r + 2] as number) + toAll * (spread[r + 2] as number);
     const v3 = d * a3 + toSeeds * (s[r + 3] as number) + toAll * (spread[r + 3] as number);
-    delta += Math.abs(v0 - (x[r] as number)) + Math.abs(v1 - (x[r + 1] as number)) + Math.abs(v2 - (x[r + 2] as number)) + Math.abs(v3 - (x[r + 3] as number));
+    const v4 = d * a4 + toSeeds * (s[r + 4] as number) + toAll * (spread[r + 4] as number);
+    const v5 = d * a5 + toSeeds * (s[r + 5] as number) + toAll * (spread[r + 5] as number);
+    const v6 = d * a6 + toSeeds * (s[r + 6] as number) + toAll * (spread[r + 6] as number);
+    const v7 = d * a7 + toSeeds * (s[r + 7] as number) + toAll * (spread[r + 7] as number);
+    delta +=
+      Math.abs(v0 - (x[r] as number)) +
+      Math.abs(v1 - (x[r + 1] as number)) +
+      Math.abs(v2 - (x[r + 2] as number)) +
+      Math.abs(v3 - (x[r + 3] as number)) +
+      Math.abs(v4 - (x[r + 4] as number)) +
+      Math.abs(v5 - (x[r + 5] as number)) +
+      Math.abs(v6 - (x[r + 6] as number)) +
+      Math.abs(v7 - (x[r + 7] as number));
     out[r] = v0;
     out[r + 1] = v1;
     out[r + 2] = v2;
     out[r + 3] = v3;
+    out[r + 4] = v4;
+    out[r + 5] = v5;
+    out[r + 6] = v6;
+    out[r + 7] = v7;
   }
   return delta;
 }
@@ -451,10 +489,10 @@ function sparseStep(layout: Layout, x: Float64Array, out: Float64Array, s: Float
   let delta = 0;
   for (let f = 0; f < rows; f++) {
     const r = frontier[f] as number;
-    const c = r >> 2;
+    const c = r >> 3;
     const end = slicePtr[c + 1] as number;
     let acc = 0;
-    for (let k = (slicePtr[c] as number) + (r & 3); k < end; k += 4) acc += (vals[k] as number) * (x[cols[k] as number] as number);
+    for (let k = (slicePtr[c] as number) + (r & 7); k < end; k += 8) acc += (vals[k] as number) * (x[cols[k] as number] as number);
     const v = d * acc + toSeeds * (s[r] as number);
     delta += Math.abs(v - (x[r] as number));
     out[r] = v;
