@@ -66,10 +66,11 @@ function generate(size: Size, rng: Rng): Transition {
 
 /**
  * The floor: the same iteration (x' = d P x + (d * dangling mass + 1 - d) s), as one plain function over the
- * CSR arrays with the seed vector already normalised. Returns the iterations (so the work cannot be elided) and
- * the vector, which the kernel must reproduce bit for bit.
+ * CSR arrays with the seed vector already normalised. Returns the iterations, so the work cannot be elided; the
+ * vector (which the kernel must reproduce bit for bit) ends in `x` after an even number, in `next` after an odd
+ * one. A number, not an object: a result object made V8 deoptimise this function on every call.
  */
-function plainLoop(t: Transition, s: Float64Array, x: Float64Array, next: Float64Array): { iterations: number; x: Float64Array } {
+function plainLoop(t: Transition, s: Float64Array, x: Float64Array, next: Float64Array): number {
   const n = t.n;
   const { indptr, indices, values } = t.matrix;
   const dangling = t.dangling;
@@ -93,7 +94,7 @@ function plainLoop(t: Transition, s: Float64Array, x: Float64Array, next: Float6
     it++;
     if (delta < TOLERANCE) break;
   }
-  return { iterations: it, x };
+  return it;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -133,7 +134,7 @@ export async function main(): Promise<void> {
     sink += personalizedPageRank(t, seeds[0]!, opts).iterations;
     out(`  first ppr query, building the kernel's layout: ${(cpuMs() - firstCpu).toFixed(1)} CPU ms`);
     for (let q = 0; q < size.warmup; q++) {
-      sink += plainLoop(t, normalised[q]!, x, next).iterations;
+      sink += plainLoop(t, normalised[q]!, x, next);
       sink += personalizedPageRank(t, seeds[q]!, opts).iterations;
     }
     const floorMs: number[] = [];
@@ -149,12 +150,12 @@ export async function main(): Promise<void> {
     const floorSide = (q: number) => {
       const w = performance.now();
       const c = cpuMs();
-      const r = plainLoop(t, normalised[q]!, x, next);
+      const it = plainLoop(t, normalised[q]!, x, next);
       floorMs.push(cpuMs() - c);
       wallFloor += performance.now() - w;
-      floorIterations += r.iterations;
-      sink += r.iterations;
-      floorX = r.x;
+      floorIterations += it;
+      sink += it;
+      floorX = it % 2 === 0 ? x : next;
     };
     const pprSide = (q: number) => {
       const w = performance.now();
