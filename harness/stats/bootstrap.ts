@@ -1,5 +1,5 @@
 import { HarnessError } from '../errors.js';
-import { blockResampleSums, buildChunkTables, chunkCount, drawResamples, groupByLength, LANES } from './draws.js';
+import { combineResampleSums, drawResamples, groupByLength, LANES, SharedDrawSums } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { normalCdf, normalQuantile } from './special.js';
 
@@ -177,16 +177,15 @@ function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions
   });
   if (varying.length === 0) return results;
   const draws = drawResamples(n, resamples, seed);
-  const table = new Float64Array(chunkCount(n) * 256);
-  const tables = new Float64Array(table.length * LANES);
-  const sums = Array.from({ length: LANES }, () => new Float64Array(resamples));
+  const kernel = new SharedDrawSums(n, resamples, [draws.plane0, draws.plane1]);
+  const lanes = Array.from({ length: LANES }, () => new Float64Array(resamples));
   for (let start = 0; start < varying.length; start += LANES) {
     const ids = varying.slice(start, start + LANES);
     const block = ids.map((i) => vectors[i] as Float64Array);
-    buildChunkTables(block, tables, table);
-    blockResampleSums(draws, block, tables, sums);
+    kernel.setVectors(block);
+    combineResampleSums(draws, block, kernel.sums(0), kernel.sums(1), lanes);
     block.forEach((x, v) => {
-      const lane = sums[v] as Float64Array;
+      const lane = lanes[v] as Float64Array;
       let total = 0;
       for (let i = 0; i < n; i++) total += x[i] as number;
       let qLo = alpha;

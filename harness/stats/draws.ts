@@ -7,6 +7,7 @@
  * multiply-adds, and the byte-encoded draws are generated once and shared by every vector of the same n.
  * Draws depend only on (seed, n, count), so a vector gets the same result alone or in a batch.
  */
+import { HarnessError } from '../errors.js';
 import { Rng } from './rng.js';
 
 /** Stream ids under one user seed, so a Comparison's sign flips and resamples never share draws. */
@@ -30,13 +31,6 @@ export function buildChunkTable(d: Float64Array, table: Float64Array): void {
       table[base | m] = (table[base | (m & (m - 1))] as number) + (i < d.length ? (d[i] as number) : 0);
     }
   }
-}
-
-/** Σ_c T[(c << 8) | bytes[offset + c]]: the subset sum a byte-encoded draw selects. */
-export function lookupSum(table: Float64Array, bytes: Uint8Array, offset: number, chunks: number): number {
-  let s = 0;
-  for (let c = 0; c < chunks; c++) s += table[(c << 8) | (bytes[offset + c] as number)] as number;
-  return s;
 }
 
 /**
@@ -126,22 +120,42 @@ export function drawResamples(n: number, count: number, seed: number): ResampleD
   return { n, count, chunks, plane0, plane1, hiStart, hiIndex: hiIndex.subarray(0, hiLen), hiWeight: hiWeight.subarray(0, hiLen) };
 }
 
-/** Σ_i c_{b,i} d_i for every resample b, written into `out` (length draws.count). */
-export function resampleSums(draws: ResampleDraws, d: Float64Array, table: Float64Array, out: Float64Array): void {
-  const { count, chunks, plane0, plane1, hiStart, hiIndex, hiWeight } = draws;
+/**
+ * Σ_i c_{b,i} block[v][i] for every resample b and vector v of `block` (at most {@link LANES}), written into
+ * out[v], from the look-up sums of the two bit planes (s0, s1: {@link SharedDrawSums.sums} of the sets plane0
+ * and plane1): out[v][b] = S0 + 2·S1 + 4·Σ_k w_k d[x_k], the last sum over b's multiplicities of 4 or more.
+ * The four lanes share each read of the sparse list.
+ */
+export function combineResampleSums(
+  draws: ResampleDraws,
+  block: readonly Float64Array[],
+  s0: Float64Array,
+  s1: Float64Array,
+  out: readonly Float64Array[],
+): void {
+  const { count, hiStart, hiIndex, hiWeight } = draws;
+  const d0 = block[0] as Float64Array;
+  const [d1, d2, d3] = [block[1] ?? d0, block[2] ?? d0, block[3] ?? d0];
+  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
   for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let s0 = 0;
-    let s1 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const base = c << 8;
-      s0 += table[base | (plane0[off + c] as number)] as number;
-      s1 += table[base | (plane1[off + c] as number)] as number;
-    }
-    let hi = 0;
+    let h0 = 0;
+    let h1 = 0;
+    let h2 = 0;
+    let h3 = 0;
     const end = hiStart[b + 1] as number;
-    for (let k = hiStart[b] as number; k < end; k++) hi += (hiWeight[k] as number) * (d[hiIndex[k] as number] as number);
-    out[b] = s0 + 2 * s1 + 4 * hi;
+    for (let k = hiStart[b] as number; k < end; k++) {
+      const w = hiWeight[k] as number;
+      const x = hiIndex[k] as number;
+      h0 += w * (d0[x] as number);
+      h1 += w * (d1[x] as number);
+      h2 += w * (d2[x] as number);
+      h3 += w * (d3[x] as number);
+    }
+    const at = b * LANES;
+    o0[b] = (s0[at] as number) + 2 * (s1[at] as number) + 4 * h0;
+    o1[b] = (s0[at + 1] as number) + 2 * (s1[at + 1] as number) + 4 * h1;
+    o2[b] = (s0[at + 2] as number) + 2 * (s1[at + 2] as number) + 4 * h2;
+    o3[b] = (s0[at + 3] as number) + 2 * (s1[at + 3] as number) + 4 * h3;
   }
 }
 
@@ -157,98 +171,209 @@ export function groupByLength(vectors: readonly ArrayLike<number>[]): Map<number
 }
 
 /**
- * Vectors the blocked kernels handle together. Their chunk tables are interleaved, so one draw byte selects
- * four adjacent entries (one or two cache lines): the draw bytes are read and the index computed once for
- * four vectors instead of once each, and the four running sums are independent chains the CPU overlaps.
- * Each lane still adds its terms in the order of {@link lookupSum} and {@link resampleSums}, so every sum is
- * bit for bit the one those compute.
+ * Comparisons the kernel handles in one pass over the draws. Their chunk tables are interleaved, so entry
+ * (c, m) holds the four subset sums side by side (32 bytes, two 128-bit vectors): one draw byte is read and
+ * one index computed for four comparisons, and the four lanes are added by two SIMD additions.
  */
 export const LANES = 4;
 
 /**
- * T[(((c << 8) | m) << 2) + v] = Σ_{bit k set in m} block[v][8c + k], the chunk table of
- * {@link buildChunkTable} for each vector v of `block` (at most {@link LANES}, all of one length; missing lanes
- * are left as they are and must be ignored). `scratch` holds one plain table.
+ * Chunks whose tables a pass over a block of draws reads together: 4 × 8 KB of interleaved table, which stays
+ * in a 32 KB L1 cache while the block's draws stream past. Tables are padded with zero chunks to a multiple.
  */
-export function buildChunkTables(block: readonly Float64Array[], table: Float64Array, scratch: Float64Array): void {
-  const entries = chunkCount((block[0] as Float64Array).length) << 8;
-  block.forEach((d, v) => {
-    buildChunkTable(d, scratch);
-    for (let e = 0; e < entries; e++) table[(e << 2) + v] = scratch[e] as number;
-  });
-}
+const BLOCK_CHUNKS = 4;
+/** Draws per block: their running sums (2,048 × 32 bytes) stay in L2 while every chunk block adds to them. */
+const BLOCK_DRAWS = 2048;
+const ENTRY_BYTES = LANES * 8;
+const SLICE_BYTES = 256 * ENTRY_BYTES;
+const PAGE_BYTES = 65536;
+/** The kernel addresses its memory with 32-bit offsets, which JavaScript passes as signed integers. */
+const MAX_MEMORY_BYTES = 2 ** 31;
 
-/** out[v][b] = Σ_c T[(c, bytes[b·chunks + c]), lane v]: {@link lookupSum} of every draw b for four lanes at once. */
-export function blockLookupSums(table: Float64Array, bytes: Uint8Array, count: number, chunks: number, out: readonly Float64Array[]): void {
-  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
-  for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const i = ((c << 8) | (bytes[off + c] as number)) << 2;
-      s0 += table[i] as number;
-      s1 += table[i + 1] as number;
-      s2 += table[i + 2] as number;
-      s3 += table[i + 3] as number;
-    }
-    o0[b] = s0;
-    o1[b] = s1;
-    o2[b] = s2;
-    o3[b] = s3;
+/** The slice of the WebAssembly JS API this file uses (the project's type libraries do not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+};
+
+type SumsExport = (table: number, bytes: number, count: number, chunks: number, acc: number) => void;
+
+/** Unsigned and signed LEB128, the integer encodings of the WebAssembly binary format. */
+function uleb(x: number): number[] {
+  const out: number[] = [];
+  do {
+    const low = x & 0x7f;
+    x >>>= 7;
+    out.push(x === 0 ? low : low | 0x80);
+  } while (x !== 0);
+  return out;
+}
+function sleb(x: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const low = x & 0x7f;
+    x >>= 7;
+    if ((x === 0 && (low & 0x40) === 0) || (x === -1 && (low & 0x40) !== 0)) return [...out, low];
+    out.push(low | 0x80);
   }
 }
 
 /**
- * {@link resampleSums} for the four lanes of an interleaved table at once: out[v][b] = Σ_i c_{b,i} block[v][i].
- * Lanes beyond block.length are computed from lane 0's values and are not meaningful.
+ * The chunk-table kernel as a WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from its
+ * opcodes so the repository holds no binary and needs no toolchain. One exported function,
+ *
+ *   sums(table, bytes, count, chunks, acc):  acc[b] += Σ_c T[c, bytes[c·count + b]]  for b < count,
+ *
+ * with T the interleaved table (chunk c's 256 entries of 32 bytes at table + c·8192), the draw bytes stored
+ * chunk-major, acc[b] the four lanes of draw b (32 bytes), all byte offsets into the imported memory. The loop
+ * nest is draw blocks × chunk blocks × draws, so the four table slices of a chunk block are read from L1.
+ * Each lane of acc[b] receives T[0, ·], T[1, ·], ... in chunk order, one IEEE double addition each
+ * (f64x2.add rounds each lane as a scalar addition does; there is no fused operation), so every sum is bit for
+ * bit the scalar left-to-right sum Σ_c T[c, ·] starting from +0; the zero chunks of the padding add +0, which
+ * leaves any sum other than −0 unchanged, and a sum starting at +0 is never −0.
  */
-export function blockResampleSums(draws: ResampleDraws, block: readonly Float64Array[], table: Float64Array, out: readonly Float64Array[]): void {
-  const { count, chunks, plane0, plane1, hiStart, hiIndex, hiWeight } = draws;
-  const d0 = block[0] as Float64Array;
-  const [d1, d2, d3] = [block[1] ?? d0, block[2] ?? d0, block[3] ?? d0];
-  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
-  for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let a0 = 0;
-    let a1 = 0;
-    let a2 = 0;
-    let a3 = 0;
-    let t0 = 0;
-    let t1 = 0;
-    let t2 = 0;
-    let t3 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const base = c << 8;
-      const i = (base | (plane0[off + c] as number)) << 2;
-      const j = (base | (plane1[off + c] as number)) << 2;
-      a0 += table[i] as number;
-      a1 += table[i + 1] as number;
-      a2 += table[i + 2] as number;
-      a3 += table[i + 3] as number;
-      t0 += table[j] as number;
-      t1 += table[j + 1] as number;
-      t2 += table[j + 2] as number;
-      t3 += table[j + 3] as number;
+function kernelModule(): Uint8Array {
+  const I32 = 0x7f;
+  const V128 = 0x7b;
+  const get = (i: number): number[] => [0x20, i];
+  const set = (i: number): number[] => [0x21, i];
+  const i32 = (x: number): number[] => [0x41, ...sleb(x)];
+  const ADD = [0x6a];
+  const MUL = [0x6c];
+  const SHL = [0x74];
+  const LT_U = [0x49];
+  const GE_U = [0x4f];
+  const SELECT = [0x1b];
+  const load8 = [0x2d, 0, 0];
+  const vload = (offset: number): number[] => [0xfd, 0x00, 4, ...uleb(offset)];
+  const vstore = (offset: number): number[] => [0xfd, 0x0b, 4, ...uleb(offset)];
+  const F64X2_ADD = [0xfd, ...uleb(0xf0)];
+  const BLOCK = [0x02, 0x40];
+  const LOOP = [0x03, 0x40];
+  const END = [0x0b];
+  const breakIf = [0x0d, 1];
+  const CONTINUE = [0x0c, 0];
+  // Parameters 0-4 (table, bytes, count, chunks, acc), then i32 locals and the two lane vectors.
+  const [TABLE, BYTES, COUNT, CHUNKS, ACC] = [0, 1, 2, 3, 4];
+  const [B0, B_END, CB, TP, CP, B, BP, AP, IDX, S2, S3, V0, V1] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  // Offsets of the BLOCK_CHUNKS (= 4) chunk rows of a draw byte: 0, count, 2·count, 3·count; 5 = log2 ENTRY_BYTES.
+  const rowOf = [[], get(COUNT), get(S2), get(S3)];
+  const body = [
+    ...[...get(COUNT), ...get(COUNT), ...ADD, ...set(S2), ...get(S2), ...get(COUNT), ...ADD, ...set(S3)],
+    ...[...i32(0), ...set(B0), ...BLOCK, ...LOOP, ...get(B0), ...get(COUNT), ...GE_U, ...breakIf],
+    // b_end = min(b0 + BLOCK_DRAWS, count)
+    ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...LT_U, ...SELECT, ...set(B_END)],
+    ...[...i32(0), ...set(CB), ...get(TABLE), ...set(TP), ...get(BYTES), ...get(B0), ...ADD, ...set(CP)],
+    ...[...BLOCK, ...LOOP, ...get(CB), ...get(CHUNKS), ...GE_U, ...breakIf],
+    ...[...get(B0), ...set(B), ...get(CP), ...set(BP), ...get(ACC), ...get(B0), ...i32(5), ...SHL, ...ADD, ...set(AP)],
+    ...[...BLOCK, ...LOOP, ...get(B), ...get(B_END), ...GE_U, ...breakIf],
+    ...[...get(AP), ...vload(0), ...set(V0), ...get(AP), ...vload(16), ...set(V1)],
+    ...Array.from({ length: BLOCK_CHUNKS }, (_, k) => [
+      // idx = tp + (bytes[bp + k·count] << 5); entry (k, byte) sits at idx + k·SLICE_BYTES
+      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...load8, ...i32(5), ...SHL, ...ADD, ...set(IDX)],
+      ...[...get(V0), ...get(IDX), ...vload(k * SLICE_BYTES), ...F64X2_ADD, ...set(V0)],
+      ...[...get(V1), ...get(IDX), ...vload(k * SLICE_BYTES + 16), ...F64X2_ADD, ...set(V1)],
+    ]).flat(),
+    ...[...get(AP), ...get(V0), ...vstore(0), ...get(AP), ...get(V1), ...vstore(16)],
+    ...[...get(B), ...i32(1), ...ADD, ...set(B), ...get(BP), ...i32(1), ...ADD, ...set(BP), ...get(AP), ...i32(ENTRY_BYTES), ...ADD, ...set(AP)],
+    ...[...CONTINUE, ...END, ...END],
+    ...[...get(CB), ...i32(BLOCK_CHUNKS), ...ADD, ...set(CB), ...get(TP), ...i32(BLOCK_CHUNKS * SLICE_BYTES), ...ADD, ...set(TP)],
+    ...[...get(CP), ...get(COUNT), ...i32(BLOCK_CHUNKS), ...MUL, ...ADD, ...set(CP), ...CONTINUE, ...END, ...END],
+    ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...set(B0), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  const locals = [2, ...uleb(V0 - B0), I32, 2, V128];
+  const code = [...locals, ...body];
+  const name = (s: string): number[] => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
+  const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content];
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name('sums'), 0x00, 0]),
+    ...section(10, [1, ...uleb(code.length), ...code]),
+  ]);
+}
+
+let compiled: object | undefined;
+
+/**
+ * Sums of chunk-table look-ups over shared draws for {@link LANES} comparisons at a time, on the WebAssembly
+ * kernel above: the draws of each set are copied once, chunk-major, into the kernel's own memory; then, for
+ * each block of up to four vectors of length n, {@link setVectors} builds their tables in place and
+ * {@link sums} returns Σ_c T_v[c, byte of draw b in chunk c] for every draw b and lane v, the sum that
+ * {@link buildChunkTable} and a left-to-right pass over the chunks give, bit for bit.
+ */
+export class SharedDrawSums {
+  private readonly run: SumsExport;
+  private readonly n: number;
+  private readonly chunks: number;
+  private readonly paddedChunks: number;
+  private readonly count: number;
+  private readonly table: Float64Array;
+  private readonly setOffsets: number[] = [];
+  private readonly accs: Float64Array[] = [];
+
+  /** @param sets byte-encoded draws of n positions, `count` of them each, draw-major (as drawn). */
+  constructor(n: number, count: number, sets: readonly Uint8Array[]) {
+    this.n = n;
+    this.count = count;
+    this.chunks = chunkCount(n);
+    this.paddedChunks = Math.ceil(this.chunks / BLOCK_CHUNKS) * BLOCK_CHUNKS;
+    const tableBytes = this.paddedChunks * SLICE_BYTES;
+    const setBytes = (this.paddedChunks * count + 15) & ~15;
+    const accBytes = count * ENTRY_BYTES;
+    const total = tableBytes + sets.length * (setBytes + accBytes);
+    if (total > MAX_MEMORY_BYTES) {
+      throw new HarnessError(
+        `${count} draws of ${n} positions need ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
+        {
+          exitCode: 2,
+          hint: 'use fewer permutations or resamples',
+        },
+      );
     }
-    let h0 = 0;
-    let h1 = 0;
-    let h2 = 0;
-    let h3 = 0;
-    const end = hiStart[b + 1] as number;
-    for (let k = hiStart[b] as number; k < end; k++) {
-      const w = hiWeight[k] as number;
-      const x = hiIndex[k] as number;
-      h0 += w * (d0[x] as number);
-      h1 += w * (d1[x] as number);
-      h2 += w * (d2[x] as number);
-      h3 += w * (d3[x] as number);
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE_BYTES) });
+    compiled ??= new WebAssembly.Module(kernelModule());
+    this.run = new WebAssembly.Instance(compiled, { env: { memory } }).exports.sums as SumsExport;
+    this.table = new Float64Array(memory.buffer, 0, tableBytes / 8);
+    let offset = tableBytes;
+    for (const draws of sets) {
+      const chunkMajor = new Uint8Array(memory.buffer, offset, this.paddedChunks * count);
+      for (let b = 0; b < count; b++) for (let c = 0; c < this.chunks; c++) chunkMajor[c * count + b] = draws[b * this.chunks + c] as number;
+      this.setOffsets.push(offset);
+      offset += setBytes;
+      this.accs.push(new Float64Array(memory.buffer, offset, count * LANES));
+      offset += accBytes;
     }
-    o0[b] = a0 + 2 * t0 + 4 * h0;
-    o1[b] = a1 + 2 * t1 + 4 * h1;
-    o2[b] = a2 + 2 * t2 + 4 * h2;
-    o3[b] = a3 + 2 * t3 + 4 * h3;
+  }
+
+  /**
+   * Builds the chunk tables of `block` (at most {@link LANES} vectors of length n) into lanes 0, 1, ...;
+   * lanes past block.length keep older tables and their sums must be ignored. Lane v's entries are those of
+   * {@link buildChunkTable}, computed by the same additions.
+   */
+  setVectors(block: readonly Float64Array[]): void {
+    const { table, n } = this;
+    block.forEach((d, v) => {
+      for (let c = 0; c < this.chunks; c++) {
+        const base = c << 8;
+        table[(base << 2) + v] = 0;
+        for (let m = 1; m < 256; m++) {
+          const i = (c << 3) + 31 - Math.clz32(m & -m);
+          table[((base | m) << 2) + v] = (table[((base | (m & (m - 1))) << 2) + v] as number) + (i < n ? (d[i] as number) : 0);
+        }
+      }
+    });
+  }
+
+  /** The sums of draw set `set` for the current vectors, lane v of draw b at [b·LANES + v]; overwritten by the next call for that set. */
+  sums(set: number): Float64Array {
+    const acc = this.accs[set] as Float64Array;
+    acc.fill(0);
+    this.run(0, this.setOffsets[set] as number, this.count, this.paddedChunks, acc.byteOffset);
+    return acc;
   }
 }
