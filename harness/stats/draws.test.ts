@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from './rng.js';
-import { buildChunkTable, chunkCount, combineResampleSums, drawResamples, drawSignBytes, LANES, type ResampleDraws, SharedDrawSums } from './draws.js';
+import { buildChunkTable, chunkCount, drawResamples, drawSignBytes, LANES, type ResampleDraws, SharedDrawSums } from './draws.js';
 
 /** The definition the kernel must reproduce bit for bit: Σ_c T[c, byte of chunk c], added left to right from 0. */
 function lookupSum(table: Float64Array, bytes: Uint8Array, offset: number, chunks: number): number {
@@ -68,14 +68,17 @@ describe('SharedDrawSums (the WebAssembly SIMD kernel)', () => {
       const chunks = chunkCount(n);
       const signs = drawSignBytes(n, count, 5);
       const resamples = drawResamples(n, count, 5);
-      const kernel = new SharedDrawSums(n, count, [signs, resamples.plane0, resamples.plane1]);
+      const kernel = new SharedDrawSums(n, count, [signs]);
+      const resampling = SharedDrawSums.ofResamples(resamples);
       // A full block first, so a partial block must overwrite the tables of its own lanes only.
       kernel.setVectors(first);
       kernel.sums(0);
+      resampling.setVectors(first);
+      resampling.resampleSums();
       kernel.setVectors(block);
+      resampling.setVectors(block);
       const signSums = kernel.sums(0);
-      const resampled = Array.from({ length: LANES }, () => new Float64Array(count));
-      combineResampleSums(resamples, block, kernel.sums(1), kernel.sums(2), resampled);
+      const resampled = resampling.resampleSums();
       const table = new Float64Array(chunks * 256);
       block.forEach((d, v) => {
         buildChunkTable(d, table);
@@ -88,6 +91,6 @@ describe('SharedDrawSums (the WebAssembly SIMD kernel)', () => {
   });
 
   it('refuses draws that do not fit its 32-bit memory, naming the fix', () => {
-    expect(() => new SharedDrawSums(4000, 2 ** 22, [new Uint8Array(0)])).toThrow(/fewer permutations or resamples|MB of kernel memory/);
+    expect(() => new SharedDrawSums(4000, 2 ** 22, [new Uint8Array(0)])).toThrow(/4194304 draws of 4000 positions need 2132 MB of kernel memory/);
   });
 });

@@ -120,45 +120,6 @@ export function drawResamples(n: number, count: number, seed: number): ResampleD
   return { n, count, chunks, plane0, plane1, hiStart, hiIndex: hiIndex.subarray(0, hiLen), hiWeight: hiWeight.subarray(0, hiLen) };
 }
 
-/**
- * Σ_i c_{b,i} block[v][i] for every resample b and vector v of `block` (at most {@link LANES}), written into
- * out[v], from the look-up sums of the two bit planes (s0, s1: {@link SharedDrawSums.sums} of the sets plane0
- * and plane1): out[v][b] = S0 + 2·S1 + 4·Σ_k w_k d[x_k], the last sum over b's multiplicities of 4 or more.
- * The four lanes share each read of the sparse list.
- */
-export function combineResampleSums(
-  draws: ResampleDraws,
-  block: readonly Float64Array[],
-  s0: Float64Array,
-  s1: Float64Array,
-  out: readonly Float64Array[],
-): void {
-  const { count, hiStart, hiIndex, hiWeight } = draws;
-  const d0 = block[0] as Float64Array;
-  const [d1, d2, d3] = [block[1] ?? d0, block[2] ?? d0, block[3] ?? d0];
-  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
-  for (let b = 0; b < count; b++) {
-    let h0 = 0;
-    let h1 = 0;
-    let h2 = 0;
-    let h3 = 0;
-    const end = hiStart[b + 1] as number;
-    for (let k = hiStart[b] as number; k < end; k++) {
-      const w = hiWeight[k] as number;
-      const x = hiIndex[k] as number;
-      h0 += w * (d0[x] as number);
-      h1 += w * (d1[x] as number);
-      h2 += w * (d2[x] as number);
-      h3 += w * (d3[x] as number);
-    }
-    const at = b * LANES;
-    o0[b] = (s0[at] as number) + 2 * (s1[at] as number) + 4 * h0;
-    o1[b] = (s0[at + 1] as number) + 2 * (s1[at + 1] as number) + 4 * h1;
-    o2[b] = (s0[at + 2] as number) + 2 * (s1[at + 2] as number) + 4 * h2;
-    o3[b] = (s0[at + 3] as number) + 2 * (s1[at + 3] as number) + 4 * h3;
-  }
-}
-
 /** Group vector indices by length, preserving order, so each length draws once. */
 export function groupByLength(vectors: readonly ArrayLike<number>[]): Map<number, number[]> {
   const groups = new Map<number, number[]>();
@@ -198,6 +159,7 @@ declare const WebAssembly: {
 };
 
 type SumsExport = (table: number, bytes: number, count: number, chunks: number, acc: number) => void;
+type CombineExport = (d: number, hiStart: number, hiIndex: number, hiWeight: number, count: number, s0: number, s1: number, out: number) => void;
 
 /** Unsigned and signed LEB128, the integer encodings of the WebAssembly binary format. */
 function uleb(x: number): number[] {
@@ -219,59 +181,61 @@ function sleb(x: number): number[] {
   }
 }
 
+/** The instructions the kernels use (WebAssembly core 2.0 binary opcodes, SIMD under the 0xfd prefix). */
+const I32 = 0x7f;
+const V128 = 0x7b;
+const get = (i: number): number[] => [0x20, i];
+const set = (i: number): number[] => [0x21, i];
+const i32 = (x: number): number[] => [0x41, ...sleb(x)];
+const f64 = (x: number): number[] => [0x44, ...new Uint8Array(Float64Array.of(x).buffer)];
+const ADD = [0x6a];
+const MUL = [0x6c];
+const SHL = [0x74];
+const LT_U = [0x49];
+const GE_U = [0x4f];
+const SELECT = [0x1b];
+const LOAD_U8 = [0x2d, 0, 0];
+const LOAD_I32 = [0x28, 2, 0];
+const load64 = (offset: number): number[] => [0x2b, 3, ...uleb(offset)];
+const store64 = (offset: number): number[] => [0x39, 3, ...uleb(offset)];
+const vload = (offset: number): number[] => [0xfd, 0x00, 4, ...uleb(offset)];
+const vstore = (offset: number): number[] => [0xfd, 0x0b, 4, ...uleb(offset)];
+const VZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];
+const SPLAT = [0xfd, 0x14];
+const lane = (l: number): number[] => [0xfd, 0x21, l];
+const F64X2_ADD = [0xfd, ...uleb(0xf0)];
+const F64X2_MUL = [0xfd, ...uleb(0xf2)];
+const BLOCK = [0x02, 0x40];
+const LOOP = [0x03, 0x40];
+const END = [0x0b];
+/** Inside `block loop … end end`: leave the block (break) or restart the loop (continue). */
+const BREAK_IF = [0x0d, 1];
+const CONTINUE = [0x0c, 0];
+
 /**
- * The chunk-table kernel as a WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from its
- * opcodes so the repository holds no binary and needs no toolchain. One exported function,
- *
- *   sums(table, bytes, count, chunks, acc):  acc[b] += Σ_c T[c, bytes[c·count + b]]  for b < count,
- *
+ * sums(table, bytes, count, chunks, acc):  acc[b] += Σ_c T[c, bytes[c·count + b]]  for b < count,
  * with T the interleaved table (chunk c's 256 entries of 32 bytes at table + c·8192), the draw bytes stored
- * chunk-major, acc[b] the four lanes of draw b (32 bytes), all byte offsets into the imported memory. The loop
- * nest is draw blocks × chunk blocks × draws, so the four table slices of a chunk block are read from L1.
- * Each lane of acc[b] receives T[0, ·], T[1, ·], ... in chunk order, one IEEE double addition each
- * (f64x2.add rounds each lane as a scalar addition does; there is no fused operation), so every sum is bit for
- * bit the scalar left-to-right sum Σ_c T[c, ·] starting from +0; the zero chunks of the padding add +0, which
- * leaves any sum other than −0 unchanged, and a sum starting at +0 is never −0.
+ * chunk-major, acc[b] the four lanes of draw b (32 bytes). The loop nest is draw blocks × chunk blocks ×
+ * draws, so the four table slices of a chunk block are read from L1.
  */
-function kernelModule(): Uint8Array {
-  const I32 = 0x7f;
-  const V128 = 0x7b;
-  const get = (i: number): number[] => [0x20, i];
-  const set = (i: number): number[] => [0x21, i];
-  const i32 = (x: number): number[] => [0x41, ...sleb(x)];
-  const ADD = [0x6a];
-  const MUL = [0x6c];
-  const SHL = [0x74];
-  const LT_U = [0x49];
-  const GE_U = [0x4f];
-  const SELECT = [0x1b];
-  const load8 = [0x2d, 0, 0];
-  const vload = (offset: number): number[] => [0xfd, 0x00, 4, ...uleb(offset)];
-  const vstore = (offset: number): number[] => [0xfd, 0x0b, 4, ...uleb(offset)];
-  const F64X2_ADD = [0xfd, ...uleb(0xf0)];
-  const BLOCK = [0x02, 0x40];
-  const LOOP = [0x03, 0x40];
-  const END = [0x0b];
-  const breakIf = [0x0d, 1];
-  const CONTINUE = [0x0c, 0];
-  // Parameters 0-4 (table, bytes, count, chunks, acc), then i32 locals and the two lane vectors.
+function sumsBody(): number[] {
   const [TABLE, BYTES, COUNT, CHUNKS, ACC] = [0, 1, 2, 3, 4];
   const [B0, B_END, CB, TP, CP, B, BP, AP, IDX, S2, S3, V0, V1] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
   // Offsets of the BLOCK_CHUNKS (= 4) chunk rows of a draw byte: 0, count, 2·count, 3·count; 5 = log2 ENTRY_BYTES.
   const rowOf = [[], get(COUNT), get(S2), get(S3)];
   const body = [
     ...[...get(COUNT), ...get(COUNT), ...ADD, ...set(S2), ...get(S2), ...get(COUNT), ...ADD, ...set(S3)],
-    ...[...i32(0), ...set(B0), ...BLOCK, ...LOOP, ...get(B0), ...get(COUNT), ...GE_U, ...breakIf],
+    ...[...i32(0), ...set(B0), ...BLOCK, ...LOOP, ...get(B0), ...get(COUNT), ...GE_U, ...BREAK_IF],
     // b_end = min(b0 + BLOCK_DRAWS, count)
     ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...LT_U, ...SELECT, ...set(B_END)],
     ...[...i32(0), ...set(CB), ...get(TABLE), ...set(TP), ...get(BYTES), ...get(B0), ...ADD, ...set(CP)],
-    ...[...BLOCK, ...LOOP, ...get(CB), ...get(CHUNKS), ...GE_U, ...breakIf],
+    ...[...BLOCK, ...LOOP, ...get(CB), ...get(CHUNKS), ...GE_U, ...BREAK_IF],
     ...[...get(B0), ...set(B), ...get(CP), ...set(BP), ...get(ACC), ...get(B0), ...i32(5), ...SHL, ...ADD, ...set(AP)],
-    ...[...BLOCK, ...LOOP, ...get(B), ...get(B_END), ...GE_U, ...breakIf],
+    ...[...BLOCK, ...LOOP, ...get(B), ...get(B_END), ...GE_U, ...BREAK_IF],
     ...[...get(AP), ...vload(0), ...set(V0), ...get(AP), ...vload(16), ...set(V1)],
     ...Array.from({ length: BLOCK_CHUNKS }, (_, k) => [
       // idx = tp + (bytes[bp + k·count] << 5); entry (k, byte) sits at idx + k·SLICE_BYTES
-      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...load8, ...i32(5), ...SHL, ...ADD, ...set(IDX)],
+      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...LOAD_U8, ...i32(5), ...SHL, ...ADD, ...set(IDX)],
       ...[...get(V0), ...get(IDX), ...vload(k * SLICE_BYTES), ...F64X2_ADD, ...set(V0)],
       ...[...get(V1), ...get(IDX), ...vload(k * SLICE_BYTES + 16), ...F64X2_ADD, ...set(V1)],
     ]).flat(),
@@ -283,31 +247,99 @@ function kernelModule(): Uint8Array {
     ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...set(B0), ...CONTINUE, ...END, ...END],
     ...END,
   ];
-  const locals = [2, ...uleb(V0 - B0), I32, 2, V128];
-  const code = [...locals, ...body];
+  return [2, ...uleb(V0 - B0), I32, 2, V128, ...body];
+}
+
+/**
+ * combine(d, hiStart, hiIndex, hiWeight, count, s0, s1, out): for each resample b,
+ *   r = s0[b] + 2·s1[b] + 4·Σ_{k ∈ [hiStart[b], hiStart[b+1])} hiWeight[k]·d[hiIndex[k]]
+ * on four lanes (d interleaved, 32 bytes per position; hiWeight as f64), lane v of r stored at
+ * out + v·count·8 + b·8, so each lane's resample sums are one contiguous array.
+ */
+function combineBody(): number[] {
+  const [D, HI_START, HI_INDEX, HI_WEIGHT, COUNT, S0, S1, OUT] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [B, K, K_END, P, Q, LANE_BYTES, OB, H0, H1, W, R0, R1] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+  const weighted = (h: number, offset: number): number[] => [...get(h), ...get(W), ...get(P), ...vload(offset), ...F64X2_MUL, ...F64X2_ADD, ...set(h)];
+  // r = (s0 + 2·s1) + 4·h, the association of the scalar expression s0 + 2 * s1 + 4 * h.
+  const result = (h: number, r: number, offset: number): number[] => [
+    ...[...get(S0), ...get(Q), ...ADD, ...vload(offset), ...f64(2), ...SPLAT, ...get(S1), ...get(Q), ...ADD, ...vload(offset), ...F64X2_MUL, ...F64X2_ADD],
+    ...[...f64(4), ...SPLAT, ...get(h), ...F64X2_MUL, ...F64X2_ADD, ...set(r)],
+  ];
+  const store = (r: number, l: number, laneIndex: number): number[] => [
+    ...get(OB),
+    ...(laneIndex === 0 ? [] : [...get(LANE_BYTES), ...i32(laneIndex), ...MUL, ...ADD]),
+    ...get(r),
+    ...lane(l),
+    ...store64(0),
+  ];
+  const body = [
+    ...[...get(COUNT), ...i32(3), ...SHL, ...set(LANE_BYTES), ...i32(0), ...set(B)],
+    ...[...BLOCK, ...LOOP, ...get(B), ...get(COUNT), ...GE_U, ...BREAK_IF],
+    ...[...VZERO, ...set(H0), ...VZERO, ...set(H1)],
+    ...[...get(HI_START), ...get(B), ...i32(2), ...SHL, ...ADD, ...set(P), ...get(P), ...LOAD_I32, ...set(K), ...get(P), ...[0x28, 2, 4], ...set(K_END)],
+    ...[...BLOCK, ...LOOP, ...get(K), ...get(K_END), ...GE_U, ...BREAK_IF],
+    ...[...get(HI_WEIGHT), ...get(K), ...i32(3), ...SHL, ...ADD, ...load64(0), ...SPLAT, ...set(W)],
+    ...[...get(D), ...get(HI_INDEX), ...get(K), ...i32(2), ...SHL, ...ADD, ...LOAD_I32, ...i32(5), ...SHL, ...ADD, ...set(P)],
+    ...[...weighted(H0, 0), ...weighted(H1, 16)],
+    ...[...get(K), ...i32(1), ...ADD, ...set(K), ...CONTINUE, ...END, ...END],
+    ...[...get(B), ...i32(5), ...SHL, ...set(Q), ...result(H0, R0, 0), ...result(H1, R1, 16)],
+    ...[...get(OUT), ...get(B), ...i32(3), ...SHL, ...ADD, ...set(OB)],
+    ...[...store(R0, 0, 0), ...store(R0, 1, 1), ...store(R1, 0, 2), ...store(R1, 1, 3)],
+    ...[...get(B), ...i32(1), ...ADD, ...set(B), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  return [2, ...uleb(H0 - B), I32, ...uleb(R1 - H0 + 1), V128, ...body];
+}
+
+/**
+ * The kernels as one WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from their opcodes
+ * so the repository holds no binary and needs no toolchain; they share the memory the caller imports.
+ * Each lane of a SIMD operation is one IEEE double operation (f64x2.add and f64x2.mul round each lane as a
+ * scalar + and * do; WebAssembly has no fused multiply-add), and every lane receives its terms in the order of
+ * the scalar definitions: Σ_c T[c, ·] in chunk order from +0 ({@link buildChunkTable}), then
+ * S0 + 2·S1 + 4·Σ_k w_k d[x_k] (see {@link ResampleDraws}). So every sum is bit for bit the scalar one. The
+ * zero chunks of the padding add +0, which leaves any sum other than −0 unchanged, and a sum that starts at +0
+ * is never −0.
+ */
+function kernelModule(): Uint8Array {
   const name = (s: string): number[] => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
   const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content];
+  const sums = sumsBody();
+  const combine = combineBody();
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...section(1, [2, 0x60, 5, ...new Array<number>(5).fill(I32), 0, 0x60, 8, ...new Array<number>(8).fill(I32), 0]),
     ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
-    ...section(3, [1, 0]),
-    ...section(7, [1, ...name('sums'), 0x00, 0]),
-    ...section(10, [1, ...uleb(code.length), ...code]),
+    ...section(3, [2, 0, 1]),
+    ...section(7, [2, ...name('sums'), 0x00, 0, ...name('combine'), 0x00, 1]),
+    ...section(10, [2, ...uleb(sums.length), ...sums, ...uleb(combine.length), ...combine]),
   ]);
 }
 
 let compiled: object | undefined;
 
+/** Where the resample data lives in a kernel's memory, for {@link SharedDrawSums.resampleSums}. */
+interface ResampleRegions {
+  readonly draws: ResampleDraws;
+  /** The current vectors interleaved, [i·LANES + v] = vector v's value at position i. */
+  readonly vectors: Float64Array;
+  readonly hiStart: number;
+  readonly hiIndex: number;
+  readonly hiWeight: number;
+  readonly lanes: readonly Float64Array[];
+}
+
 /**
  * Sums of chunk-table look-ups over shared draws for {@link LANES} comparisons at a time, on the WebAssembly
- * kernel above: the draws of each set are copied once, chunk-major, into the kernel's own memory; then, for
+ * kernels above: the draws of each set are copied once, chunk-major, into the kernels' own memory; then, for
  * each block of up to four vectors of length n, {@link setVectors} builds their tables in place and
  * {@link sums} returns Σ_c T_v[c, byte of draw b in chunk c] for every draw b and lane v, the sum that
- * {@link buildChunkTable} and a left-to-right pass over the chunks give, bit for bit.
+ * {@link buildChunkTable} and a left-to-right pass over the chunks give, bit for bit; for resamples,
+ * {@link resampleSums} returns Σ_i c_{b,i} d_i as {@link ResampleDraws} defines it.
  */
 export class SharedDrawSums {
-  private readonly run: SumsExport;
+  private readonly sumsKernel: SumsExport;
+  private readonly combineKernel: CombineExport;
   private readonly n: number;
   private readonly chunks: number;
   private readonly paddedChunks: number;
@@ -315,17 +347,26 @@ export class SharedDrawSums {
   private readonly table: Float64Array;
   private readonly setOffsets: number[] = [];
   private readonly accs: Float64Array[] = [];
+  private readonly resamples: ResampleRegions | undefined;
+
+  /** The kernel for bootstrap resamples: sets plane0 and plane1, plus the sparse multiplicities of 4 or more. */
+  static ofResamples(draws: ResampleDraws): SharedDrawSums {
+    return new SharedDrawSums(draws.n, draws.count, [draws.plane0, draws.plane1], draws);
+  }
 
   /** @param sets byte-encoded draws of n positions, `count` of them each, draw-major (as drawn). */
-  constructor(n: number, count: number, sets: readonly Uint8Array[]) {
+  constructor(n: number, count: number, sets: readonly Uint8Array[], resamples?: ResampleDraws) {
     this.n = n;
     this.count = count;
     this.chunks = chunkCount(n);
     this.paddedChunks = Math.ceil(this.chunks / BLOCK_CHUNKS) * BLOCK_CHUNKS;
+    const align = (x: number): number => Math.ceil(x / 16) * 16;
     const tableBytes = this.paddedChunks * SLICE_BYTES;
-    const setBytes = (this.paddedChunks * count + 15) & ~15;
+    const setBytes = align(this.paddedChunks * count);
     const accBytes = count * ENTRY_BYTES;
-    const total = tableBytes + sets.length * (setBytes + accBytes);
+    const hiLength = resamples?.hiIndex.length ?? 0;
+    const resampleBytes = resamples === undefined ? 0 : n * ENTRY_BYTES + align((count + 1) * 4) + align(hiLength * 4) + hiLength * 8 + count * ENTRY_BYTES;
+    const total = tableBytes + sets.length * (setBytes + accBytes) + resampleBytes;
     if (total > MAX_MEMORY_BYTES) {
       throw new HarnessError(
         `${count} draws of ${n} positions need ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
@@ -337,17 +378,34 @@ export class SharedDrawSums {
     }
     const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE_BYTES) });
     compiled ??= new WebAssembly.Module(kernelModule());
-    this.run = new WebAssembly.Instance(compiled, { env: { memory } }).exports.sums as SumsExport;
-    this.table = new Float64Array(memory.buffer, 0, tableBytes / 8);
+    const { exports } = new WebAssembly.Instance(compiled, { env: { memory } });
+    this.sumsKernel = exports.sums as SumsExport;
+    this.combineKernel = exports.combine as CombineExport;
+    const { buffer } = memory;
+    this.table = new Float64Array(buffer, 0, tableBytes / 8);
     let offset = tableBytes;
     for (const draws of sets) {
-      const chunkMajor = new Uint8Array(memory.buffer, offset, this.paddedChunks * count);
+      const chunkMajor = new Uint8Array(buffer, offset, this.paddedChunks * count);
       for (let b = 0; b < count; b++) for (let c = 0; c < this.chunks; c++) chunkMajor[c * count + b] = draws[b * this.chunks + c] as number;
       this.setOffsets.push(offset);
       offset += setBytes;
-      this.accs.push(new Float64Array(memory.buffer, offset, count * LANES));
+      this.accs.push(new Float64Array(buffer, offset, count * LANES));
       offset += accBytes;
     }
+    if (resamples === undefined) return;
+    const vectors = new Float64Array(buffer, offset, n * LANES);
+    offset += n * ENTRY_BYTES;
+    const hiStart = offset;
+    new Uint32Array(buffer, hiStart, count + 1).set(resamples.hiStart);
+    offset += align((count + 1) * 4);
+    const hiIndex = offset;
+    new Uint32Array(buffer, hiIndex, hiLength).set(resamples.hiIndex);
+    offset += align(hiLength * 4);
+    const hiWeight = offset;
+    new Float64Array(buffer, hiWeight, hiLength).set(resamples.hiWeight);
+    offset += hiLength * 8;
+    const lanes = Array.from({ length: LANES }, (_, v) => new Float64Array(buffer, offset + v * count * 8, count));
+    this.resamples = { draws: resamples, vectors, hiStart, hiIndex, hiWeight, lanes };
   }
 
   /**
@@ -359,13 +417,18 @@ export class SharedDrawSums {
     const { table, n } = this;
     block.forEach((d, v) => {
       for (let c = 0; c < this.chunks; c++) {
-        const base = c << 8;
-        table[(base << 2) + v] = 0;
-        for (let m = 1; m < 256; m++) {
-          const i = (c << 3) + 31 - Math.clz32(m & -m);
-          table[((base | m) << 2) + v] = (table[((base | (m & (m - 1))) << 2) + v] as number) + (i < n ? (d[i] as number) : 0);
+        const at = (c << 10) + v;
+        table[at] = 0;
+        // T[m] = T[m without its lowest set bit k] + d[8c + k], as buildChunkTable, but grouped by k from the
+        // highest down, so each right-hand entry (lowest set bit above k, or 0) is already written.
+        for (let k = 7; k >= 0; k--) {
+          const i = (c << 3) + k;
+          const dk = i < n ? (d[i] as number) : 0;
+          const bit = 1 << k;
+          for (let m = bit; m < 256; m += bit << 1) table[at + (m << 2)] = (table[at + ((m ^ bit) << 2)] as number) + dk;
         }
       }
+      if (this.resamples !== undefined) for (let i = 0; i < n; i++) this.resamples.vectors[i * LANES + v] = d[i] as number;
     });
   }
 
@@ -373,7 +436,30 @@ export class SharedDrawSums {
   sums(set: number): Float64Array {
     const acc = this.accs[set] as Float64Array;
     acc.fill(0);
-    this.run(0, this.setOffsets[set] as number, this.count, this.paddedChunks, acc.byteOffset);
+    this.sumsKernel(0, this.setOffsets[set] as number, this.count, this.paddedChunks, acc.byteOffset);
     return acc;
+  }
+
+  /**
+   * Σ_i c_{b,i} d_i for every resample b and lane v (built by {@link ofResamples}): lane v's sums in
+   * [v][b], S0 + 2·S1 + 4·Σ_k w_k d[x_k] with S0, S1 the look-up sums of the two bit planes. Overwritten by
+   * the next call.
+   */
+  resampleSums(): readonly Float64Array[] {
+    const r = this.resamples;
+    if (r === undefined) throw new Error('SharedDrawSums.resampleSums: built without resamples (use SharedDrawSums.ofResamples)');
+    const s0 = this.sums(0);
+    const s1 = this.sums(1);
+    this.combineKernel(
+      r.vectors.byteOffset,
+      r.hiStart,
+      r.hiIndex,
+      r.hiWeight,
+      this.count,
+      s0.byteOffset,
+      s1.byteOffset,
+      (r.lanes[0] as Float64Array).byteOffset,
+    );
+    return r.lanes;
   }
 }
