@@ -159,6 +159,7 @@ declare const WebAssembly: {
 };
 
 type SumsExport = (table: number, bytes: number, count: number, chunks: number, acc: number) => void;
+type TablesExport = (table: number, vectors: number, chunks: number) => void;
 type CombineExport = (d: number, hiStart: number, hiIndex: number, hiWeight: number, count: number, s0: number, s1: number, out: number) => void;
 
 /** Unsigned and signed LEB128, the integer encodings of the WebAssembly binary format. */
@@ -292,6 +293,39 @@ function combineBody(): number[] {
 }
 
 /**
+ * tables(table, vectors, chunks): the chunk tables of four interleaved vectors (32 bytes per position, zero
+ * past n), T[c, 0] = 0 and T[c, m] = T[c, m without its lowest set bit k] + d[8c + k], as
+ * {@link buildChunkTable} computes them, grouped by k from the highest down so each right-hand entry (lowest
+ * set bit above k, or 0) is already written.
+ */
+function tablesBody(): number[] {
+  const [TABLE, VECTORS, CHUNKS] = [0, 1, 2];
+  const [C, BASE, VP, Q, END_, D0, D1] = [3, 4, 5, 6, 7, 8, 9];
+  const body = [
+    ...[...i32(0), ...set(C), ...get(TABLE), ...set(BASE), ...get(VECTORS), ...set(VP)],
+    ...[...BLOCK, ...LOOP, ...get(C), ...get(CHUNKS), ...GE_U, ...BREAK_IF],
+    ...[...get(BASE), ...VZERO, ...vstore(0), ...get(BASE), ...VZERO, ...vstore(16), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(END_)],
+    ...[7, 6, 5, 4, 3, 2, 1, 0]
+      .map((k) => {
+        const step = ENTRY_BYTES << k;
+        return [
+          ...[...get(VP), ...vload(k * ENTRY_BYTES), ...set(D0), ...get(VP), ...vload(k * ENTRY_BYTES + 16), ...set(D1), ...get(BASE), ...set(Q)],
+          // q runs over the entries m ^ bit (bit k clear), writing entry m = q + step.
+          ...[...BLOCK, ...LOOP, ...get(Q), ...get(END_), ...GE_U, ...BREAK_IF],
+          ...[...get(Q), ...get(Q), ...vload(0), ...get(D0), ...F64X2_ADD, ...vstore(step)],
+          ...[...get(Q), ...get(Q), ...vload(16), ...get(D1), ...F64X2_ADD, ...vstore(step + 16)],
+          ...[...get(Q), ...i32(2 * step), ...ADD, ...set(Q), ...CONTINUE, ...END, ...END],
+        ];
+      })
+      .flat(),
+    ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(BASE)],
+    ...[...get(VP), ...i32(8 * ENTRY_BYTES), ...ADD, ...set(VP), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  return [2, ...uleb(D0 - C), I32, 2, V128, ...body];
+}
+
+/**
  * The kernels as one WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from their opcodes
  * so the repository holds no binary and needs no toolchain; they share the memory the caller imports.
  * Each lane of a SIMD operation is one IEEE double operation (f64x2.add and f64x2.mul round each lane as a
@@ -304,15 +338,15 @@ function combineBody(): number[] {
 function kernelModule(): Uint8Array {
   const name = (s: string): number[] => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
   const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content];
-  const sums = sumsBody();
-  const combine = combineBody();
+  const signature = (params: number): number[] => [0x60, params, ...new Array<number>(params).fill(I32), 0];
+  const bodies = [tablesBody(), sumsBody(), combineBody()];
   return Uint8Array.from([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [2, 0x60, 5, ...new Array<number>(5).fill(I32), 0, 0x60, 8, ...new Array<number>(8).fill(I32), 0]),
+    ...section(1, [3, ...signature(3), ...signature(5), ...signature(8)]),
     ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
-    ...section(3, [2, 0, 1]),
-    ...section(7, [2, ...name('sums'), 0x00, 0, ...name('combine'), 0x00, 1]),
-    ...section(10, [2, ...uleb(sums.length), ...sums, ...uleb(combine.length), ...combine]),
+    ...section(3, [3, 0, 1, 2]),
+    ...section(7, [3, ...name('tables'), 0x00, 0, ...name('sums'), 0x00, 1, ...name('combine'), 0x00, 2]),
+    ...section(10, [3, ...bodies.flatMap((body) => [...uleb(body.length), ...body])]),
   ]);
 }
 
@@ -321,8 +355,6 @@ let compiled: object | undefined;
 /** Where the resample data lives in a kernel's memory, for {@link SharedDrawSums.resampleSums}. */
 interface ResampleRegions {
   readonly draws: ResampleDraws;
-  /** The current vectors interleaved, [i·LANES + v] = vector v's value at position i. */
-  readonly vectors: Float64Array;
   readonly hiStart: number;
   readonly hiIndex: number;
   readonly hiWeight: number;
@@ -338,13 +370,15 @@ interface ResampleRegions {
  * {@link resampleSums} returns Σ_i c_{b,i} d_i as {@link ResampleDraws} defines it.
  */
 export class SharedDrawSums {
+  private readonly tablesKernel: TablesExport;
   private readonly sumsKernel: SumsExport;
   private readonly combineKernel: CombineExport;
   private readonly n: number;
   private readonly chunks: number;
   private readonly paddedChunks: number;
   private readonly count: number;
-  private readonly table: Float64Array;
+  /** The current vectors interleaved, [i·LANES + v] = vector v's value at position i; zero past n. */
+  private readonly vectors: Float64Array;
   private readonly setOffsets: number[] = [];
   private readonly accs: Float64Array[] = [];
   private readonly resamples: ResampleRegions | undefined;
@@ -362,11 +396,12 @@ export class SharedDrawSums {
     this.paddedChunks = Math.ceil(this.chunks / BLOCK_CHUNKS) * BLOCK_CHUNKS;
     const align = (x: number): number => Math.ceil(x / 16) * 16;
     const tableBytes = this.paddedChunks * SLICE_BYTES;
+    const vectorBytes = this.paddedChunks * 8 * ENTRY_BYTES;
     const setBytes = align(this.paddedChunks * count);
     const accBytes = count * ENTRY_BYTES;
     const hiLength = resamples?.hiIndex.length ?? 0;
-    const resampleBytes = resamples === undefined ? 0 : n * ENTRY_BYTES + align((count + 1) * 4) + align(hiLength * 4) + hiLength * 8 + count * ENTRY_BYTES;
-    const total = tableBytes + sets.length * (setBytes + accBytes) + resampleBytes;
+    const resampleBytes = resamples === undefined ? 0 : align((count + 1) * 4) + align(hiLength * 4) + hiLength * 8 + count * ENTRY_BYTES;
+    const total = tableBytes + vectorBytes + sets.length * (setBytes + accBytes) + resampleBytes;
     if (total > MAX_MEMORY_BYTES) {
       throw new HarnessError(
         `${count} draws of ${n} positions need ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
@@ -379,11 +414,12 @@ export class SharedDrawSums {
     const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE_BYTES) });
     compiled ??= new WebAssembly.Module(kernelModule());
     const { exports } = new WebAssembly.Instance(compiled, { env: { memory } });
+    this.tablesKernel = exports.tables as TablesExport;
     this.sumsKernel = exports.sums as SumsExport;
     this.combineKernel = exports.combine as CombineExport;
     const { buffer } = memory;
-    this.table = new Float64Array(buffer, 0, tableBytes / 8);
-    let offset = tableBytes;
+    this.vectors = new Float64Array(buffer, tableBytes, vectorBytes / 8);
+    let offset = tableBytes + vectorBytes;
     for (const draws of sets) {
       const chunkMajor = new Uint8Array(buffer, offset, this.paddedChunks * count);
       for (let b = 0; b < count; b++) for (let c = 0; c < this.chunks; c++) chunkMajor[c * count + b] = draws[b * this.chunks + c] as number;
@@ -393,8 +429,6 @@ export class SharedDrawSums {
       offset += accBytes;
     }
     if (resamples === undefined) return;
-    const vectors = new Float64Array(buffer, offset, n * LANES);
-    offset += n * ENTRY_BYTES;
     const hiStart = offset;
     new Uint32Array(buffer, hiStart, count + 1).set(resamples.hiStart);
     offset += align((count + 1) * 4);
@@ -405,7 +439,7 @@ export class SharedDrawSums {
     new Float64Array(buffer, hiWeight, hiLength).set(resamples.hiWeight);
     offset += hiLength * 8;
     const lanes = Array.from({ length: LANES }, (_, v) => new Float64Array(buffer, offset + v * count * 8, count));
-    this.resamples = { draws: resamples, vectors, hiStart, hiIndex, hiWeight, lanes };
+    this.resamples = { draws: resamples, hiStart, hiIndex, hiWeight, lanes };
   }
 
   /**
@@ -414,22 +448,11 @@ export class SharedDrawSums {
    * {@link buildChunkTable}, computed by the same additions.
    */
   setVectors(block: readonly Float64Array[]): void {
-    const { table, n } = this;
+    const { vectors, n } = this;
     block.forEach((d, v) => {
-      for (let c = 0; c < this.chunks; c++) {
-        const at = (c << 10) + v;
-        table[at] = 0;
-        // T[m] = T[m without its lowest set bit k] + d[8c + k], as buildChunkTable, but grouped by k from the
-        // highest down, so each right-hand entry (lowest set bit above k, or 0) is already written.
-        for (let k = 7; k >= 0; k--) {
-          const i = (c << 3) + k;
-          const dk = i < n ? (d[i] as number) : 0;
-          const bit = 1 << k;
-          for (let m = bit; m < 256; m += bit << 1) table[at + (m << 2)] = (table[at + ((m ^ bit) << 2)] as number) + dk;
-        }
-      }
-      if (this.resamples !== undefined) for (let i = 0; i < n; i++) this.resamples.vectors[i * LANES + v] = d[i] as number;
+      for (let i = 0; i < n; i++) vectors[i * LANES + v] = d[i] as number;
     });
+    this.tablesKernel(0, vectors.byteOffset, this.chunks);
   }
 
   /** The sums of draw set `set` for the current vectors, lane v of draw b at [b·LANES + v]; overwritten by the next call for that set. */
@@ -451,7 +474,7 @@ export class SharedDrawSums {
     const s0 = this.sums(0);
     const s1 = this.sums(1);
     this.combineKernel(
-      r.vectors.byteOffset,
+      this.vectors.byteOffset,
       r.hiStart,
       r.hiIndex,
       r.hiWeight,
