@@ -305,19 +305,17 @@ function tablesBody(): number[] {
     ...[...i32(0), ...set(C), ...get(TABLE), ...set(BASE), ...get(VECTORS), ...set(VP)],
     ...[...BLOCK, ...LOOP, ...get(C), ...get(CHUNKS), ...GE_U, ...BREAK_IF],
     ...[...get(BASE), ...VZERO, ...vstore(0), ...get(BASE), ...VZERO, ...vstore(16), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(END_)],
-    ...[7, 6, 5, 4, 3, 2, 1, 0]
-      .map((k) => {
-        const step = ENTRY_BYTES << k;
-        return [
-          ...[...get(VP), ...vload(k * ENTRY_BYTES), ...set(D0), ...get(VP), ...vload(k * ENTRY_BYTES + 16), ...set(D1), ...get(BASE), ...set(Q)],
-          // q runs over the entries m ^ bit (bit k clear), writing entry m = q + step.
-          ...[...BLOCK, ...LOOP, ...get(Q), ...get(END_), ...GE_U, ...BREAK_IF],
-          ...[...get(Q), ...get(Q), ...vload(0), ...get(D0), ...F64X2_ADD, ...vstore(step)],
-          ...[...get(Q), ...get(Q), ...vload(16), ...get(D1), ...F64X2_ADD, ...vstore(step + 16)],
-          ...[...get(Q), ...i32(2 * step), ...ADD, ...set(Q), ...CONTINUE, ...END, ...END],
-        ];
-      })
-      .flat(),
+    ...[7, 6, 5, 4, 3, 2, 1, 0].flatMap((k) => {
+      const step = ENTRY_BYTES << k;
+      return [
+        ...[...get(VP), ...vload(k * ENTRY_BYTES), ...set(D0), ...get(VP), ...vload(k * ENTRY_BYTES + 16), ...set(D1), ...get(BASE), ...set(Q)],
+        // q runs over the entries m ^ bit (bit k clear), writing entry m = q + step.
+        ...[...BLOCK, ...LOOP, ...get(Q), ...get(END_), ...GE_U, ...BREAK_IF],
+        ...[...get(Q), ...get(Q), ...vload(0), ...get(D0), ...F64X2_ADD, ...vstore(step)],
+        ...[...get(Q), ...get(Q), ...vload(16), ...get(D1), ...F64X2_ADD, ...vstore(step + 16)],
+        ...[...get(Q), ...i32(2 * step), ...ADD, ...set(Q), ...CONTINUE, ...END, ...END],
+      ];
+    }),
     ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(BASE)],
     ...[...get(VP), ...i32(8 * ENTRY_BYTES), ...ADD, ...set(VP), ...CONTINUE, ...END, ...END],
     ...END,
