@@ -1,7 +1,7 @@
 import { HarnessError } from '../errors.js';
 import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, LANES, SharedDrawSums } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
-import { selectInPlace } from './bootstrap.js';
+import { orderStatistics } from './bootstrap.js';
 
 export interface RandomizationOptions {
   /** Monte Carlo sign flips B (default 10,000); when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
@@ -101,13 +101,19 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
     const sums = kernel.sums(0);
     block.forEach((d, v) => {
       const { total, threshold } = observed(d);
-      let count = 0;
-      // +(condition) rather than `if`: for p near 1/2 the outcomes are coin flips that a branch would mispredict.
-      for (let b = 0; b < permutations; b++) count += +(Math.abs(2 * (sums[b * LANES + v] as number) - total) >= threshold);
+      const count = countAtLeast(sums, v, permutations, total, threshold);
       results.push({ p: (count + 1) / (permutations + 1), exact: false, permutations });
     });
   }
   return results;
+}
+
+/** #{b < count : |2·sums[b·LANES + v] − total| >= threshold}, the draws at least as extreme as the observed sum. */
+function countAtLeast(sums: Float64Array, v: number, count: number, total: number, threshold: number): number {
+  let n = 0;
+  // +(condition) rather than `if`: for p near 1/2 the outcomes are coin flips that a branch would mispredict.
+  for (let b = 0; b < count; b++) n += +(Math.abs(2 * (sums[b * LANES + v] as number) - total) >= threshold);
+  return n;
 }
 
 /** Σd and the threshold a draw's |2·P − Σd| must reach (P the sum where the sign is +1): |Σd| − tol. */
@@ -181,19 +187,7 @@ export function randomizationCIMany(
         for (let j = 0; j < n; j++) total += d[j] as number;
         // The test's tolerance on sums (see randomizationTest), carried to δ: a shift of ε moves |T − nδ| by nε.
         const tol = sumTolerance(d) / n;
-        for (let b = 0; b < count; b++) {
-          const kb = k[b] as number;
-          if (kb === n || kb === -n) {
-            lows[b] = -Infinity;
-            highs[b] = Infinity;
-            continue;
-          }
-          const a = 2 * (sums[b * LANES + v] as number) - total;
-          const r1 = (total - a) / (n - kb);
-          const r2 = (total + a) / (n + kb);
-          lows[b] = Math.min(r1, r2) - tol;
-          highs[b] = Math.max(r1, r2) + tol;
-        }
+        inversionEnds(sums, v, k, n, total, tol, lows, highs);
         const alpha = alphas[i] as number;
         // Draws that must still count for δ to stay inside; the Monte Carlo p adds the observed labelling once.
         const need = exact ? Math.ceil(alpha * count - 1e-9) : Math.ceil(alpha * (count + 1) - 1e-9) - 1;
@@ -210,10 +204,29 @@ export function randomizationCIMany(
   return out;
 }
 
-/** The k-th smallest value (0-based) of `a`, which it reorders ({@link selectInPlace}: no full sort of the draws). */
+/**
+ * For every draw b, the δ-interval [lows[b], highs[b]] where the shifted draw counts (see
+ * {@link randomizationCI}), widened by `tol`; the whole line when k_b = ±n. `sums` are lane v's look-up sums.
+ */
+function inversionEnds(sums: Float64Array, v: number, k: Float64Array, n: number, total: number, tol: number, lows: Float64Array, highs: Float64Array): void {
+  for (let b = 0; b < k.length; b++) {
+    const kb = k[b] as number;
+    if (kb === n || kb === -n) {
+      lows[b] = -Infinity;
+      highs[b] = Infinity;
+      continue;
+    }
+    const a = 2 * (sums[b * LANES + v] as number) - total;
+    const r1 = (total - a) / (n - kb);
+    const r2 = (total + a) / (n + kb);
+    lows[b] = Math.min(r1, r2) - tol;
+    highs[b] = Math.max(r1, r2) + tol;
+  }
+}
+
+/** The k-th smallest value (0-based) of `a`, which it may reorder ({@link orderStatistics}: no full sort of the draws). */
 function selectKth(a: Float64Array, k: number): number {
-  selectInPlace(a, 0, a.length - 1, k);
-  return a[k] as number;
+  return orderStatistics(a, [k]).get(k) as number;
 }
 
 function popcount8(x: number): number {
