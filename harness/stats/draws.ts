@@ -5,7 +5,9 @@
  * positions into chunks of 8; for each chunk precompute the 256 partial sums of d over every subset of its
  * positions. A draw encoded as one byte per chunk then costs ⌈n/8⌉ table look-ups instead of n
  * multiply-adds, and the byte-encoded draws are generated once and shared by every vector of the same n.
- * Draws depend only on (seed, n, count), so a vector gets the same result alone or in a batch.
+ * Draws depend only on (seed, n, count), so a vector gets the same result alone or in a batch. The look-ups
+ * run four vectors at a time in a small WebAssembly SIMD module assembled below ({@link SharedDrawSums}), which
+ * adds every term in the order of the scalar definitions, so its sums are bit for bit theirs (ADR 0004).
  */
 import { HarnessError } from '../errors.js';
 import { Rng } from './rng.js';
@@ -468,7 +470,7 @@ export class SharedDrawSums {
    */
   resampleSums(): readonly Float64Array[] {
     const r = this.resamples;
-    if (r === undefined) throw new Error('SharedDrawSums.resampleSums: built without resamples (use SharedDrawSums.ofResamples)');
+    if (r === undefined) throw new HarnessError('SharedDrawSums.resampleSums: built without resamples (use SharedDrawSums.ofResamples)');
     const s0 = this.sums(0);
     const s1 = this.sums(1);
     this.combineKernel(
