@@ -354,7 +354,6 @@ let compiled: object | undefined;
 
 /** Where the resample data lives in a kernel's memory, for {@link SharedDrawSums.resampleSums}. */
 interface ResampleRegions {
-  readonly draws: ResampleDraws;
   readonly hiStart: number;
   readonly hiIndex: number;
   readonly hiWeight: number;
@@ -439,7 +438,7 @@ export class SharedDrawSums {
     new Float64Array(buffer, hiWeight, hiLength).set(resamples.hiWeight);
     offset += hiLength * 8;
     const lanes = Array.from({ length: LANES }, (_, v) => new Float64Array(buffer, offset + v * count * 8, count));
-    this.resamples = { draws: resamples, hiStart, hiIndex, hiWeight, lanes };
+    this.resamples = { hiStart, hiIndex, hiWeight, lanes };
   }
 
   /**
