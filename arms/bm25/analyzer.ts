@@ -65,6 +65,8 @@ export interface Analyzer {
   readonly tokenizer: TokenizerKind;
   tokenize(text: string, emit: TokenSink): void;
   term(token: string): string | null;
+  /** As {@link term} without the memo, for a caller that keeps its own table of tokens (TermScanner). */
+  analyze(token: string): string | null;
   terms(text: string): string[];
 }
 
@@ -105,7 +107,7 @@ class EnglishAnalyzer implements Analyzer {
   term(token: string): string | null {
     let t = this.memo.get(token);
     if (t === undefined) {
-      t = this.toTerm(token);
+      t = this.analyze(token);
       this.memo.set(token, t);
     }
     return t;
@@ -120,7 +122,7 @@ class EnglishAnalyzer implements Analyzer {
     return out;
   }
 
-  private toTerm(token: string): string | null {
+  analyze(token: string): string | null {
     let t = lowerCase(token);
     if (this.possessive) t = stripPossessive(t);
     if (t.length < this.minLength || this.stop?.has(t) === true) return null;

@@ -80,7 +80,7 @@ export class TermScanner {
   }
 
   private addSurface(start: number, end: number, h: number): number {
-    const term = this.analyzer.term(this.text.slice(start, end));
+    const term = this.analyzer.analyze(this.text.slice(start, end));
     let id = -1;
     if (term !== null) {
       id = this.vocabulary.get(term) ?? -1;
