@@ -1,5 +1,11 @@
 /** Bytes per chunk: growth by chunks never copies, and a chunk read back is released at once. */
 const CHUNK = 1 << 20;
+
+/** An ES2024 resizable ArrayBuffer (Node 20 has them; the project's lib is ES2023, hence the local type). */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  resize(byteLength: number): void;
+}
+const Resizable = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
 /** The most bytes one posting takes: two varints of at most 5 bytes. */
 const MAX_BYTES = 10;
 
@@ -9,19 +15,25 @@ const MAX_BYTES = 10;
  * `termId * 2 + (tf > 1)` followed, when tf > 1, by a varint of tf (Lucene's doc/freq trick): about 2 bytes for
  * a posting of English text, where an int32 pair takes 8 and a packed int32 4. A posting never straddles two
  * chunks (a chunk with fewer than 10 bytes left is closed), so reading needs no boundary checks per byte.
+ *
+ * Each chunk is a resizable ArrayBuffer that the reader shrinks to 0 bytes as soon as it has read past it,
+ * which returns its memory to the system at once, where a dropped buffer waits for a major GC. The inverted
+ * lists being filled meanwhile commit their pages as they are written, so the two do not peak together: at a
+ * million documents this is the difference between the index's peak and its final size (ADR 0012).
  */
 export class ForwardBuffer {
   /** Postings written. */
   length = 0;
-  private readonly chunks: (Uint8Array | undefined)[] = [];
+  private readonly chunks: ResizableArrayBuffer[] = [];
   private chunk: Uint8Array = new Uint8Array(0);
   private offset = CHUNK;
 
   /** Appends one posting: `term` in [0, 2^31), `tf` >= 1. */
   push(term: number, tf: number): void {
     if (this.offset > CHUNK - MAX_BYTES) {
-      this.chunk = new Uint8Array(CHUNK);
-      this.chunks.push(this.chunk);
+      const chunk = new Resizable(CHUNK, { maxByteLength: CHUNK });
+      this.chunks.push(chunk);
+      this.chunk = new Uint8Array(chunk);
       this.offset = 0;
     }
     const buf = this.chunk;
@@ -59,12 +71,12 @@ export class ForwardReader {
   private chunk: Uint8Array = new Uint8Array(0);
   private offset = CHUNK;
 
-  constructor(private readonly chunks: (Uint8Array | undefined)[]) {}
+  constructor(private readonly chunks: readonly ResizableArrayBuffer[]) {}
 
   next(): void {
     if (this.offset > CHUNK - MAX_BYTES) {
-      if (this.index >= 0) this.chunks[this.index] = undefined;
-      this.chunk = this.chunks[++this.index]!;
+      if (this.index >= 0) this.chunks[this.index]!.resize(0);
+      this.chunk = new Uint8Array(this.chunks[++this.index]!);
       this.offset = 0;
     }
     const buf = this.chunk;
@@ -87,5 +99,10 @@ export class ForwardReader {
       this.tf = v;
     }
     this.offset = o;
+  }
+
+  /** Releases the chunk being read: call once every posting has been read. */
+  close(): void {
+    if (this.index >= 0) this.chunks[this.index]!.resize(0);
   }
 }

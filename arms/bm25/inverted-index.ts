@@ -431,6 +431,7 @@ function invert(forward: Collected, termStart: Int32Array): { postingDocTf: Uint
       if (tf >= TF_MAX) bigTf.set(slot, tf);
     }
   }
+  reader.close();
   return { postingDocTf, bigTf };
 }
 
