@@ -62,8 +62,11 @@ export interface AnalyzerOptions {
  * `terms` is both stages at once. Filtered tokens leave no trace: they do not count toward document length.
  */
 export interface Analyzer {
+  readonly tokenizer: TokenizerKind;
   tokenize(text: string, emit: TokenSink): void;
   term(token: string): string | null;
+  /** As {@link term} without the memo, for a caller that keeps its own table of tokens (TermScanner). */
+  analyze(token: string): string | null;
   terms(text: string): string[];
 }
 
@@ -75,43 +78,79 @@ export interface Analyzer {
  * stemming is the costly step.
  */
 export function createAnalyzer(opts: AnalyzerOptions): Analyzer {
-  const memo = new Map<string, string | null>();
-  const stop = opts.stopwords === 'lucene' ? LUCENE_ENGLISH_STOP_WORDS : opts.stopwords === 'english-v1' ? ENGLISH_V1_STOP_WORDS : undefined;
-  const minLength = Math.max(1, opts.minTokenLength ?? 1);
-  const stem = opts.stemmer === 'porter';
-  const toTerm = (token: string): string | null => {
-    let t = lowerCase(token);
-    if (opts.possessive) t = stripPossessive(t);
-    if (t.length < minLength || stop?.has(t) === true) return null;
-    return stem ? porterStem(t) : t;
-  };
-  const term = (token: string): string | null => {
-    let t = memo.get(token);
+  return new EnglishAnalyzer(opts);
+}
+
+/**
+ * A class rather than closures: every analyzer shares one set of functions, so the JIT code compiled while one
+ * arm indexes (say, a warm-up corpus) stays valid for the next arm's analyzer instead of deoptimising on a new
+ * call target.
+ */
+class EnglishAnalyzer implements Analyzer {
+  readonly tokenizer: TokenizerKind;
+  readonly tokenize: (text: string, emit: TokenSink) => void;
+  private readonly memo = new Map<string, string | null>();
+  private readonly stop: ReadonlySet<string> | undefined;
+  private readonly minLength: number;
+  private readonly stem: boolean;
+  private readonly possessive: boolean;
+
+  constructor(opts: AnalyzerOptions) {
+    this.tokenizer = opts.tokenizer;
+    this.tokenize = opts.tokenizer === 'standard' ? standardTokenize : simpleTokenize;
+    this.stop = opts.stopwords === 'lucene' ? LUCENE_ENGLISH_STOP_WORDS : opts.stopwords === 'english-v1' ? ENGLISH_V1_STOP_WORDS : undefined;
+    this.minLength = Math.max(1, opts.minTokenLength ?? 1);
+    this.stem = opts.stemmer === 'porter';
+    this.possessive = opts.possessive;
+  }
+
+  term(token: string): string | null {
+    let t = this.memo.get(token);
     if (t === undefined) {
-      t = toTerm(token);
-      memo.set(token, t);
+      t = this.analyze(token);
+      this.memo.set(token, t);
     }
     return t;
-  };
-  const tokenize = opts.tokenizer === 'standard' ? standardTokenize : simpleTokenize;
-  return {
-    tokenize,
-    term,
-    terms(text) {
-      const out: string[] = [];
-      tokenize(text, (start, end) => {
-        const t = term(text.slice(start, end));
-        if (t !== null) out.push(t);
-      });
-      return out;
-    },
-  };
+  }
+
+  terms(text: string): string[] {
+    const out: string[] = [];
+    this.tokenize(text, (start, end) => {
+      const t = this.term(text.slice(start, end));
+      if (t !== null) out.push(t);
+    });
+    return out;
+  }
+
+  analyze(token: string): string | null {
+    let t = lowerCase(token);
+    if (this.possessive) t = stripPossessive(t);
+    if (t.length < this.minLength || this.stop?.has(t) === true) return null;
+    return this.stem ? porterStem(t) : t;
+  }
 }
 
 const RE_SIMPLE = /[\p{L}\p{N}]+/gu;
 
 function simpleTokenize(text: string, emit: TokenSink): void {
   for (const m of text.matchAll(RE_SIMPLE)) emit(m.index, m.index + m[0].length);
+}
+
+const RE_SIMPLE_AT = /[\p{L}\p{N}]+/uy;
+
+/**
+ * One step of the `simple` tokenizer from position `i`, a code point boundary where the previous token (if any)
+ * ended or earlier: emits the run of letters and digits starting at `i`, if any, and returns where to go on.
+ * Stepping from 0 visits the positions `matchAll` tries, so it emits the same tokens.
+ */
+export function simpleTokenizeAt(text: string, i: number, emit: TokenSink): number {
+  RE_SIMPLE_AT.lastIndex = i;
+  if (RE_SIMPLE_AT.test(text)) {
+    const end = RE_SIMPLE_AT.lastIndex;
+    emit(i, end);
+    return end;
+  }
+  return i + (text.codePointAt(i)! > 0xffff ? 2 : 1);
 }
 
 function lowerCase(token: string): string {

@@ -165,5 +165,10 @@ export function createBm25(id: string, p: Bm25Params): Bm25Arm {
     postingsRead(query: Query): number {
       return index === undefined ? 0 : index.postingsOf([...new Set(analyze.terms(query.text))]);
     },
+    async close() {
+      // The index is the arm's memory; a closed arm (like a closed FTS5 database) lets it go.
+      index = undefined;
+      docIds = [];
+    },
   };
 }

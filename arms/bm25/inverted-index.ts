@@ -1,6 +1,8 @@
 import type { Analyzer } from './analyzer.js';
 import { lengthToNormByte, normByteToLength } from './small-float.js';
-import { TokenTable } from './token-table.js';
+import { TermScanner } from './term-scanner.js';
+import { ForwardBuffer } from './forward-buffer.js';
+import { HarnessError } from '../../harness/errors.js';
 import { TopK, type Hit } from './top-k.js';
 
 export interface Bm25Scoring {
@@ -34,18 +36,13 @@ const NO_DOC = 0x7fffffff;
  * Lucene's BooleanScorer windows by 2,048 for the same reason.
  */
 const WINDOW = 4096;
-/** Forward-buffer chunk length: growth by chunks never copies, so the buffer costs what it holds. */
-const CHUNK_SHIFT = 20;
-const CHUNK = 1 << CHUNK_SHIFT;
 /**
- * A forward posting is buffered as one int32, `termId << TF_BITS | tf`; a term id of 2^23 or more or a tf of 255
- * or more is buffered as ESCAPED and kept exactly in a side map (rare: a vocabulary of 8 million terms, a word
- * repeated 255 times in one document).
+ * A posting is one uint32, `doc << TF_BITS | min(tf, TF_MAX)`; a tf of TF_MAX or more is kept exactly in a side
+ * map (rare: a word repeated 255 times in one document). So documents number at most 2^24.
  */
 const TF_BITS = 8;
 const TF_MAX = (1 << TF_BITS) - 1;
-const TERM_MAX = 1 << (31 - TF_BITS);
-const ESCAPED = -1;
+const MAX_DOCS = 2 ** (32 - TF_BITS) - 1;
 
 const f = Math.fround;
 
@@ -85,8 +82,12 @@ export class InvertedIndex {
   /** Documents with at least one indexed term (Lucene's docCount, the N of idf). */
   readonly docCount: number;
   private readonly termStart: Int32Array;
-  private readonly postingDocs: Int32Array;
-  private readonly postingX: Float32Array;
+  /** Per posting `doc << TF_BITS | min(tf, TF_MAX)`, the postings of each term in document order. */
+  private readonly postingDocTf: Uint32Array;
+  /** Exact tf of the postings whose tf field is TF_MAX. */
+  private readonly bigTf: ReadonlyMap<number, number>;
+  /** Per document, `1 / (k1 (1 - b + b dl / avgdl))` in float32: a posting's `x` is `float32(tf * normInverse)`. */
+  private readonly normInverse: Float32Array;
   private readonly idf: Float32Array;
   /** Blocks of term t: `termBlock[t] .. termBlock[t+1]`; block i covers postings from termStart[t] + 128 (i - termBlock[t]). */
   private readonly termBlock: Int32Array;
@@ -98,77 +99,17 @@ export class InvertedIndex {
   private readonly touched = new Int32Array(WINDOW);
 
   constructor(texts: Iterable<string>, analyzer: Analyzer, scoring: Bm25Scoring) {
-    const vocab = new Map<string, number>();
-    // Forward postings (term id, tf) per document, in chunks; turned into the CSR arrays once df is known.
-    const chunks: Int32Array[] = [];
-    const escaped = new Map<number, readonly [term: number, tf: number]>();
-    let fwdLen = 0;
-    let docStart = new Int32Array(1024);
-    let lengths = new Int32Array(1024);
-    let counts = new Int32Array(1024);
-    let df = new Int32Array(1024);
-    const seen: number[] = [];
-    let nDocs = 0;
-    let tokens = 0;
-    // Surface token -> term id (-1: filtered out): one hash lookup per token once a token has been seen.
-    const tokenIds = new TokenTable();
-    let docLength = 0;
-    let text = '';
-    const add = (start: number, end: number) => {
-      let id = tokenIds.get(text, start, end);
-      if (id === undefined) {
-        const term = analyzer.term(text.slice(start, end));
-        if (term === null) id = -1;
-        else {
-          id = vocab.get(term);
-          if (id === undefined) {
-            id = vocab.size;
-            vocab.set(term, id);
-            if (id >= counts.length) {
-              counts = grow(counts, counts.length * 2);
-              df = grow(df, df.length * 2);
-            }
-          }
-        }
-        tokenIds.set(text, start, end, id);
-      }
-      if (id < 0) return;
-      docLength++;
-      const c = counts[id]!;
-      if (c === 0) seen.push(id);
-      counts[id] = c + 1;
-    };
-    for (const t of texts) {
-      text = t;
-      if (nDocs + 1 >= docStart.length) {
-        docStart = grow(docStart, docStart.length * 2);
-        lengths = grow(lengths, lengths.length * 2);
-      }
-      docStart[nDocs] = fwdLen;
-      docLength = 0;
-      analyzer.tokenize(text, add);
-      for (const id of seen) {
-        const slot = fwdLen & (CHUNK - 1);
-        if (slot === 0) chunks.push(new Int32Array(CHUNK));
-        const tf = counts[id]!;
-        if (tf < TF_MAX && id < TERM_MAX) chunks[chunks.length - 1]![slot] = (id << TF_BITS) | tf;
-        else {
-          chunks[chunks.length - 1]![slot] = ESCAPED;
-          escaped.set(fwdLen, [id, tf]);
-        }
-        fwdLen++;
-        counts[id] = 0;
-        df[id] = df[id]! + 1;
-      }
-      seen.length = 0;
-      lengths[nDocs] = docLength;
-      tokens += docLength;
-      nDocs++;
-    }
-    docStart[nDocs] = fwdLen;
+    const scanner = new TermScanner(analyzer);
+    const forward = collect(texts, scanner);
+    const { nDocs, lengths, df } = forward;
+    const nTerms = scanner.vocabulary.size;
 
     let docCount = 0;
-    for (let d = 0; d < nDocs; d++) if (lengths[d]! > 0) docCount++;
+    let tokens = 0;
+    for (let d = 0; d < nDocs; d++) {
+      tokens += lengths[d]!;
+      if (lengths[d]! > 0) docCount++;
+    }
     const k1 = f(scoring.k1);
     const b = f(scoring.b);
     const avgdl = f(docCount === 0 ? 0 : tokens / docCount);
@@ -178,64 +119,41 @@ export class InvertedIndex {
       normInverse[d] = f(1 / f(k1 * f(f(1 - b) + f(f(b * dl) / avgdl))));
     }
 
-    const nTerms = vocab.size;
     const termStart = new Int32Array(nTerms + 1);
     const termBlock = new Int32Array(nTerms + 1);
     for (let t = 0; t < nTerms; t++) {
       termStart[t + 1] = termStart[t]! + df[t]!;
       termBlock[t + 1] = termBlock[t]! + ((df[t]! + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT);
     }
-    const fill = termStart.slice(0, nTerms);
-    const postingDocs = new Int32Array(fwdLen);
-    const postingX = new Float32Array(fwdLen);
-    for (let d = 0; d < nDocs; d++) {
-      const ni = normInverse[d]!;
-      for (let p = docStart[d]!, end = docStart[d + 1]!; p < end; p++) {
-        const packed = chunks[p >>> CHUNK_SHIFT]![p & (CHUNK - 1)]!;
-        const big = packed === ESCAPED ? escaped.get(p)! : undefined;
-        const tf = big === undefined ? packed & TF_MAX : big[1];
-        const slot = fill[big === undefined ? packed >>> TF_BITS : big[0]]!++;
-        postingDocs[slot] = d;
-        postingX[slot] = f(tf * ni);
-      }
-    }
-
-    const nBlocks = termBlock[nTerms]!;
-    const blockLast = new Int32Array(nBlocks);
-    const blockMaxX = new Float32Array(nBlocks);
-    const termMaxX = new Float32Array(nTerms);
-    for (let t = 0; t < nTerms; t++) {
-      let termMax = 0;
-      for (let blk = termBlock[t]!, p = termStart[t]!, end = termStart[t + 1]!; p < end; blk++) {
-        const stop = Math.min(end, p + (1 << BLOCK_SHIFT));
-        let max = 0;
-        for (; p < stop; p++) if (postingX[p]! > max) max = postingX[p]!;
-        blockLast[blk] = postingDocs[stop - 1]!;
-        blockMaxX[blk] = max;
-        if (max > termMax) termMax = max;
-      }
-      termMaxX[t] = termMax;
-    }
+    const { postingDocTf, bigTf } = invert(forward, termStart);
+    const bounds = blockBounds(postingDocTf, bigTf, normInverse, termStart, termBlock);
 
     const idf = new Float32Array(nTerms);
     for (let t = 0; t < nTerms; t++) idf[t] = Math.log(1 + (docCount - df[t]! + 0.5) / (df[t]! + 0.5));
 
     this.documents = nDocs;
-    this.vocabulary = vocab;
+    this.vocabulary = scanner.vocabulary;
     this.tokens = tokens;
     this.docCount = docCount;
     this.termStart = termStart;
-    this.postingDocs = postingDocs;
-    this.postingX = postingX;
+    this.postingDocTf = postingDocTf;
+    this.bigTf = bigTf;
+    this.normInverse = normInverse;
     this.idf = idf;
     this.termBlock = termBlock;
-    this.blockLast = blockLast;
-    this.blockMaxX = blockMaxX;
-    this.termMaxX = termMaxX;
+    this.blockLast = bounds.blockLast;
+    this.blockMaxX = bounds.blockMaxX;
+    this.termMaxX = bounds.termMaxX;
+  }
+
+  /** `x = float32(tf * normInverse(d))` of the posting at `p`, whose packed value is `v`: its score's query-independent part. */
+  private x(p: number, v: number): number {
+    const tf = v & TF_MAX;
+    return f((tf === TF_MAX ? this.bigTf.get(p)! : tf) * this.normInverse[v >>> TF_BITS]!);
   }
 
   get postings(): number {
-    return this.postingDocs.length;
+    return this.postingDocTf.length;
   }
 
   /** Number of postings of the analysed query terms: the work of exhaustive scoring. */
@@ -279,7 +197,7 @@ export class InvertedIndex {
    * a window-sized accumulator, so the cost is linear in the postings read whatever the corpus size.
    */
   private exhaustive(ids: readonly number[], weights: Float64Array, top: TopK): number {
-    const { acc, mark, touched, postingDocs, postingX } = this;
+    const { acc, mark, touched, postingDocTf } = this;
     const n = ids.length;
     const pos = new Int32Array(n);
     const end = new Int32Array(n);
@@ -290,7 +208,7 @@ export class InvertedIndex {
     let scored = 0;
     for (;;) {
       let base = NO_DOC;
-      for (let i = 0; i < n; i++) if (pos[i]! < end[i]! && postingDocs[pos[i]!]! < base) base = postingDocs[pos[i]!]!;
+      for (let i = 0; i < n; i++) if (pos[i]! < end[i]! && postingDocTf[pos[i]!]! >>> TF_BITS < base) base = postingDocTf[pos[i]!]! >>> TF_BITS;
       if (base === NO_DOC) return scored;
       const limit = base + WINDOW;
       let nTouched = 0;
@@ -298,14 +216,15 @@ export class InvertedIndex {
         const w = weights[i]!;
         let p = pos[i]!;
         for (const e = end[i]!; p < e; p++) {
-          const d = postingDocs[p]!;
+          const v = postingDocTf[p]!;
+          const d = v >>> TF_BITS;
           if (d >= limit) break;
           const j = d - base;
           if (mark[j] === 0) {
             mark[j] = 1;
             touched[nTouched++] = j;
           }
-          acc[j]! += termScore(w, postingX[p]!);
+          acc[j]! += termScore(w, this.x(p, v));
         }
         pos[i] = p;
       }
@@ -329,7 +248,7 @@ export class InvertedIndex {
    * double sums of the same non-negative values.
    */
   private wand(ids: readonly number[], weights: Float64Array, top: TopK, blockMax: boolean): number {
-    const { postingDocs, postingX, blockLast, blockMaxX, termBlock, termStart } = this;
+    const { postingDocTf, blockLast, blockMaxX, termBlock, termStart } = this;
     const n = ids.length;
     const slack = 1 + n * 2 ** -48;
     const pos = new Int32Array(n);
@@ -348,7 +267,7 @@ export class InvertedIndex {
       pos[i] = first[i] = termStart[t]!;
       end[i] = termStart[t + 1]!;
       blockBase[i] = termBlock[t]!;
-      cur[i] = postingDocs[pos[i]!]!;
+      cur[i] = postingDocTf[pos[i]!]! >>> TF_BITS;
       ub[i] = termScore(weights[i]!, this.termMaxX[t]!);
       order[i] = i;
       lastBlock[i] = termBlock[t + 1]! - 1;
@@ -370,15 +289,15 @@ export class InvertedIndex {
       let hi = Math.min(e - 1, lo + (1 << BLOCK_SHIFT) - 1);
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (postingDocs[mid]! < target) lo = mid + 1;
+        if (postingDocTf[mid]! >>> TF_BITS < target) lo = mid + 1;
         else hi = mid;
       }
       pos[i] = lo;
-      cur[i] = postingDocs[lo]!;
+      cur[i] = postingDocTf[lo]! >>> TF_BITS;
     };
     const next = (i: number) => {
       const p = ++pos[i]!;
-      cur[i] = p < end[i]! ? postingDocs[p]! : NO_DOC;
+      cur[i] = p < end[i]! ? postingDocTf[p]! >>> TF_BITS : NO_DOC;
     };
     let scored = 0;
     for (;;) {
@@ -430,7 +349,7 @@ export class InvertedIndex {
       }
       if (cur[order[0]!] === pivotDoc) {
         let s = 0;
-        for (let i = 0; i < n; i++) if (cur[i] === pivotDoc) s += termScore(weights[i]!, postingX[pos[i]!]!);
+        for (let i = 0; i < n; i++) if (cur[i] === pivotDoc) s += termScore(weights[i]!, this.x(pos[i]!, postingDocTf[pos[i]!]!));
         top.offer(f(s), pivotDoc);
         scored++;
         for (let i = 0; i < n; i++) if (cur[i] === pivotDoc) next(i);
@@ -439,6 +358,111 @@ export class InvertedIndex {
       }
     }
   }
+}
+
+/** What the first pass over the texts leaves: forward postings, per document its length and distinct terms, per term its df. */
+interface Collected {
+  readonly postings: ForwardBuffer;
+  readonly nDocs: number;
+  /** Indexed tokens per document (its dl), `nDocs` of them. */
+  readonly lengths: Int32Array;
+  /** Distinct terms per document: its number of forward postings. */
+  readonly distinct: Int32Array;
+  /** Documents per term (df), one per vocabulary entry at least. */
+  readonly df: Int32Array;
+}
+
+/** Tokenizes and analyses every text once, counting each document's terms into forward postings. */
+function collect(texts: Iterable<string>, scanner: TermScanner): Collected {
+  const postings = new ForwardBuffer();
+  let lengths = new Int32Array(1024);
+  let distinct = new Int32Array(1024);
+  let counts = new Int32Array(1024);
+  let df = new Int32Array(1024);
+  let seen = new Int32Array(1024);
+  let nDocs = 0;
+  for (const text of texts) {
+    if (nDocs === lengths.length) {
+      lengths = grow(lengths, lengths.length * 2);
+      distinct = grow(distinct, distinct.length * 2);
+    }
+    const docLength = scanner.scan(text);
+    const ids = scanner.ids;
+    const nTerms = scanner.vocabulary.size;
+    if (nTerms > counts.length) {
+      const size = Math.max(nTerms, counts.length * 2);
+      counts = grow(counts, size);
+      df = grow(df, size);
+      seen = grow(seen, size);
+    }
+    let nSeen = 0;
+    for (let k = 0; k < docLength; k++) {
+      const id = ids[k]!;
+      const c = counts[id]!;
+      if (c === 0) seen[nSeen++] = id;
+      counts[id] = c + 1;
+    }
+    for (let k = 0; k < nSeen; k++) {
+      const id = seen[k]!;
+      postings.push(id, counts[id]!);
+      counts[id] = 0;
+      df[id]!++;
+    }
+    lengths[nDocs] = docLength;
+    distinct[nDocs++] = nSeen;
+  }
+  if (nDocs > MAX_DOCS) throw new HarnessError(`bm25: ${nDocs} documents; this index holds at most ${MAX_DOCS}: split the corpus`);
+  return { postings, nDocs, lengths, distinct, df };
+}
+
+/** Lays the forward postings out by term (CSR at `termStart`), each term's in document order; reads them once. */
+function invert(forward: Collected, termStart: Int32Array): { postingDocTf: Uint32Array; bigTf: Map<number, number> } {
+  const { postings, nDocs, distinct } = forward;
+  const postingDocTf = new Uint32Array(postings.length);
+  const bigTf = new Map<number, number>();
+  const fill = termStart.slice(0, termStart.length - 1);
+  const reader = postings.reader();
+  for (let d = 0; d < nDocs; d++) {
+    for (let k = distinct[d]!; k > 0; k--) {
+      reader.next();
+      const tf = reader.tf;
+      const slot = fill[reader.term]!++;
+      postingDocTf[slot] = (d << TF_BITS) | (tf < TF_MAX ? tf : TF_MAX);
+      if (tf >= TF_MAX) bigTf.set(slot, tf);
+    }
+  }
+  reader.close();
+  return { postingDocTf, bigTf };
+}
+
+/**
+ * Per block of 128 postings its last document and largest `x`, per term its largest `x`: the bounds of WAND and
+ * block-max WAND, in the same float32 arithmetic as the scores they bound.
+ */
+function blockBounds(postingDocTf: Uint32Array, bigTf: ReadonlyMap<number, number>, normInverse: Float32Array, termStart: Int32Array, termBlock: Int32Array) {
+  const nTerms = termStart.length - 1;
+  const nBlocks = termBlock[nTerms]!;
+  const blockLast = new Int32Array(nBlocks);
+  const blockMaxX = new Float32Array(nBlocks);
+  const termMaxX = new Float32Array(nTerms);
+  for (let t = 0; t < nTerms; t++) {
+    let termMax = 0;
+    for (let blk = termBlock[t]!, p = termStart[t]!, end = termStart[t + 1]!; p < end; blk++) {
+      const stop = Math.min(end, p + (1 << BLOCK_SHIFT));
+      let max = 0;
+      for (; p < stop; p++) {
+        const v = postingDocTf[p]!;
+        const tf = v & TF_MAX;
+        const x = f((tf === TF_MAX ? bigTf.get(p)! : tf) * normInverse[v >>> TF_BITS]!);
+        if (x > max) max = x;
+      }
+      blockLast[blk] = postingDocTf[stop - 1]! >>> TF_BITS;
+      blockMaxX[blk] = max;
+      if (max > termMax) termMax = max;
+    }
+    termMaxX[t] = termMax;
+  }
+  return { blockLast, blockMaxX, termMaxX };
 }
 
 function grow(a: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {

@@ -13,64 +13,103 @@
  * `sses`, `eed` and words with `yy` before `-ed`/`-ing` stem differently (see docs/adr/0005-lexical-arms.md).
  */
 export function porterStem(word: string): string {
-  if (word.length <= 2) return word;
-  return new Stemming(word).run();
+  const n = word.length;
+  if (n <= 2) return word;
+  // Every step shortens the word or lengthens it by one letter at most (-at to -ate, -bl to -ble, +e).
+  if (n + 2 > buf.length) buf = new Uint16Array(2 * n);
+  for (let i = 0; i < n; i++) buf[i] = word.charCodeAt(i);
+  len = n;
+  written = n;
+  step1ab();
+  step1c();
+  step2();
+  step3();
+  step4();
+  step5();
+  // Most stems are a prefix of the word (a suffix removed, nothing written): no new string to build.
+  if (written >= len) return len === n ? word : word.slice(0, len);
+  return word.slice(0, written) + String.fromCharCode(...buf.subarray(written, len));
+}
+
+/*
+ * The word being stemmed is `buf[0 .. len)` in char codes, so that matching and replacing suffixes allocates
+ * no strings. `end` is the length of the stem left by the last `ends` match; `written` the lowest position a
+ * step overwrote. Module state: stemming is synchronous and never re-entered.
+ */
+let buf = new Uint16Array(64);
+let len = 0;
+let end = 0;
+let written = 0;
+
+const codes = (s: string): Uint16Array => Uint16Array.from(s, (c) => c.charCodeAt(0));
+type Rule = readonly [suffix: Uint16Array, replacement: Uint16Array];
+const rules = (pairs: readonly (readonly [string, string])[]): readonly Rule[] => pairs.map(([a, b]) => [codes(a), codes(b)] as const);
+/** A table from a letter to its entries, as an array indexed by char code (127 and below). */
+function byLetter<T>(table: Readonly<Record<string, T>>): readonly (T | undefined)[] {
+  const out: (T | undefined)[] = new Array(128).fill(undefined);
+  for (const [letter, value] of Object.entries(table)) out[letter.charCodeAt(0)] = value;
+  return out;
+}
+
+/** The entries of a letter's group, none for other characters. */
+function group<T>(table: readonly (readonly T[] | undefined)[], c: number): readonly T[] {
+  return (c < 128 ? table[c] : undefined) ?? [];
 }
 
 /** Step 2 (double suffixes), grouped by the penultimate letter as in the reference; the first match wins. */
-const STEP2: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
-  a: [
+const STEP2 = byLetter({
+  a: rules([
     ['ational', 'ate'],
     ['tional', 'tion'],
-  ],
-  c: [
+  ]),
+  c: rules([
     ['enci', 'ence'],
     ['anci', 'ance'],
-  ],
-  e: [['izer', 'ize']],
-  l: [
+  ]),
+  e: rules([['izer', 'ize']]),
+  l: rules([
     ['bli', 'ble'],
     ['alli', 'al'],
     ['entli', 'ent'],
     ['eli', 'e'],
     ['ousli', 'ous'],
-  ],
-  o: [
+  ]),
+  o: rules([
     ['ization', 'ize'],
     ['ation', 'ate'],
     ['ator', 'ate'],
-  ],
-  s: [
+  ]),
+  s: rules([
     ['alism', 'al'],
     ['iveness', 'ive'],
     ['fulness', 'ful'],
     ['ousness', 'ous'],
-  ],
-  t: [
+  ]),
+  t: rules([
     ['aliti', 'al'],
     ['iviti', 'ive'],
     ['biliti', 'ble'],
-  ],
-  g: [['logi', 'log']],
-};
+  ]),
+  g: rules([['logi', 'log']]),
+});
 
 /** Step 3 (-ic-, -full, -ness), grouped by the last letter. */
-const STEP3: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
-  e: [
+const STEP3 = byLetter({
+  e: rules([
     ['icate', 'ic'],
     ['ative', ''],
     ['alize', 'al'],
-  ],
-  i: [['iciti', 'ic']],
-  l: [
+  ]),
+  i: rules([['iciti', 'ic']]),
+  l: rules([
     ['ical', 'ic'],
     ['ful', ''],
-  ],
-  s: [['ness', '']],
-};
+  ]),
+  s: rules([['ness', '']]),
+});
 
 /** Step 4 (strip when the measure of the stem exceeds 1), grouped by the penultimate letter. */
-const STEP4: Readonly<Record<string, readonly string[]>> = {
+const STEP4 = byLetter({
   a: ['al'],
   c: ['ance', 'ence'],
   e: ['er'],
@@ -83,150 +122,176 @@ const STEP4: Readonly<Record<string, readonly string[]>> = {
   u: ['ous'],
   v: ['ive'],
   z: ['ize'],
-};
+});
+const STEP4_CODES = STEP4.map((list) => list?.map(codes));
 
-/** One stemming run: `w` is the word so far; `end` is the length of the stem left by the last `ends` match. */
-class Stemming {
-  private w: string;
-  private end = 0;
+const SSES = codes('sses');
+const SS = codes('ss');
+const IES = codes('ies');
+const I = codes('i');
+const EED = codes('eed');
+const ED = codes('ed');
+const ING = codes('ing');
+const AT = codes('at');
+const ATE = codes('ate');
+const BL = codes('bl');
+const BLE = codes('ble');
+const IZ = codes('iz');
+const IZE = codes('ize');
+const Y = codes('y');
 
-  constructor(word: string) {
-    this.w = word;
+const A = 97;
+const E = 101;
+const I_ = 105;
+const L = 108;
+const O = 111;
+const S = 115;
+const T = 116;
+const U = 117;
+const W = 119;
+const X = 120;
+const Y_ = 121;
+const Z = 122;
+
+/**
+ * Only a, e, i, o, u are vowels, and y after a consonant. A position past the word counts as a consonant (step
+ * 5 measures the length the word had before a final e was removed, as the reference does).
+ */
+function isConsonant(i: number): boolean {
+  if (i >= len) return true;
+  const c = buf[i]!;
+  if (c === A || c === E || c === I_ || c === O || c === U) return false;
+  // y is a consonant at the start or after a vowel, a vowel after a consonant.
+  if (c === Y_) return i === 0 ? true : !isConsonant(i - 1);
+  return true;
+}
+
+/** Porter's m: the number of vowel-consonant sequences in the first `n` characters ([C](VC)^m[V]). */
+function measure(n: number): number {
+  let i = 0;
+  while (i < n && isConsonant(i)) i++;
+  let m = 0;
+  while (i < n) {
+    while (i < n && !isConsonant(i)) i++;
+    if (i >= n) break;
+    m++;
+    while (i < n && isConsonant(i)) i++;
   }
+  return m;
+}
 
-  run(): string {
-    this.step1ab();
-    this.step1c();
-    this.step2();
-    this.step3();
-    this.step4();
-    this.step5();
-    return this.w;
+function hasVowel(n: number): boolean {
+  for (let i = 0; i < n; i++) if (!isConsonant(i)) return true;
+  return false;
+}
+
+/** The characters at `i-1` and `i` are the same consonant. */
+function doubleConsonant(i: number): boolean {
+  return i >= 1 && buf[i] === buf[i - 1] && isConsonant(i);
+}
+
+/** consonant-vowel-consonant ending at `i`, the last consonant not w, x or y (hop(e), but snow, box, tray). */
+function cvc(i: number): boolean {
+  if (i < 2 || !isConsonant(i) || isConsonant(i - 1) || !isConsonant(i - 2)) return false;
+  const c = buf[i];
+  return c !== W && c !== X && c !== Y_;
+}
+
+function ends(suffix: Uint16Array): boolean {
+  const k = suffix.length;
+  if (k > len) return false;
+  const from = len - k;
+  for (let i = 0; i < k; i++) if (buf[from + i] !== suffix[i]) return false;
+  end = from;
+  return true;
+}
+
+/** Replace the suffix matched by the last `ends` with `s`. */
+function setTo(s: Uint16Array): void {
+  buf.set(s, end);
+  len = end + s.length;
+  if (s.length > 0 && end < written) written = end;
+}
+
+function replaceIfMeasured(s: Uint16Array): void {
+  if (measure(end) > 0) setTo(s);
+}
+
+/** Plurals, then -eed / -ed / -ing. */
+function step1ab(): void {
+  if (buf[len - 1] === S) {
+    if (ends(SSES)) setTo(SS);
+    else if (ends(IES)) setTo(I);
+    else if (buf[len - 2] !== S) len--;
   }
-
-  private isConsonant(i: number): boolean {
-    const c = this.w.charCodeAt(i);
-    // a e i o u
-    if (c === 97 || c === 101 || c === 105 || c === 111 || c === 117) return false;
-    // y is a consonant at the start or after a vowel, a vowel after a consonant.
-    if (c === 121) return i === 0 ? true : !this.isConsonant(i - 1);
-    return true;
+  if (ends(EED)) {
+    if (measure(end) > 0) len--;
+  } else if ((ends(ED) || ends(ING)) && hasVowel(end)) {
+    len = end;
+    const last = len - 1;
+    if (ends(AT)) setTo(ATE);
+    else if (ends(BL)) setTo(BLE);
+    else if (ends(IZ)) setTo(IZE);
+    else if (doubleConsonant(last)) {
+      const c = buf[last];
+      if (c !== L && c !== S && c !== Z) len--;
+    } else if (measure(len) === 1 && cvc(last)) append(E);
   }
+}
 
-  /** Porter's m: the number of vowel-consonant sequences in the first `len` characters ([C](VC)^m[V]). */
-  private measure(len: number): number {
-    let i = 0;
-    while (i < len && this.isConsonant(i)) i++;
-    let m = 0;
-    while (i < len) {
-      while (i < len && !this.isConsonant(i)) i++;
-      if (i >= len) break;
-      m++;
-      while (i < len && this.isConsonant(i)) i++;
-    }
-    return m;
+function append(c: number): void {
+  if (len < written) written = len;
+  buf[len++] = c;
+}
+
+/** Terminal y becomes i when the stem has a vowel. */
+function step1c(): void {
+  if (ends(Y) && hasVowel(end)) {
+    len--;
+    append(I_);
   }
+}
 
-  private hasVowel(len: number): boolean {
-    for (let i = 0; i < len; i++) if (!this.isConsonant(i)) return true;
-    return false;
-  }
-
-  /** The characters at `i-1` and `i` are the same consonant. */
-  private doubleConsonant(i: number): boolean {
-    return i >= 1 && this.w.charCodeAt(i) === this.w.charCodeAt(i - 1) && this.isConsonant(i);
-  }
-
-  /** consonant-vowel-consonant ending at `i`, the last consonant not w, x or y (hop(e), but snow, box, tray). */
-  private cvc(i: number): boolean {
-    if (i < 2 || !this.isConsonant(i) || this.isConsonant(i - 1) || !this.isConsonant(i - 2)) return false;
-    const c = this.w[i];
-    return c !== 'w' && c !== 'x' && c !== 'y';
-  }
-
-  private ends(suffix: string): boolean {
-    if (!this.w.endsWith(suffix)) return false;
-    this.end = this.w.length - suffix.length;
-    return true;
-  }
-
-  /** Replace the suffix matched by the last `ends` with `s`. */
-  private setTo(s: string): void {
-    this.w = this.w.slice(0, this.end) + s;
-  }
-
-  private replaceIfMeasured(s: string): void {
-    if (this.measure(this.end) > 0) this.setTo(s);
-  }
-
-  /** Plurals, then -eed / -ed / -ing. */
-  private step1ab(): void {
-    if (this.w.endsWith('s')) {
-      if (this.ends('sses')) this.setTo('ss');
-      else if (this.ends('ies')) this.setTo('i');
-      else if (this.w[this.w.length - 2] !== 's') this.w = this.w.slice(0, -1);
-    }
-    if (this.ends('eed')) {
-      if (this.measure(this.end) > 0) this.w = this.w.slice(0, -1);
-    } else if ((this.ends('ed') || this.ends('ing')) && this.hasVowel(this.end)) {
-      this.w = this.w.slice(0, this.end);
-      const last = this.w.length - 1;
-      if (this.ends('at')) this.setTo('ate');
-      else if (this.ends('bl')) this.setTo('ble');
-      else if (this.ends('iz')) this.setTo('ize');
-      else if (this.doubleConsonant(last)) {
-        const c = this.w[last];
-        if (c !== 'l' && c !== 's' && c !== 'z') this.w = this.w.slice(0, -1);
-      } else if (this.measure(this.w.length) === 1 && this.cvc(last)) this.w += 'e';
-    }
-  }
-
-  /** Terminal y becomes i when the stem has a vowel. */
-  private step1c(): void {
-    if (this.ends('y') && this.hasVowel(this.end)) this.w = `${this.w.slice(0, -1)}i`;
-  }
-
-  private step2(): void {
-    if (this.w.length < 2) return;
-    for (const [suffix, repl] of STEP2[this.w[this.w.length - 2]!] ?? []) {
-      if (this.ends(suffix)) {
-        this.replaceIfMeasured(repl);
-        return;
-      }
-    }
-  }
-
-  private step3(): void {
-    for (const [suffix, repl] of STEP3[this.w[this.w.length - 1]!] ?? []) {
-      if (this.ends(suffix)) {
-        this.replaceIfMeasured(repl);
-        return;
-      }
-    }
-  }
-
-  private step4(): void {
-    if (this.w.length < 2) return;
-    for (const suffix of STEP4[this.w[this.w.length - 2]!] ?? []) {
-      if (!this.ends(suffix)) continue;
-      // -ion is removed only after s or t; when it does not qualify the reference still tries -ou.
-      if (suffix === 'ion') {
-        const before = this.w[this.end - 1];
-        if (this.end === 0 || (before !== 's' && before !== 't')) continue;
-      }
-      if (this.measure(this.end) > 1) this.w = this.w.slice(0, this.end);
+function step2(): void {
+  if (len < 2) return;
+  for (const [suffix, repl] of group(STEP2, buf[len - 2]!)) {
+    if (ends(suffix)) {
+      replaceIfMeasured(repl);
       return;
     }
   }
+}
 
-  /** Final -e, then -ll to -l, both when the word is long enough. */
-  private step5(): void {
-    const len = this.w.length;
-    if (this.w[len - 1] === 'e') {
-      const m = this.measure(len - 1);
-      if (m > 1 || (m === 1 && !this.cvc(len - 2))) this.w = this.w.slice(0, -1);
+function step3(): void {
+  for (const [suffix, repl] of group(STEP3, buf[len - 1]!)) {
+    if (ends(suffix)) {
+      replaceIfMeasured(repl);
+      return;
     }
-    const n = this.w.length;
-    if (this.w[n - 1] === 'l' && this.doubleConsonant(n - 1) && this.measure(len) > 1) this.w = this.w.slice(0, -1);
   }
+}
+
+function step4(): void {
+  if (len < 2) return;
+  for (const suffix of group(STEP4_CODES, buf[len - 2]!)) {
+    if (!ends(suffix)) continue;
+    // -ion is removed only after s or t; when it does not qualify the reference still tries -ou.
+    if (suffix === ION_ENTRY) {
+      const before = buf[end - 1];
+      if (end === 0 || (before !== S && before !== T)) continue;
+    }
+    if (measure(end) > 1) len = end;
+    return;
+  }
+}
+const ION_ENTRY = STEP4_CODES[O]![0]!;
+
+/** Final -e, then -ll to -l, both when the word is long enough. */
+function step5(): void {
+  const n = len;
+  if (buf[n - 1] === E) {
+    const m = measure(n - 1);
+    if (m > 1 || (m === 1 && !cvc(n - 2))) len--;
+  }
+  if (buf[len - 1] === L && doubleConsonant(len - 1) && measure(n) > 1) len--;
 }

@@ -68,6 +68,18 @@ describe('pruned rankings equal exhaustive ones (synthetic Zipfian corpora)', ()
     }
   });
 
+  it('with term frequencies of 255 and more (kept exactly beside the packed postings)', () => {
+    const analyzer = createAnalyzer({ tokenizer: 'simple', possessive: false, stopwords: 'none', stemmer: 'none' });
+    // Document d repeats z (d * 7) % 600 + 1 times, so about half the z postings have tf >= 255; y and w vary less.
+    const texts = Array.from({ length: 3_000 }, (_, d) => `${'z '.repeat(((d * 7) % 600) + 1)}${'y '.repeat((d % 5) + 1)}${d % 3 === 0 ? 'w' : 'v'}`);
+    const index = new InvertedIndex(texts, analyzer, { k1: 0.9, b: 0.4, lossyNorms: false });
+    const { mismatches, scored } = compare(index, [['z'], ['z', 'y'], ['y', 'z', 'w'], ['w', 'z']]);
+    expect(mismatches).toEqual([]);
+    expect(scored['block-max-wand'].scored).toBeLessThan(scored.none.scored);
+    // For z alone the best are the documents with 600 z's (the same length, so tied): the earliest wins.
+    expect(index.search(['z'], 1)[0]!.doc).toBe(texts.findIndex((t) => t.startsWith('z '.repeat(600))));
+  });
+
   it('at the edges of the parameters: k1 = 0 (scores are idf alone), b = 0 and b = 1, repeated query terms', () => {
     const analyzer = lucene();
     const { docs, queries } = syntheticCorpus({ documents: 3_000, queries: 100, seed: 11 });

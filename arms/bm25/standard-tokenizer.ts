@@ -22,60 +22,57 @@ export type TokenSink = (start: number, end: number) => void;
 export function standardTokenize(text: string, emit: TokenSink): void {
   const n = text.length;
   let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    const cls = c < 128 ? ASCII[c]! : classAt(text, i);
-    if (cls === OTHER && c < 128) {
-      i++;
-      continue;
+  while (i < n) i = standardTokenizeAt(text, i, emit);
+}
+
+/**
+ * One step of {@link standardTokenize} from position `i`, which must be where the tokenizer's own loop would
+ * be (the start of the text, or where a previous step returned): emits the token starting there, if any, and
+ * returns the position of the next step. An indexer's ASCII fast path hands the cases it does not handle here.
+ */
+export function standardTokenizeAt(text: string, i: number, emit: TokenSink): number {
+  const c = text.charCodeAt(i);
+  const cls = c < 128 ? ASCII[c]! : classAt(text, i);
+  if (cls === OTHER && c < 128) return i + 1;
+  const w = width(text, i);
+  switch (cls) {
+    case ALETTER:
+    case NUMERIC:
+    case KATAKANA:
+    case EXTENDNUMLET: {
+      const end = scanWord(text, i, cls);
+      // A run of connector punctuation alone ("___") is not a word.
+      if (scannedHasCore) emitChunked(i, end, emit);
+      return end;
     }
-    const w = width(text, i);
-    switch (cls) {
-      case ALETTER:
-      case NUMERIC:
-      case KATAKANA:
-      case EXTENDNUMLET: {
-        const end = scanWord(text, i, cls);
-        // A run of connector punctuation alone ("___") is not a word.
-        if (scannedHasCore) emitChunked(i, end, emit);
-        i = end;
-        break;
+    case IDEO:
+    case EMOJI: {
+      const end = skipExtend(text, i + w);
+      emit(i, end);
+      return end;
+    }
+    case SEA: {
+      const n = text.length;
+      let j = i + w;
+      for (;;) {
+        j = skipExtend(text, j);
+        if (j < n && classAt(text, j) === SEA) j += width(text, j);
+        else break;
       }
-      case IDEO: {
+      emitChunked(i, j, emit);
+      return j;
+    }
+    case PICTO: {
+      // A text-default pictograph (©, ☺) is an emoji token only when followed by the emoji presentation selector.
+      if (text.charCodeAt(i + w) === 0xfe0f) {
         const end = skipExtend(text, i + w);
         emit(i, end);
-        i = end;
-        break;
+        return end;
       }
-      case SEA: {
-        let j = i + w;
-        for (;;) {
-          j = skipExtend(text, j);
-          if (j < n && classAt(text, j) === SEA) j += width(text, j);
-          else break;
-        }
-        emitChunked(i, j, emit);
-        i = j;
-        break;
-      }
-      case EMOJI: {
-        const end = skipExtend(text, i + w);
-        emit(i, end);
-        i = end;
-        break;
-      }
-      case PICTO: {
-        // A text-default pictograph (©, ☺) is an emoji token only when followed by the emoji presentation selector.
-        if (text.charCodeAt(i + w) === 0xfe0f) {
-          const end = skipExtend(text, i + w);
-          emit(i, end);
-          i = end;
-        } else i += w;
-        break;
-      }
-      default:
-        i += w;
+      return i + w;
     }
+    default:
+      return i + w;
   }
 }
 
@@ -112,6 +109,36 @@ for (let c = 0; c < 128; c++) {
             : ch === '_'
               ? EXTENDNUMLET
               : OTHER;
+}
+
+/**
+ * For a caller's ASCII fast path: the word-break class of each ASCII code unit, `ASCII_LETTER` (A-Z, a-z),
+ * `ASCII_DIGIT` (0-9), 0 for characters that are never part of a word, other values for `:` `.` `'` `,` `;`
+ * `_` (the characters whose effect depends on their neighbours).
+ */
+export const ASCII_WORD_CLASS: Readonly<Uint8Array> = ASCII;
+export const ASCII_LETTER = ALETTER;
+export const ASCII_DIGIT = NUMERIC;
+
+/**
+ * Whether a run of ASCII letters and digits that {@link standardTokenizeAt} would start at a token boundary,
+ * ending before `end` with a character of class `last` (`ASCII_LETTER` or `ASCII_DIGIT`), is a whole token of
+ * at most 255 units by itself. False means "not decided here" (a non-ASCII neighbour, `_`, or a separator
+ * between two letters or two digits, WB6/7 and WB11/12): the caller then runs {@link standardTokenizeAt}.
+ */
+export function asciiRunIsToken(text: string, start: number, end: number, last: number): boolean {
+  if (end - start > MAX_TOKEN_LENGTH) return false;
+  if (end >= text.length) return true;
+  const c = text.charCodeAt(end);
+  if (c >= 128) return false;
+  const next = ASCII[c]!;
+  if (next === OTHER) return true;
+  if (next === EXTENDNUMLET) return false;
+  // A separator joins only when it fits the run's last class and the character after it has that class.
+  const mid = last === ALETTER ? next === MIDLETTER || next === MIDNUMLETQ : next === MIDNUM || next === MIDNUMLETQ;
+  if (!mid || end + 1 >= text.length) return true;
+  const after = text.charCodeAt(end + 1);
+  return after < 128 && ASCII[after] !== last;
 }
 
 const MIDLETTER_SET = new Set([0x00b7, 0x0387, 0x055f, 0x05f4, 0x2027, 0xfe13, 0xfe55, 0xff1a]);

@@ -17,9 +17,11 @@ export class TokenTable {
     return this.entries;
   }
 
-  /** The value stored for the non-empty range `text[start, end)`, or undefined. */
-  get(text: string, start: number, end: number): number | undefined {
-    const h = hash(text, start, end);
+  /**
+   * The value stored for the non-empty range `text[start, end)`, or undefined. `h` is the range's
+   * {@link hashRange}, which a caller that scanned the range already may pass.
+   */
+  get(text: string, start: number, end: number, h = hashRange(text, start, end)): number | undefined {
     const { slots, pool } = this;
     const mask = (slots.length >> 2) - 1;
     const len = end - start;
@@ -34,8 +36,8 @@ export class TokenTable {
     }
   }
 
-  /** Stores `value` for the non-empty range `text[start, end)`, which must not be in the table yet. */
-  set(text: string, start: number, end: number, value: number): void {
+  /** Stores `value` for the non-empty range `text[start, end)`, which must not be in the table yet; `h` as in {@link get}. */
+  set(text: string, start: number, end: number, value: number, h = hashRange(text, start, end)): void {
     const len = end - start;
     if (this.poolLen + len > this.pool.length) {
       const pool = new Uint16Array(Math.max(2 * this.pool.length, this.poolLen + len));
@@ -45,7 +47,7 @@ export class TokenTable {
     const k = this.poolLen;
     for (let i = 0; i < len; i++) this.pool[k + i] = text.charCodeAt(start + i);
     this.poolLen += len;
-    place(this.slots, hash(text, start, end), value, k, len);
+    place(this.slots, h, value, k, len);
     // Load factor at most 1/2 keeps probe runs short.
     if (2 * ++this.entries > this.slots.length >> 2) {
       const old = this.slots;
@@ -55,9 +57,14 @@ export class TokenTable {
   }
 }
 
-function hash(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+/** FNV-1a's 32-bit offset basis and prime: a scanner hashing a token as it reads it starts from the basis. */
+export const FNV_OFFSET = 0x811c9dc5 | 0;
+export const FNV_PRIME = 0x01000193;
+
+/** 32-bit FNV-1a over the UTF-16 code units of `text[start, end)`: `h = (h ^ unit) * FNV_PRIME` from {@link FNV_OFFSET}. */
+export function hashRange(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
   return h;
 }
 

@@ -1,0 +1,114 @@
+import { simpleTokenizeAt, type Analyzer } from './analyzer.js';
+import { ASCII_DIGIT, ASCII_LETTER, ASCII_WORD_CLASS, asciiRunIsToken, standardTokenizeAt } from './standard-tokenizer.js';
+import type { TokenSink } from './standard-tokenizer.js';
+import { FNV_OFFSET, FNV_PRIME, hashRange, TokenTable } from './token-table.js';
+
+/**
+ * Text to term ids for an indexer, with no allocation per token. Runs of ASCII letters and digits (most tokens
+ * of English text) are recognised by a scan over char codes that hashes the run as it reads it; the run is
+ * looked up in a table of surface forms keyed by its code units (`TokenTable`), whose value is the run's term
+ * id. Only a surface form seen for the first time is cut out as a string and analysed (lower-case, possessive,
+ * stop word, minimum length, Porter): once per distinct surface form. Wherever the ASCII scan cannot decide a
+ * token by itself (a non-ASCII character, `_`, `e.g`, `3.5`, a token longer than 255 units) it hands the
+ * position to the analyzer's own tokenizer (`standardTokenizeAt`, `simpleTokenizeAt`), which carries on from
+ * the same place its own loop would be, so the tokens are the analyzer's, position for position
+ * (term-scanner.test.ts compares them on NFCorpus-like and random Unicode text).
+ */
+export class TermScanner {
+  /** Term -> id, ids numbered from 0 in order of first appearance. */
+  readonly vocabulary = new Map<string, number>();
+  /** After {@link scan}: the term ids of the text's indexed tokens, in order, in `ids[0 .. returned count)`. */
+  ids = new Int32Array(1024);
+  private count = 0;
+  private text = '';
+  /** Surface form -> term id, -1 for a token the analyzer filters out. */
+  private readonly surfaces = new TokenTable();
+  private readonly standard: boolean;
+
+  constructor(private readonly analyzer: Analyzer) {
+    this.standard = analyzer.tokenizer === 'standard';
+  }
+
+  /** Tokenizes and analyses `text`; returns how many term ids it left in {@link ids}. */
+  scan(text: string): number {
+    this.text = text;
+    this.count = 0;
+    scanning = this;
+    const n = text.length;
+    const standard = this.standard;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128) {
+        const cls = ASCII_WORD_CLASS[c]!;
+        if (cls === ASCII_LETTER || cls === ASCII_DIGIT) {
+          let h = Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
+          let last = cls;
+          let j = i + 1;
+          for (; j < n; j++) {
+            const d = text.charCodeAt(j);
+            if (d >= 128) break;
+            const k = ASCII_WORD_CLASS[d]!;
+            if (k !== ASCII_LETTER && k !== ASCII_DIGIT) break;
+            h = Math.imul(h ^ d, FNV_PRIME);
+            last = k;
+          }
+          if (standard ? asciiRunIsToken(text, i, j, last) : j === n || text.charCodeAt(j) < 128) {
+            this.push(this.lookup(i, j, h));
+            i = j;
+            continue;
+          }
+        } else if (!standard || cls !== ASCII_UNDERSCORE) {
+          // Never the start of a token: other ASCII characters, and (simple) `_`.
+          i++;
+          continue;
+        }
+      }
+      i = standard ? standardTokenizeAt(text, i, emitToScanner) : simpleTokenizeAt(text, i, emitToScanner);
+    }
+    return this.count;
+  }
+
+  /** A token found by the analyzer's own tokenizer. */
+  take(start: number, end: number): void {
+    this.push(this.lookup(start, end, hashRange(this.text, start, end)));
+  }
+
+  private lookup(start: number, end: number, h: number): number {
+    const id = this.surfaces.get(this.text, start, end, h);
+    return id === undefined ? this.addSurface(start, end, h) : id;
+  }
+
+  private addSurface(start: number, end: number, h: number): number {
+    const term = this.analyzer.analyze(this.text.slice(start, end));
+    let id = -1;
+    if (term !== null) {
+      id = this.vocabulary.get(term) ?? -1;
+      if (id < 0) {
+        id = this.vocabulary.size;
+        this.vocabulary.set(term, id);
+      }
+    }
+    this.surfaces.set(this.text, start, end, id, h);
+    return id;
+  }
+
+  private push(id: number): void {
+    if (id < 0) return;
+    if (this.count === this.ids.length) {
+      const ids = new Int32Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+    }
+    this.ids[this.count++] = id;
+  }
+}
+
+const ASCII_UNDERSCORE = ASCII_WORD_CLASS[0x5f]!;
+
+/**
+ * The scanner whose `scan` is running. One module-level sink instead of a closure per scanner, so that the
+ * tokenizer's JIT code sees one call target whichever scanner (arm) calls it. Scans never nest.
+ */
+let scanning: TermScanner | undefined;
+const emitToScanner: TokenSink = (start, end) => scanning!.take(start, end);
