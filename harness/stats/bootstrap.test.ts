@@ -69,7 +69,8 @@ describe('bootstrapCI', () => {
 describe('orderStatistics (the selection that replaces sorting the resample means)', () => {
   it('finds the k-th smallest values a sort would put at k, for any set of k, ties and tiny arrays included', () => {
     const rng = new Rng(11);
-    for (const size of [1, 2, 3, 4, 5, 17, 100, 1000]) {
+    // From 1,024 values on, ranks are bracketed by a sample first (one pass), else selected in place.
+    for (const size of [1, 2, 3, 4, 5, 17, 100, 1000, 1024, 10_000]) {
       for (let trial = 0; trial < 20; trial++) {
         // Few distinct values: many ties, as resample sums of grid-valued differences have.
         const a = Float64Array.from({ length: size }, () => Math.floor(rng.nextFloat() * 7) - 3 + (trial % 2) * rng.nextFloat());
@@ -80,6 +81,22 @@ describe('orderStatistics (the selection that replaces sorting the resample mean
         // Nothing is lost or invented: the array is a permutation of what it was.
         expect(a.slice().sort()).toEqual(sorted);
       }
+    }
+  });
+
+  it('gives the sorted values at the percentile ranks of 10,000 resample sums, and falls back when the sample cannot bracket them', () => {
+    const rng = new Rng(12);
+    // Sums of 20 grid values (heavy ties, as resample sums of grid-valued differences), and a mass of 90% equal
+    // values, where the bracket around a rank holds over a quarter of the array and selection takes over.
+    const lattice = Float64Array.from({ length: 10_000 }, () =>
+      Array.from({ length: 20 }, () => Math.round(rng.nextFloat() * 20) / 20).reduce((x, y) => x + y),
+    );
+    const massed = Float64Array.from({ length: 10_000 }, () => (rng.nextFloat() < 0.9 ? 0.5 : rng.nextFloat()));
+    for (const a of [lattice, massed]) {
+      const sorted = a.slice().sort();
+      const ks = [0, 240, 241, 4999, 5000, 9758, 9759, 9999];
+      const got = orderStatistics(a.slice(), ks);
+      for (const k of ks) expect(got.get(k), `k ${k}`).toBe(sorted[k]);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { HarnessError } from '../errors.js';
-import { blockResampleSums, buildChunkTables, chunkCount, drawResamples, groupByLength, LANES } from './draws.js';
+import { drawResamples, groupByLength, LANES, SharedDrawSums } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { normalCdf, normalQuantile } from './special.js';
 
@@ -138,20 +138,108 @@ export function selectInPlace(a: Float64Array, left: number, right: number, k: n
   }
 }
 
+/** Arrays shorter than this are selected by {@link selectInPlace} alone; sampling pays off above it. */
+const SAMPLED_SELECTION_MIN = 1024;
+/** One value in SAMPLE_STRIDE goes into the sample that brackets each rank. */
+const SAMPLE_STRIDE = 16;
 /**
- * The k-th smallest values of `a` for ascending `ks`, selected in place (a is reordered): each selection runs
- * on the part right of the previous one, so four order statistics of 10,000 values cost a few linear passes
- * instead of a sort.
+ * Sample positions kept on each side of a rank's estimate. The sample rank of the k-th smallest value has a
+ * standard deviation of at most √(k/stride) ≤ √(B/64) positions (≈ 12 at B = 10,000), so 24 positions
+ * bracket it except in rare draws, which fall back to {@link selectInPlace}.
+ */
+const SAMPLE_MARGIN = 24;
+
+/**
+ * The k-th smallest values of `a` for ascending `ks` (a may be reordered). Each run of nearby ranks is found
+ * by one pass: a sample of every 16th value, selected at two ranks, gives two values that bracket the ranks with high
+ * probability; the values between them (a few hundred of 10,000) are gathered and selected from, and the
+ * count of values below the bracket turns their positions into ranks (Floyd & Rivest 1975, doi:10.1145/360680.360691,
+ * use the same idea). When the ranks fall outside the bracket, Hoare's selection on the part right of the
+ * previous rank finds them instead. Either way the value at each rank is the one a sort would put there.
  */
 export function orderStatistics(a: Float64Array, ks: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();
+  const sorted = [...new Set(ks)].sort((x, y) => x - y);
+  if (a.length >= SAMPLED_SELECTION_MIN) {
+    const sample = new Float64Array(Math.ceil(a.length / SAMPLE_STRIDE));
+    for (let j = 0; j < sample.length; j++) sample[j] = a[j * SAMPLE_STRIDE] as number;
+    const last = sample.length - 1;
+    // Runs of ranks within two of each other (the lower and upper neighbour of one percentile) share a pass.
+    const runs: [number, number][] = [];
+    for (let r = 0; r < sorted.length; ) {
+      let e = r + 1;
+      while (e < sorted.length && (sorted[e] as number) - (sorted[e - 1] as number) <= 2) e++;
+      runs.push([r, e]);
+      r = e;
+    }
+    const ends = selectRanks(
+      sample,
+      runs.flatMap(([r, e]) => [
+        Math.max(0, Math.floor((sorted[r] as number) / SAMPLE_STRIDE) - SAMPLE_MARGIN),
+        Math.min(last, Math.ceil((sorted[e - 1] as number) / SAMPLE_STRIDE) + SAMPLE_MARGIN),
+      ]),
+    );
+    runs.forEach(([r, e], j) => {
+      const ranks = sorted.slice(r, e);
+      const inside = bracket(a, ends[2 * j] as number, ends[2 * j + 1] as number);
+      if (inside === undefined) return;
+      const { below, values } = inside;
+      if (below > (ranks[0] as number) || (ranks[ranks.length - 1] as number) >= below + values.length) return;
+      const found = selectRanks(
+        values,
+        ranks.map((k) => k - below),
+      );
+      ranks.forEach((k, q) => out.set(k, found[q] as number));
+    });
+  }
   let from = 0;
-  for (const k of [...new Set(ks)].sort((x, y) => x - y)) {
+  for (const k of sorted) {
+    if (out.has(k)) continue;
     selectInPlace(a, from, a.length - 1, k);
     out.set(k, a[k] as number);
     from = k + 1;
   }
   return out;
+}
+
+/** The values at `ranks` (each the one a sort would put there) of `a`, which is reordered; in the order given. */
+function selectRanks(a: Float64Array, ranks: readonly number[]): number[] {
+  const order = ranks.map((_, i) => i).sort((i, j) => (ranks[i] as number) - (ranks[j] as number));
+  const out = new Array<number>(ranks.length);
+  let from = 0;
+  for (const i of order) {
+    const k = ranks[i] as number;
+    if (k >= from) {
+      selectInPlace(a, from, a.length - 1, k);
+      from = k + 1;
+    }
+    out[i] = a[k] as number;
+  }
+  return out;
+}
+
+/** Reused by {@link bracket}: a quarter of the largest array bracketed so far. */
+let bracketScratch = new Float64Array(0);
+
+/**
+ * In one pass over `a`: how many values lie below `low`, and the values in [low, high] (unordered, in a
+ * scratch buffer that the next call overwrites); undefined when over a quarter of `a` is inside.
+ */
+function bracket(a: Float64Array, low: number, high: number): { below: number; values: Float64Array } | undefined {
+  const capacity = a.length >>> 2;
+  if (bracketScratch.length < capacity) bracketScratch = new Float64Array(capacity);
+  const buffer = bracketScratch;
+  let below = 0;
+  let size = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    if (x < low) below++;
+    else if (x <= high) {
+      if (size === capacity) return undefined;
+      buffer[size++] = x;
+    }
+  }
+  return { below, values: buffer.subarray(0, size) };
 }
 
 function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions): BootstrapResult[] {
@@ -176,17 +264,14 @@ function bootstrapGroup(vectors: readonly Float64Array[], opts: BootstrapOptions
     else varying.push(i);
   });
   if (varying.length === 0) return results;
-  const draws = drawResamples(n, resamples, seed);
-  const table = new Float64Array(chunkCount(n) * 256);
-  const tables = new Float64Array(table.length * LANES);
-  const sums = Array.from({ length: LANES }, () => new Float64Array(resamples));
+  const kernel = SharedDrawSums.ofResamples(drawResamples(n, resamples, seed));
   for (let start = 0; start < varying.length; start += LANES) {
     const ids = varying.slice(start, start + LANES);
     const block = ids.map((i) => vectors[i] as Float64Array);
-    buildChunkTables(block, tables, table);
-    blockResampleSums(draws, block, tables, sums);
+    kernel.setVectors(block);
+    const lanes = kernel.resampleSums();
     block.forEach((x, v) => {
-      const lane = sums[v] as Float64Array;
+      const lane = lanes[v] as Float64Array;
       let total = 0;
       for (let i = 0; i < n; i++) total += x[i] as number;
       let qLo = alpha;
@@ -213,8 +298,9 @@ function bcaLevels(x: Float64Array, total: number, sums: Float64Array, alpha: nu
   let belowOrEqual = 0;
   for (let b = 0; b < sums.length; b++) {
     const s = sums[b] as number;
-    if (s < total - tol) below++;
-    if (s <= total + tol) belowOrEqual++;
+    // +(condition) rather than `if`: the outcomes are close to coin flips, and a branch would be mispredicted.
+    below += +(s < total - tol);
+    belowOrEqual += +(s <= total + tol);
   }
   const share = (below + belowOrEqual) / (2 * sums.length);
   if (share <= 0 || share >= 1) {

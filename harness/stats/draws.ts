@@ -5,8 +5,11 @@
  * positions into chunks of 8; for each chunk precompute the 256 partial sums of d over every subset of its
  * positions. A draw encoded as one byte per chunk then costs ⌈n/8⌉ table look-ups instead of n
  * multiply-adds, and the byte-encoded draws are generated once and shared by every vector of the same n.
- * Draws depend only on (seed, n, count), so a vector gets the same result alone or in a batch.
+ * Draws depend only on (seed, n, count), so a vector gets the same result alone or in a batch. The look-ups
+ * run four vectors at a time in a small WebAssembly SIMD module assembled below ({@link SharedDrawSums}), which
+ * adds every term in the order of the scalar definitions, so its sums are bit for bit theirs (ADR 0004).
  */
+import { HarnessError } from '../errors.js';
 import { Rng } from './rng.js';
 
 /** Stream ids under one user seed, so a Comparison's sign flips and resamples never share draws. */
@@ -30,13 +33,6 @@ export function buildChunkTable(d: Float64Array, table: Float64Array): void {
       table[base | m] = (table[base | (m & (m - 1))] as number) + (i < d.length ? (d[i] as number) : 0);
     }
   }
-}
-
-/** Σ_c T[(c << 8) | bytes[offset + c]]: the subset sum a byte-encoded draw selects. */
-export function lookupSum(table: Float64Array, bytes: Uint8Array, offset: number, chunks: number): number {
-  let s = 0;
-  for (let c = 0; c < chunks; c++) s += table[(c << 8) | (bytes[offset + c] as number)] as number;
-  return s;
 }
 
 /**
@@ -126,25 +122,6 @@ export function drawResamples(n: number, count: number, seed: number): ResampleD
   return { n, count, chunks, plane0, plane1, hiStart, hiIndex: hiIndex.subarray(0, hiLen), hiWeight: hiWeight.subarray(0, hiLen) };
 }
 
-/** Σ_i c_{b,i} d_i for every resample b, written into `out` (length draws.count). */
-export function resampleSums(draws: ResampleDraws, d: Float64Array, table: Float64Array, out: Float64Array): void {
-  const { count, chunks, plane0, plane1, hiStart, hiIndex, hiWeight } = draws;
-  for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let s0 = 0;
-    let s1 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const base = c << 8;
-      s0 += table[base | (plane0[off + c] as number)] as number;
-      s1 += table[base | (plane1[off + c] as number)] as number;
-    }
-    let hi = 0;
-    const end = hiStart[b + 1] as number;
-    for (let k = hiStart[b] as number; k < end; k++) hi += (hiWeight[k] as number) * (d[hiIndex[k] as number] as number);
-    out[b] = s0 + 2 * s1 + 4 * hi;
-  }
-}
-
 /** Group vector indices by length, preserving order, so each length draws once. */
 export function groupByLength(vectors: readonly ArrayLike<number>[]): Map<number, number[]> {
   const groups = new Map<number, number[]>();
@@ -157,98 +134,355 @@ export function groupByLength(vectors: readonly ArrayLike<number>[]): Map<number
 }
 
 /**
- * Vectors the blocked kernels handle together. Their chunk tables are interleaved, so one draw byte selects
- * four adjacent entries (one or two cache lines): the draw bytes are read and the index computed once for
- * four vectors instead of once each, and the four running sums are independent chains the CPU overlaps.
- * Each lane still adds its terms in the order of {@link lookupSum} and {@link resampleSums}, so every sum is
- * bit for bit the one those compute.
+ * Comparisons the kernel handles in one pass over the draws. Their chunk tables are interleaved, so entry
+ * (c, m) holds the four subset sums side by side (32 bytes, two 128-bit vectors): one draw byte is read and
+ * one index computed for four comparisons, and the four lanes are added by two SIMD additions.
  */
 export const LANES = 4;
 
 /**
- * T[(((c << 8) | m) << 2) + v] = Σ_{bit k set in m} block[v][8c + k], the chunk table of
- * {@link buildChunkTable} for each vector v of `block` (at most {@link LANES}, all of one length; missing lanes
- * are left as they are and must be ignored). `scratch` holds one plain table.
+ * Chunks whose tables a pass over a block of draws reads together: 4 × 8 KB of interleaved table, which stays
+ * in a 32 KB L1 cache while the block's draws stream past. Tables are padded with zero chunks to a multiple.
  */
-export function buildChunkTables(block: readonly Float64Array[], table: Float64Array, scratch: Float64Array): void {
-  const entries = chunkCount((block[0] as Float64Array).length) << 8;
-  block.forEach((d, v) => {
-    buildChunkTable(d, scratch);
-    for (let e = 0; e < entries; e++) table[(e << 2) + v] = scratch[e] as number;
-  });
-}
+const BLOCK_CHUNKS = 4;
+/** Draws per block: their running sums (2,048 × 32 bytes) stay in L2 while every chunk block adds to them. */
+const BLOCK_DRAWS = 2048;
+const ENTRY_BYTES = LANES * 8;
+const SLICE_BYTES = 256 * ENTRY_BYTES;
+const PAGE_BYTES = 65536;
+/** The kernel addresses its memory with 32-bit offsets, which JavaScript passes as signed integers. */
+const MAX_MEMORY_BYTES = 2 ** 31;
 
-/** out[v][b] = Σ_c T[(c, bytes[b·chunks + c]), lane v]: {@link lookupSum} of every draw b for four lanes at once. */
-export function blockLookupSums(table: Float64Array, bytes: Uint8Array, count: number, chunks: number, out: readonly Float64Array[]): void {
-  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
-  for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const i = ((c << 8) | (bytes[off + c] as number)) << 2;
-      s0 += table[i] as number;
-      s1 += table[i + 1] as number;
-      s2 += table[i + 2] as number;
-      s3 += table[i + 3] as number;
-    }
-    o0[b] = s0;
-    o1[b] = s1;
-    o2[b] = s2;
-    o3[b] = s3;
+/** The slice of the WebAssembly JS API this file uses (the project's type libraries do not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+};
+
+type SumsExport = (table: number, bytes: number, count: number, chunks: number, acc: number) => void;
+type TablesExport = (table: number, vectors: number, chunks: number) => void;
+type CombineExport = (d: number, hiStart: number, hiIndex: number, hiWeight: number, count: number, s0: number, s1: number, out: number) => void;
+
+/** Unsigned and signed LEB128, the integer encodings of the WebAssembly binary format. */
+function uleb(x: number): number[] {
+  const out: number[] = [];
+  do {
+    const low = x & 0x7f;
+    x >>>= 7;
+    out.push(x === 0 ? low : low | 0x80);
+  } while (x !== 0);
+  return out;
+}
+function sleb(x: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const low = x & 0x7f;
+    x >>= 7;
+    if ((x === 0 && (low & 0x40) === 0) || (x === -1 && (low & 0x40) !== 0)) return [...out, low];
+    out.push(low | 0x80);
   }
 }
 
+/** The instructions the kernels use (WebAssembly core 2.0 binary opcodes, SIMD under the 0xfd prefix). */
+const I32 = 0x7f;
+const V128 = 0x7b;
+const get = (i: number): number[] => [0x20, i];
+const set = (i: number): number[] => [0x21, i];
+const i32 = (x: number): number[] => [0x41, ...sleb(x)];
+const f64 = (x: number): number[] => [0x44, ...new Uint8Array(Float64Array.of(x).buffer)];
+const ADD = [0x6a];
+const MUL = [0x6c];
+const SHL = [0x74];
+const LT_U = [0x49];
+const GE_U = [0x4f];
+const SELECT = [0x1b];
+const LOAD_U8 = [0x2d, 0, 0];
+const LOAD_I32 = [0x28, 2, 0];
+const load64 = (offset: number): number[] => [0x2b, 3, ...uleb(offset)];
+const store64 = (offset: number): number[] => [0x39, 3, ...uleb(offset)];
+const vload = (offset: number): number[] => [0xfd, 0x00, 4, ...uleb(offset)];
+const vstore = (offset: number): number[] => [0xfd, 0x0b, 4, ...uleb(offset)];
+const VZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];
+const SPLAT = [0xfd, 0x14];
+const lane = (l: number): number[] => [0xfd, 0x21, l];
+const F64X2_ADD = [0xfd, ...uleb(0xf0)];
+const F64X2_MUL = [0xfd, ...uleb(0xf2)];
+const BLOCK = [0x02, 0x40];
+const LOOP = [0x03, 0x40];
+const END = [0x0b];
+/** Inside `block loop … end end`: leave the block (break) or restart the loop (continue). */
+const BREAK_IF = [0x0d, 1];
+const CONTINUE = [0x0c, 0];
+
 /**
- * {@link resampleSums} for the four lanes of an interleaved table at once: out[v][b] = Σ_i c_{b,i} block[v][i].
- * Lanes beyond block.length are computed from lane 0's values and are not meaningful.
+ * sums(table, bytes, count, chunks, acc):  acc[b] += Σ_c T[c, bytes[c·count + b]]  for b < count,
+ * with T the interleaved table (chunk c's 256 entries of 32 bytes at table + c·8192), the draw bytes stored
+ * chunk-major, acc[b] the four lanes of draw b (32 bytes). The loop nest is draw blocks × chunk blocks ×
+ * draws, so the four table slices of a chunk block are read from L1.
  */
-export function blockResampleSums(draws: ResampleDraws, block: readonly Float64Array[], table: Float64Array, out: readonly Float64Array[]): void {
-  const { count, chunks, plane0, plane1, hiStart, hiIndex, hiWeight } = draws;
-  const d0 = block[0] as Float64Array;
-  const [d1, d2, d3] = [block[1] ?? d0, block[2] ?? d0, block[3] ?? d0];
-  const [o0, o1, o2, o3] = out as [Float64Array, Float64Array, Float64Array, Float64Array];
-  for (let b = 0; b < count; b++) {
-    const off = b * chunks;
-    let a0 = 0;
-    let a1 = 0;
-    let a2 = 0;
-    let a3 = 0;
-    let t0 = 0;
-    let t1 = 0;
-    let t2 = 0;
-    let t3 = 0;
-    for (let c = 0; c < chunks; c++) {
-      const base = c << 8;
-      const i = (base | (plane0[off + c] as number)) << 2;
-      const j = (base | (plane1[off + c] as number)) << 2;
-      a0 += table[i] as number;
-      a1 += table[i + 1] as number;
-      a2 += table[i + 2] as number;
-      a3 += table[i + 3] as number;
-      t0 += table[j] as number;
-      t1 += table[j + 1] as number;
-      t2 += table[j + 2] as number;
-      t3 += table[j + 3] as number;
+function sumsBody(): number[] {
+  const [TABLE, BYTES, COUNT, CHUNKS, ACC] = [0, 1, 2, 3, 4];
+  const [B0, B_END, CB, TP, CP, B, BP, AP, IDX, S2, S3, V0, V1] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+  // Offsets of the BLOCK_CHUNKS (= 4) chunk rows of a draw byte: 0, count, 2·count, 3·count; 5 = log2 ENTRY_BYTES.
+  const rowOf = [[], get(COUNT), get(S2), get(S3)];
+  const body = [
+    ...[...get(COUNT), ...get(COUNT), ...ADD, ...set(S2), ...get(S2), ...get(COUNT), ...ADD, ...set(S3)],
+    ...[...i32(0), ...set(B0), ...BLOCK, ...LOOP, ...get(B0), ...get(COUNT), ...GE_U, ...BREAK_IF],
+    // b_end = min(b0 + BLOCK_DRAWS, count)
+    ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...get(COUNT), ...LT_U, ...SELECT, ...set(B_END)],
+    ...[...i32(0), ...set(CB), ...get(TABLE), ...set(TP), ...get(BYTES), ...get(B0), ...ADD, ...set(CP)],
+    ...[...BLOCK, ...LOOP, ...get(CB), ...get(CHUNKS), ...GE_U, ...BREAK_IF],
+    ...[...get(B0), ...set(B), ...get(CP), ...set(BP), ...get(ACC), ...get(B0), ...i32(5), ...SHL, ...ADD, ...set(AP)],
+    ...[...BLOCK, ...LOOP, ...get(B), ...get(B_END), ...GE_U, ...BREAK_IF],
+    ...[...get(AP), ...vload(0), ...set(V0), ...get(AP), ...vload(16), ...set(V1)],
+    ...Array.from({ length: BLOCK_CHUNKS }, (_, k) => [
+      // idx = tp + (bytes[bp + k·count] << 5); entry (k, byte) sits at idx + k·SLICE_BYTES
+      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...LOAD_U8, ...i32(5), ...SHL, ...ADD, ...set(IDX)],
+      ...[...get(V0), ...get(IDX), ...vload(k * SLICE_BYTES), ...F64X2_ADD, ...set(V0)],
+      ...[...get(V1), ...get(IDX), ...vload(k * SLICE_BYTES + 16), ...F64X2_ADD, ...set(V1)],
+    ]).flat(),
+    ...[...get(AP), ...get(V0), ...vstore(0), ...get(AP), ...get(V1), ...vstore(16)],
+    ...[...get(B), ...i32(1), ...ADD, ...set(B), ...get(BP), ...i32(1), ...ADD, ...set(BP), ...get(AP), ...i32(ENTRY_BYTES), ...ADD, ...set(AP)],
+    ...[...CONTINUE, ...END, ...END],
+    ...[...get(CB), ...i32(BLOCK_CHUNKS), ...ADD, ...set(CB), ...get(TP), ...i32(BLOCK_CHUNKS * SLICE_BYTES), ...ADD, ...set(TP)],
+    ...[...get(CP), ...get(COUNT), ...i32(BLOCK_CHUNKS), ...MUL, ...ADD, ...set(CP), ...CONTINUE, ...END, ...END],
+    ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...set(B0), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  return [2, ...uleb(V0 - B0), I32, 2, V128, ...body];
+}
+
+/**
+ * combine(d, hiStart, hiIndex, hiWeight, count, s0, s1, out): for each resample b,
+ *   r = s0[b] + 2·s1[b] + 4·Σ_{k ∈ [hiStart[b], hiStart[b+1])} hiWeight[k]·d[hiIndex[k]]
+ * on four lanes (d interleaved, 32 bytes per position; hiWeight as f64), lane v of r stored at
+ * out + v·count·8 + b·8, so each lane's resample sums are one contiguous array.
+ */
+function combineBody(): number[] {
+  const [D, HI_START, HI_INDEX, HI_WEIGHT, COUNT, S0, S1, OUT] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [B, K, K_END, P, Q, LANE_BYTES, OB, H0, H1, W, R0, R1] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
+  const weighted = (h: number, offset: number): number[] => [...get(h), ...get(W), ...get(P), ...vload(offset), ...F64X2_MUL, ...F64X2_ADD, ...set(h)];
+  // r = (s0 + 2·s1) + 4·h, the association of the scalar expression s0 + 2 * s1 + 4 * h.
+  const result = (h: number, r: number, offset: number): number[] => [
+    ...[...get(S0), ...get(Q), ...ADD, ...vload(offset), ...f64(2), ...SPLAT, ...get(S1), ...get(Q), ...ADD, ...vload(offset), ...F64X2_MUL, ...F64X2_ADD],
+    ...[...f64(4), ...SPLAT, ...get(h), ...F64X2_MUL, ...F64X2_ADD, ...set(r)],
+  ];
+  const store = (r: number, l: number, laneIndex: number): number[] => [
+    ...get(OB),
+    ...(laneIndex === 0 ? [] : [...get(LANE_BYTES), ...i32(laneIndex), ...MUL, ...ADD]),
+    ...get(r),
+    ...lane(l),
+    ...store64(0),
+  ];
+  const body = [
+    ...[...get(COUNT), ...i32(3), ...SHL, ...set(LANE_BYTES), ...i32(0), ...set(B)],
+    ...[...BLOCK, ...LOOP, ...get(B), ...get(COUNT), ...GE_U, ...BREAK_IF],
+    ...[...VZERO, ...set(H0), ...VZERO, ...set(H1)],
+    ...[...get(HI_START), ...get(B), ...i32(2), ...SHL, ...ADD, ...set(P), ...get(P), ...LOAD_I32, ...set(K), ...get(P), ...[0x28, 2, 4], ...set(K_END)],
+    ...[...BLOCK, ...LOOP, ...get(K), ...get(K_END), ...GE_U, ...BREAK_IF],
+    ...[...get(HI_WEIGHT), ...get(K), ...i32(3), ...SHL, ...ADD, ...load64(0), ...SPLAT, ...set(W)],
+    ...[...get(D), ...get(HI_INDEX), ...get(K), ...i32(2), ...SHL, ...ADD, ...LOAD_I32, ...i32(5), ...SHL, ...ADD, ...set(P)],
+    ...[...weighted(H0, 0), ...weighted(H1, 16)],
+    ...[...get(K), ...i32(1), ...ADD, ...set(K), ...CONTINUE, ...END, ...END],
+    ...[...get(B), ...i32(5), ...SHL, ...set(Q), ...result(H0, R0, 0), ...result(H1, R1, 16)],
+    ...[...get(OUT), ...get(B), ...i32(3), ...SHL, ...ADD, ...set(OB)],
+    ...[...store(R0, 0, 0), ...store(R0, 1, 1), ...store(R1, 0, 2), ...store(R1, 1, 3)],
+    ...[...get(B), ...i32(1), ...ADD, ...set(B), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  return [2, ...uleb(H0 - B), I32, ...uleb(R1 - H0 + 1), V128, ...body];
+}
+
+/**
+ * tables(table, vectors, chunks): the chunk tables of four interleaved vectors (32 bytes per position, zero
+ * past n), T[c, 0] = 0 and T[c, m] = T[c, m without its lowest set bit k] + d[8c + k], as
+ * {@link buildChunkTable} computes them, grouped by k from the highest down so each right-hand entry (lowest
+ * set bit above k, or 0) is already written.
+ */
+function tablesBody(): number[] {
+  const [TABLE, VECTORS, CHUNKS] = [0, 1, 2];
+  const [C, BASE, VP, Q, END_, D0, D1] = [3, 4, 5, 6, 7, 8, 9];
+  const body = [
+    ...[...i32(0), ...set(C), ...get(TABLE), ...set(BASE), ...get(VECTORS), ...set(VP)],
+    ...[...BLOCK, ...LOOP, ...get(C), ...get(CHUNKS), ...GE_U, ...BREAK_IF],
+    ...[...get(BASE), ...VZERO, ...vstore(0), ...get(BASE), ...VZERO, ...vstore(16), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(END_)],
+    ...[7, 6, 5, 4, 3, 2, 1, 0].flatMap((k) => {
+      const step = ENTRY_BYTES << k;
+      return [
+        ...[...get(VP), ...vload(k * ENTRY_BYTES), ...set(D0), ...get(VP), ...vload(k * ENTRY_BYTES + 16), ...set(D1), ...get(BASE), ...set(Q)],
+        // q runs over the entries m ^ bit (bit k clear), writing entry m = q + step.
+        ...[...BLOCK, ...LOOP, ...get(Q), ...get(END_), ...GE_U, ...BREAK_IF],
+        ...[...get(Q), ...get(Q), ...vload(0), ...get(D0), ...F64X2_ADD, ...vstore(step)],
+        ...[...get(Q), ...get(Q), ...vload(16), ...get(D1), ...F64X2_ADD, ...vstore(step + 16)],
+        ...[...get(Q), ...i32(2 * step), ...ADD, ...set(Q), ...CONTINUE, ...END, ...END],
+      ];
+    }),
+    ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(BASE)],
+    ...[...get(VP), ...i32(8 * ENTRY_BYTES), ...ADD, ...set(VP), ...CONTINUE, ...END, ...END],
+    ...END,
+  ];
+  return [2, ...uleb(D0 - C), I32, 2, V128, ...body];
+}
+
+/**
+ * The kernels as one WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from their opcodes
+ * so the repository holds no binary and needs no toolchain; they share the memory the caller imports.
+ * Each lane of a SIMD operation is one IEEE double operation (f64x2.add and f64x2.mul round each lane as a
+ * scalar + and * do; WebAssembly has no fused multiply-add), and every lane receives its terms in the order of
+ * the scalar definitions: Σ_c T[c, ·] in chunk order from +0 ({@link buildChunkTable}), then
+ * S0 + 2·S1 + 4·Σ_k w_k d[x_k] (see {@link ResampleDraws}). So every sum is bit for bit the scalar one. The
+ * zero chunks of the padding add +0, which leaves any sum other than −0 unchanged, and a sum that starts at +0
+ * is never −0.
+ */
+function kernelModule(): Uint8Array {
+  const name = (s: string): number[] => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
+  const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content];
+  const signature = (params: number): number[] => [0x60, params, ...new Array<number>(params).fill(I32), 0];
+  const bodies = [tablesBody(), sumsBody(), combineBody()];
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [3, ...signature(3), ...signature(5), ...signature(8)]),
+    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
+    ...section(3, [3, 0, 1, 2]),
+    ...section(7, [3, ...name('tables'), 0x00, 0, ...name('sums'), 0x00, 1, ...name('combine'), 0x00, 2]),
+    ...section(10, [3, ...bodies.flatMap((body) => [...uleb(body.length), ...body])]),
+  ]);
+}
+
+let compiled: object | undefined;
+
+/** Where the resample data lives in a kernel's memory, for {@link SharedDrawSums.resampleSums}. */
+interface ResampleRegions {
+  readonly draws: ResampleDraws;
+  readonly hiStart: number;
+  readonly hiIndex: number;
+  readonly hiWeight: number;
+  readonly lanes: readonly Float64Array[];
+}
+
+/**
+ * Sums of chunk-table look-ups over shared draws for {@link LANES} comparisons at a time, on the WebAssembly
+ * kernels above: the draws of each set are copied once, chunk-major, into the kernels' own memory; then, for
+ * each block of up to four vectors of length n, {@link setVectors} builds their tables in place and
+ * {@link sums} returns Σ_c T_v[c, byte of draw b in chunk c] for every draw b and lane v, the sum that
+ * {@link buildChunkTable} and a left-to-right pass over the chunks give, bit for bit; for resamples,
+ * {@link resampleSums} returns Σ_i c_{b,i} d_i as {@link ResampleDraws} defines it.
+ */
+export class SharedDrawSums {
+  private readonly tablesKernel: TablesExport;
+  private readonly sumsKernel: SumsExport;
+  private readonly combineKernel: CombineExport;
+  private readonly n: number;
+  private readonly chunks: number;
+  private readonly paddedChunks: number;
+  private readonly count: number;
+  /** The current vectors interleaved, [i·LANES + v] = vector v's value at position i; zero past n. */
+  private readonly vectors: Float64Array;
+  private readonly setOffsets: number[] = [];
+  private readonly accs: Float64Array[] = [];
+  private readonly resamples: ResampleRegions | undefined;
+
+  /** The kernel for bootstrap resamples: sets plane0 and plane1, plus the sparse multiplicities of 4 or more. */
+  static ofResamples(draws: ResampleDraws): SharedDrawSums {
+    return new SharedDrawSums(draws.n, draws.count, [draws.plane0, draws.plane1], draws);
+  }
+
+  /** @param sets byte-encoded draws of n positions, `count` of them each, draw-major (as drawn). */
+  constructor(n: number, count: number, sets: readonly Uint8Array[], resamples?: ResampleDraws) {
+    this.n = n;
+    this.count = count;
+    this.chunks = chunkCount(n);
+    this.paddedChunks = Math.ceil(this.chunks / BLOCK_CHUNKS) * BLOCK_CHUNKS;
+    const align = (x: number): number => Math.ceil(x / 16) * 16;
+    const tableBytes = this.paddedChunks * SLICE_BYTES;
+    const vectorBytes = this.paddedChunks * 8 * ENTRY_BYTES;
+    const setBytes = align(this.paddedChunks * count);
+    const accBytes = count * ENTRY_BYTES;
+    const hiLength = resamples?.hiIndex.length ?? 0;
+    const resampleBytes = resamples === undefined ? 0 : align((count + 1) * 4) + align(hiLength * 4) + hiLength * 8 + count * ENTRY_BYTES;
+    const total = tableBytes + vectorBytes + sets.length * (setBytes + accBytes) + resampleBytes;
+    if (total > MAX_MEMORY_BYTES) {
+      throw new HarnessError(
+        `${count} draws of ${n} positions need ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
+        {
+          exitCode: 2,
+          hint: 'use fewer permutations or resamples',
+        },
+      );
     }
-    let h0 = 0;
-    let h1 = 0;
-    let h2 = 0;
-    let h3 = 0;
-    const end = hiStart[b + 1] as number;
-    for (let k = hiStart[b] as number; k < end; k++) {
-      const w = hiWeight[k] as number;
-      const x = hiIndex[k] as number;
-      h0 += w * (d0[x] as number);
-      h1 += w * (d1[x] as number);
-      h2 += w * (d2[x] as number);
-      h3 += w * (d3[x] as number);
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE_BYTES) });
+    compiled ??= new WebAssembly.Module(kernelModule());
+    const { exports } = new WebAssembly.Instance(compiled, { env: { memory } });
+    this.tablesKernel = exports.tables as TablesExport;
+    this.sumsKernel = exports.sums as SumsExport;
+    this.combineKernel = exports.combine as CombineExport;
+    const { buffer } = memory;
+    this.vectors = new Float64Array(buffer, tableBytes, vectorBytes / 8);
+    let offset = tableBytes + vectorBytes;
+    for (const draws of sets) {
+      const chunkMajor = new Uint8Array(buffer, offset, this.paddedChunks * count);
+      for (let b = 0; b < count; b++) for (let c = 0; c < this.chunks; c++) chunkMajor[c * count + b] = draws[b * this.chunks + c] as number;
+      this.setOffsets.push(offset);
+      offset += setBytes;
+      this.accs.push(new Float64Array(buffer, offset, count * LANES));
+      offset += accBytes;
     }
-    o0[b] = a0 + 2 * t0 + 4 * h0;
-    o1[b] = a1 + 2 * t1 + 4 * h1;
-    o2[b] = a2 + 2 * t2 + 4 * h2;
-    o3[b] = a3 + 2 * t3 + 4 * h3;
+    if (resamples === undefined) return;
+    const hiStart = offset;
+    new Uint32Array(buffer, hiStart, count + 1).set(resamples.hiStart);
+    offset += align((count + 1) * 4);
+    const hiIndex = offset;
+    new Uint32Array(buffer, hiIndex, hiLength).set(resamples.hiIndex);
+    offset += align(hiLength * 4);
+    const hiWeight = offset;
+    new Float64Array(buffer, hiWeight, hiLength).set(resamples.hiWeight);
+    offset += hiLength * 8;
+    const lanes = Array.from({ length: LANES }, (_, v) => new Float64Array(buffer, offset + v * count * 8, count));
+    this.resamples = { draws: resamples, hiStart, hiIndex, hiWeight, lanes };
+  }
+
+  /**
+   * Builds the chunk tables of `block` (at most {@link LANES} vectors of length n) into lanes 0, 1, ...;
+   * lanes past block.length keep older tables and their sums must be ignored. Lane v's entries are those of
+   * {@link buildChunkTable}, computed by the same additions.
+   */
+  setVectors(block: readonly Float64Array[]): void {
+    const { vectors, n } = this;
+    block.forEach((d, v) => {
+      for (let i = 0; i < n; i++) vectors[i * LANES + v] = d[i] as number;
+    });
+    this.tablesKernel(0, vectors.byteOffset, this.chunks);
+  }
+
+  /** The sums of draw set `set` for the current vectors, lane v of draw b at [b·LANES + v]; overwritten by the next call for that set. */
+  sums(set: number): Float64Array {
+    const acc = this.accs[set] as Float64Array;
+    acc.fill(0);
+    this.sumsKernel(0, this.setOffsets[set] as number, this.count, this.paddedChunks, acc.byteOffset);
+    return acc;
+  }
+
+  /**
+   * Σ_i c_{b,i} d_i for every resample b and lane v (built by {@link ofResamples}): lane v's sums in
+   * [v][b], S0 + 2·S1 + 4·Σ_k w_k d[x_k] with S0, S1 the look-up sums of the two bit planes. Overwritten by
+   * the next call.
+   */
+  resampleSums(): readonly Float64Array[] {
+    const r = this.resamples;
+    if (r === undefined) throw new HarnessError('SharedDrawSums.resampleSums: built without resamples (use SharedDrawSums.ofResamples)');
+    const s0 = this.sums(0);
+    const s1 = this.sums(1);
+    this.combineKernel(
+      this.vectors.byteOffset,
+      r.hiStart,
+      r.hiIndex,
+      r.hiWeight,
+      this.count,
+      s0.byteOffset,
+      s1.byteOffset,
+      (r.lanes[0] as Float64Array).byteOffset,
+    );
+    return r.lanes;
   }
 }

@@ -1,7 +1,7 @@
 import { HarnessError } from '../errors.js';
-import { blockLookupSums, buildChunkTable, buildChunkTables, chunkCount, drawSignBytes, groupByLength, LANES, lookupSum } from './draws.js';
+import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, LANES, SharedDrawSums } from './draws.js';
 import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
-import { selectInPlace } from './bootstrap.js';
+import { orderStatistics } from './bootstrap.js';
 
 export interface RandomizationOptions {
   /** Monte Carlo sign flips B (default 10,000); when 2ⁿ <= B the test enumerates all 2ⁿ sign vectors instead. */
@@ -93,23 +93,27 @@ function randomizationOnGroup(vectors: readonly Float64Array[], opts: Randomizat
     });
   }
   // One pass over the shared draws per block of LANES vectors (draws.ts): the same sums, in the same order.
-  const signs = drawSignBytes(n, permutations, seed);
-  const tables = new Float64Array(chunks * 256 * LANES);
-  const sums = Array.from({ length: LANES }, () => new Float64Array(permutations));
+  const kernel = new SharedDrawSums(n, permutations, [drawSignBytes(n, permutations, seed)]);
   const results: RandomizationResult[] = [];
   for (let start = 0; start < vectors.length; start += LANES) {
     const block = vectors.slice(start, start + LANES);
-    buildChunkTables(block, tables, table);
-    blockLookupSums(tables, signs, permutations, chunks, sums);
+    kernel.setVectors(block);
+    const sums = kernel.sums(0);
     block.forEach((d, v) => {
       const { total, threshold } = observed(d);
-      const lane = sums[v] as Float64Array;
-      let count = 0;
-      for (let b = 0; b < permutations; b++) if (Math.abs(2 * (lane[b] as number) - total) >= threshold) count++;
+      const count = countAtLeast(sums, v, permutations, total, threshold);
       results.push({ p: (count + 1) / (permutations + 1), exact: false, permutations });
     });
   }
   return results;
+}
+
+/** #{b < count : |2·sums[b·LANES + v] − total| >= threshold}, the draws at least as extreme as the observed sum. */
+function countAtLeast(sums: Float64Array, v: number, count: number, total: number, threshold: number): number {
+  let n = 0;
+  // +(condition) rather than `if`: for p near 1/2 the outcomes are coin flips that a branch would mispredict.
+  for (let b = 0; b < count; b++) n += +(Math.abs(2 * (sums[b * LANES + v] as number) - total) >= threshold);
+  return n;
 }
 
 /** Σd and the threshold a draw's |2·P − Σd| must reach (P the sum where the sign is +1): |Σd| − tol. */
@@ -170,48 +174,59 @@ export function randomizationCIMany(
       for (let c = 0; c < chunks; c++) plus += popcount8(bytes[b * chunks + c] as number);
       k[b] = 2 * plus - n;
     }
-    const table = new Float64Array(chunks * 256);
+    const kernel = new SharedDrawSums(n, count, [bytes]);
     const lows = new Float64Array(count);
     const highs = new Float64Array(count);
-    for (const i of indices) {
-      const d = vectors[i] as Float64Array;
-      buildChunkTable(d, table);
-      let total = 0;
-      for (let j = 0; j < n; j++) total += d[j] as number;
-      // The test's tolerance on sums (see randomizationTest), carried to δ: a shift of ε moves |T − nδ| by nε.
-      const tol = sumTolerance(d) / n;
-      for (let b = 0; b < count; b++) {
-        const kb = k[b] as number;
-        if (kb === n || kb === -n) {
-          lows[b] = -Infinity;
-          highs[b] = Infinity;
-          continue;
+    for (let start = 0; start < indices.length; start += LANES) {
+      const block = indices.slice(start, start + LANES);
+      kernel.setVectors(block.map((i) => vectors[i] as Float64Array));
+      const sums = kernel.sums(0);
+      block.forEach((i, v) => {
+        const d = vectors[i] as Float64Array;
+        let total = 0;
+        for (let j = 0; j < n; j++) total += d[j] as number;
+        // The test's tolerance on sums (see randomizationTest), carried to δ: a shift of ε moves |T − nδ| by nε.
+        const tol = sumTolerance(d) / n;
+        inversionEnds(sums, v, k, n, total, tol, lows, highs);
+        const alpha = alphas[i] as number;
+        // Draws that must still count for δ to stay inside; the Monte Carlo p adds the observed labelling once.
+        const need = exact ? Math.ceil(alpha * count - 1e-9) : Math.ceil(alpha * (count + 1) - 1e-9) - 1;
+        if (need <= 0) {
+          out[i] = [null, null];
+          return;
         }
-        const a = 2 * lookupSum(table, bytes, b * chunks, chunks) - total;
-        const r1 = (total - a) / (n - kb);
-        const r2 = (total + a) / (n + kb);
-        lows[b] = Math.min(r1, r2) - tol;
-        highs[b] = Math.max(r1, r2) + tol;
-      }
-      const alpha = alphas[i] as number;
-      // Draws that must still count for δ to stay inside; the Monte Carlo p adds the observed labelling once.
-      const need = exact ? Math.ceil(alpha * count - 1e-9) : Math.ceil(alpha * (count + 1) - 1e-9) - 1;
-      if (need <= 0) {
-        out[i] = [null, null];
-        continue;
-      }
-      const lo = selectKth(lows, need - 1);
-      const hi = selectKth(highs, count - need);
-      out[i] = [Number.isFinite(lo) ? lo : null, Number.isFinite(hi) ? hi : null];
+        const lo = selectKth(lows, need - 1);
+        const hi = selectKth(highs, count - need);
+        out[i] = [Number.isFinite(lo) ? lo : null, Number.isFinite(hi) ? hi : null];
+      });
     }
   }
   return out;
 }
 
-/** The k-th smallest value (0-based) of `a`, which it reorders ({@link selectInPlace}: no full sort of the draws). */
+/**
+ * For every draw b, the δ-interval [lows[b], highs[b]] where the shifted draw counts (see
+ * {@link randomizationCI}), widened by `tol`; the whole line when k_b = ±n. `sums` are lane v's look-up sums.
+ */
+function inversionEnds(sums: Float64Array, v: number, k: Float64Array, n: number, total: number, tol: number, lows: Float64Array, highs: Float64Array): void {
+  for (let b = 0; b < k.length; b++) {
+    const kb = k[b] as number;
+    if (kb === n || kb === -n) {
+      lows[b] = -Infinity;
+      highs[b] = Infinity;
+      continue;
+    }
+    const a = 2 * (sums[b * LANES + v] as number) - total;
+    const r1 = (total - a) / (n - kb);
+    const r2 = (total + a) / (n + kb);
+    lows[b] = Math.min(r1, r2) - tol;
+    highs[b] = Math.max(r1, r2) + tol;
+  }
+}
+
+/** The k-th smallest value (0-based) of `a`, which it may reorder ({@link orderStatistics}: no full sort of the draws). */
 function selectKth(a: Float64Array, k: number): number {
-  selectInPlace(a, 0, a.length - 1, k);
-  return a[k] as number;
+  return orderStatistics(a, [k]).get(k) as number;
 }
 
 function popcount8(x: number): number {
