@@ -6,6 +6,41 @@
  * 2024) and "From RAG to Memory: Non-Parametric Continual Learning for Large Language Models" (HippoRAG 2, ICML
  * 2025) rank passages by the PPR mass of a phrase/passage graph seeded by the query's concepts, damping 0.5.
  */
+import { HarnessError } from '../errors.js';
+import {
+  ADD,
+  BLOCK,
+  BREAK_IF,
+  CONTINUE,
+  END,
+  F64,
+  F64_ADD,
+  F64X2_ABS,
+  F64X2_ADD,
+  F64X2_MUL,
+  F64X2_SPLAT,
+  F64X2_SUB,
+  f64,
+  f64x2Extract,
+  GE_U,
+  get,
+  I32,
+  i32,
+  Kernel,
+  LOOP,
+  loadI32,
+  MAX_MEMORY_BYTES,
+  SHL,
+  set,
+  tee,
+  V128,
+  type ValType,
+  VZERO,
+  vload,
+  vload64Lane,
+  vload64Zero,
+  vstore,
+} from '../wasm/assemble.js';
 
 /** A sparse matrix in compressed sparse row form: row r's entries are `indices/values[indptr[r] .. indptr[r+1])`. */
 export interface Csr {
@@ -183,13 +218,17 @@ export interface PprResult {
  *   efficient general sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J.
  *   Sci. Comput. 36(5), 2014): one loop exit per eight rows instead of one per row, eight independent sums. A
  *   padding entry adds `0 * x_0 = +0`, which leaves a sum unchanged.
+ * - The full step runs in WebAssembly with 128-bit SIMD ({@link stepBody}): a slice's eight sums are four f64x2
+ *   vectors, each lane rounded as the scalar operation, so the sums stay the scalar ones bit for bit.
  * - While no mass is spread over every node (policy `seeds`, or `uniform` before any mass reaches a dangling
  *   node), a node is nonzero only if a seed reaches it, so the first steps compute only the rows of nodes
- *   within reach (the seeds' out-neighbourhoods, grown by one hop per step) until those rows hold a quarter of the
+ *   within reach (the seeds' out-neighbourhoods, grown by one hop per step) until those rows hold a twelfth of the
  *   nonzeros; the other rows are exactly 0 in the full step too.
  * The layout is built on the first query of a transition and kept beside it (the transition must not change
  * afterwards); it holds this function's scratch vectors, so calls on one transition must not interleave (they
- * are synchronous; a worker thread has its own transitions).
+ * are synchronous; a worker thread has its own transitions). Its arrays live in the kernel's WebAssembly memory
+ * (about 12 bytes per nonzero plus 32 per node: 150 MB at 10M nonzeros); a graph that would need more than 2 GB
+ * is refused with a HarnessError (exit 2) rather than run on a slower path.
  *
  * `seed` must be non-negative with a positive sum (a caller with no seeds has nothing to rank; it must not
  * call this). The result owns a fresh array.
@@ -251,7 +290,20 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
       const before = rows;
       rows = expand(layout, expanded, before, rows);
       expanded = before;
-    } else delta = step(layout, x, next, s, spread, toSeeds, toAll, d);
+    } else
+      delta = layout.step(
+        layout.slices,
+        layout.slicePtr.byteOffset,
+        layout.cols.byteOffset,
+        layout.vals.byteOffset,
+        x.byteOffset,
+        next.byteOffset,
+        s.byteOffset,
+        spread.byteOffset,
+        toSeeds,
+        toAll,
+        d,
+      );
     const tmp = x;
     x = next;
     next = tmp;
@@ -263,8 +315,23 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
   return { scores, iterations, delta, converged: delta < opts.tolerance };
 }
 
-/** Rows per slice of the sliced-ELLPACK layout; {@link step} is unrolled for exactly this many. */
+/** Rows per slice of the sliced-ELLPACK layout; {@link stepBody} is unrolled for exactly this many. */
 const LANES = 8;
+
+/** The WebAssembly power step ({@link stepBody}): returns the L1 change; addresses are byte offsets in its memory. */
+type StepExport = (
+  slices: number,
+  slicePtr: number,
+  cols: number,
+  vals: number,
+  x: number,
+  out: number,
+  s: number,
+  spread: number,
+  toSeeds: number,
+  toAll: number,
+  d: number,
+) => number;
 
 /** A transition matrix relabelled and stored for {@link step}, with the scratch vectors of one query. */
 interface Layout {
@@ -274,7 +341,10 @@ interface Layout {
   readonly slices: number;
   /** `perm[p]` is the node stored at row `p`. */
   readonly perm: Int32Array;
-  /** Slice `c`'s entries are `cols/vals[slicePtr[c] .. slicePtr[c + 1])`, lane `l` at offsets ≡ l (mod LANES). */
+  /**
+   * Slice `c`'s entries are `cols/vals[slicePtr[c] .. slicePtr[c + 1])`, lane `l` at offsets ≡ l (mod LANES);
+   * `cols` holds byte offsets (8 × the row read), which the kernel adds to the vector's address unshifted.
+   */
   readonly slicePtr: Int32Array;
   readonly cols: Int32Array;
   readonly vals: Float64Array;
@@ -295,8 +365,13 @@ interface Layout {
   readonly reached: Uint8Array;
   /** The frontier rows' nonzeros (one entry, scratch). */
   readonly frontierNonzeros: Float64Array;
-  /** A sparse step costs about twice a full step per nonzero (one sum at a time): above this, full steps. */
+  /**
+   * A sparse step (JavaScript, one sum at a time) costs about four times the SIMD full step per nonzero: above
+   * this, full steps (a twelfth measured 0.70 against 0.74 ms per query for a quarter at 5,400 nodes).
+   */
   readonly sparseBudget: number;
+  /** The full step, an instance over the memory that holds every array above except perm, rowLength and the out-edges. */
+  readonly step: StepExport;
 }
 
 const layouts = new WeakMap<Transition, Layout>();
@@ -344,9 +419,32 @@ function buildLayout(t: Transition): Layout {
     }
     slicePtr[c + 1] = (slicePtr[c] as number) + LANES * width;
   }
-  // Padding entries read x_0 with weight 0.
-  const cols = new Int32Array(slicePtr[slices] as number);
-  const vals = new Float64Array(slicePtr[slices] as number);
+  // The step's arrays live in its WebAssembly memory, each at a 16-byte boundary; padding entries read x_0
+  // with weight 0.
+  const entries = slicePtr[slices] as number;
+  const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
+  const at = {
+    slicePtr: 0,
+    cols: align((slices + 1) * 4),
+    vals: 0,
+    vectors: 0,
+  };
+  at.vals = at.cols + align(entries * 4);
+  at.vectors = at.vals + entries * 8;
+  const vectorBytes = padded * 8;
+  const total = at.vectors + 4 * vectorBytes;
+  if (total > MAX_MEMORY_BYTES) {
+    throw new HarnessError(
+      `personalizedPageRank: a graph of ${n} nodes and ${nonzeros} edges needs ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
+      { exitCode: 2, hint: 'split the graph, or drop its weakest edges' },
+    );
+  }
+  kernel ??= new Kernel([{ name: 'step', params: STEP_PARAMS, results: [F64], locals: STEP_LOCALS, body: stepBody() }]);
+  const { exports, buffer } = kernel.instantiate(total);
+  new Int32Array(buffer, at.slicePtr, slices + 1).set(slicePtr);
+  const cols = new Int32Array(buffer, at.cols, entries);
+  const vals = new Float64Array(buffer, at.vals, entries);
+  const vector = (k: number): Float64Array => new Float64Array(buffer, at.vectors + k * vectorBytes, padded);
   const outPtr = new Int32Array(padded + 1);
   for (let i = 0; i < nonzeros; i++) {
     const q = (label[indices[i] as number] as number) + 1;
@@ -360,12 +458,12 @@ function buildLayout(t: Transition): Layout {
       const p = c * LANES + lane;
       if (p >= n) break;
       const j = perm[p] as number;
-      let at = (slicePtr[c] as number) + lane;
+      let k = (slicePtr[c] as number) + lane;
       for (let i = indptr[j] as number; i < (indptr[j + 1] as number); i++) {
         const q = label[indices[i] as number] as number;
-        cols[at] = q;
-        vals[at] = values[i] as number;
-        at += LANES;
+        cols[k] = q << 3;
+        vals[k] = values[i] as number;
+        k += LANES;
         const o = fill[q] as number;
         fill[q] = o + 1;
         outIdx[o] = p;
@@ -374,14 +472,14 @@ function buildLayout(t: Transition): Layout {
   }
   const dangling = new Int32Array(t.dangling.length);
   for (let k = 0; k < dangling.length; k++) dangling[k] = label[t.dangling[k] as number] as number;
-  const real = new Float64Array(padded);
+  const real = vector(3);
   real.fill(1, 0, n);
   return {
     n,
     nonzeros,
     slices,
     perm,
-    slicePtr,
+    slicePtr: new Int32Array(buffer, at.slicePtr, slices + 1),
     cols,
     vals,
     rowLength,
@@ -389,13 +487,14 @@ function buildLayout(t: Transition): Layout {
     outIdx,
     dangling,
     real,
-    x: new Float64Array(padded),
-    next: new Float64Array(padded),
-    s: new Float64Array(padded),
+    x: vector(0),
+    next: vector(1),
+    s: vector(2),
     frontier: new Int32Array(n),
     reached: new Uint8Array(n),
     frontierNonzeros: new Float64Array(1),
-    sparseBudget: nonzeros / 4,
+    sparseBudget: nonzeros / 12,
+    step: exports.step as StepExport,
   };
 }
 
@@ -424,66 +523,67 @@ function expand(layout: Layout, from: number, to: number, rows: number): number 
   return count;
 }
 
+let kernel: Kernel | undefined;
+
+const STEP_PARAMS = [I32, I32, I32, I32, I32, I32, I32, I32, F64, F64, F64] as const;
+const [SLICES, SLICE_PTR, COLS, VALS, X, OUT, S, SPREAD, TO_SEEDS, TO_ALL, D] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const [C, SP, KC, KV, END_C, R] = [11, 12, 13, 14, 15, 16];
+const [DELTA] = [17];
+/** Four accumulators of two rows each, then the splatted d, toSeeds, toAll, then one result and one |change| vector. */
+const [A0, VD, VTS, VTA, V, E] = [18, 22, 23, 24, 25, 26];
+const STEP_LOCALS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, F64, ...new Array<ValType>(9).fill(V128)];
+
 /**
- * One power step over every row, `out_j = d (P x)_j + toSeeds s_j + toAll spread_j` (`spread` is 1 on real rows
- * for policy `uniform`; with `toAll = 0` any vector will do); returns the L1 change. Kept small and monomorphic:
- * it is the whole cost of a query.
+ * step(slices, slicePtr, cols, vals, x, out, s, spread, toSeeds, toAll, d): one power step over every row,
+ * `out_j = d (P x)_j + toSeeds s_j + toAll spread_j` (`spread` is 1 on real rows for policy `uniform`; with
+ * `toAll = 0` any vector will do), returning the L1 change `Σ_j |out_j - x_j|`; the whole cost of a query.
+ *
+ * The eight rows of a slice are four f64x2 accumulators. Per padded column position the eight weights are two
+ * contiguous 32-byte loads and the eight x values are gathered two per vector (`v128.load64_zero`, then
+ * `v128.load64_lane`). Each lane is one IEEE multiply then one add, row entries in CSR order from +0, and
+ * `((d a) + (toSeeds s)) + (toAll spread)`, so every row's value is the scalar loop's bit for bit (WebAssembly
+ * has no fused multiply-add and does not reassociate). The slice's L1 change is summed over its rows in order,
+ * then added to the total, the association of the scalar `delta += |v_0 - x_0| + … + |v_7 - x_7|`, so the
+ * iteration stops at the same step.
  */
-function step(layout: Layout, x: Float64Array, out: Float64Array, s: Float64Array, spread: Float64Array, toSeeds: number, toAll: number, d: number): number {
-  const { slicePtr, cols, vals } = layout;
-  const slices = layout.slices;
-  let delta = 0;
-  for (let c = 0; c < slices; c++) {
-    let a0 = 0;
-    let a1 = 0;
-    let a2 = 0;
-    let a3 = 0;
-    let a4 = 0;
-    let a5 = 0;
-    let a6 = 0;
-    let a7 = 0;
-    const end = slicePtr[c + 1] as number;
-    for (let k = slicePtr[c] as number; k < end; k += 8) {
-      a0 += (vals[k] as number) * (x[cols[k] as number] as number);
-      a1 += (vals[k + 1] as number) * (x[cols[k + 1] as number] as number);
-      a2 += (vals[k + 2] as number) * (x[cols[k + 2] as number] as number);
-      a3 += (vals[k + 3] as number) * (x[cols[k + 3] as number] as number);
-      a4 += (vals[k + 4] as number) * (x[cols[k + 4] as number] as number);
-      a5 += (vals[k + 5] as number) * (x[cols[k + 5] as number] as number);
-      a6 += (vals[k + 6] as number) * (x[cols[k + 6] as number] as number);
-      a7 += (vals[k + 7] as number) * (x[cols[k + 7] as number] as number);
-    }
-    const r = c * 8;
-    const v0 = d * a0 + toSeeds * (s[r] as number) + toAll * (spread[r] as number);
-    const v1 = d * a1 + toSeeds * (s[r + 1] as number) + toAll * (spread[r + 1] as number);
-    const v2 = d * a2 + toSeeds * (s[r + 2] as number) + toAll * (spread[r + 2] as number);
-    const v3 = d * a3 + toSeeds * (s[r + 3] as number) + toAll * (spread[r + 3] as number);
-    const v4 = d * a4 + toSeeds * (s[r + 4] as number) + toAll * (spread[r + 4] as number);
-    const v5 = d * a5 + toSeeds * (s[r + 5] as number) + toAll * (spread[r + 5] as number);
-    const v6 = d * a6 + toSeeds * (s[r + 6] as number) + toAll * (spread[r + 6] as number);
-    const v7 = d * a7 + toSeeds * (s[r + 7] as number) + toAll * (spread[r + 7] as number);
-    delta +=
-      Math.abs(v0 - (x[r] as number)) +
-      Math.abs(v1 - (x[r + 1] as number)) +
-      Math.abs(v2 - (x[r + 2] as number)) +
-      Math.abs(v3 - (x[r + 3] as number)) +
-      Math.abs(v4 - (x[r + 4] as number)) +
-      Math.abs(v5 - (x[r + 5] as number)) +
-      Math.abs(v6 - (x[r + 6] as number)) +
-      Math.abs(v7 - (x[r + 7] as number));
-    out[r] = v0;
-    out[r + 1] = v1;
-    out[r + 2] = v2;
-    out[r + 3] = v3;
-    out[r + 4] = v4;
-    out[r + 5] = v5;
-    out[r + 6] = v6;
-    out[r + 7] = v7;
-  }
-  return delta;
+function stepBody(): number[] {
+  const acc = (j: number): number => A0 + j;
+  const entries = [0, 1, 2, 3].flatMap((j) => [
+    ...[...get(acc(j)), ...get(KV), ...vload(16 * j)],
+    // The address of lane 1's x first: v128.load64_lane takes [address, vector].
+    ...[...get(X), ...get(KC), ...loadI32(8 * j + 4), ...ADD],
+    ...[...get(X), ...get(KC), ...loadI32(8 * j), ...ADD, ...vload64Zero(), ...vload64Lane(1)],
+    ...[...F64X2_MUL, ...F64X2_ADD, ...set(acc(j))],
+  ]);
+  const rows = [0, 1, 2, 3].flatMap((j) => [
+    ...[...get(OUT), ...get(R), ...ADD, ...get(VD), ...get(acc(j)), ...F64X2_MUL],
+    ...[...get(VTS), ...get(S), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_MUL, ...F64X2_ADD],
+    ...[...get(VTA), ...get(SPREAD), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_MUL, ...F64X2_ADD],
+    ...[...tee(V), ...vstore(16 * j)],
+    ...[...get(V), ...get(X), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_SUB, ...F64X2_ABS, ...set(E)],
+    // The running slice sum stays on the stack: |v_0 - x_0| + |v_1 - x_1| + … in row order.
+    ...(j === 0 ? [...get(E), ...f64x2Extract(0)] : [...get(E), ...f64x2Extract(0), ...F64_ADD]),
+    ...[...get(E), ...f64x2Extract(1), ...F64_ADD],
+  ]);
+  return [
+    ...[...get(D), ...F64X2_SPLAT, ...set(VD), ...get(TO_SEEDS), ...F64X2_SPLAT, ...set(VTS), ...get(TO_ALL), ...F64X2_SPLAT, ...set(VTA)],
+    ...[...i32(0), ...set(C), ...get(SLICE_PTR), ...set(SP), ...get(COLS), ...set(KC), ...get(VALS), ...set(KV), ...i32(0), ...set(R)],
+    ...[...f64(0), ...set(DELTA)],
+    ...[...BLOCK, ...LOOP, ...get(C), ...get(SLICES), ...GE_U, ...BREAK_IF],
+    ...[...get(COLS), ...get(SP), ...loadI32(4), ...i32(2), ...SHL, ...ADD, ...set(END_C)],
+    ...[0, 1, 2, 3].flatMap((j) => [...VZERO, ...set(acc(j))]),
+    ...[...BLOCK, ...LOOP, ...get(KC), ...get(END_C), ...GE_U, ...BREAK_IF],
+    ...entries,
+    ...[...get(KC), ...i32(4 * LANES), ...ADD, ...set(KC), ...get(KV), ...i32(8 * LANES), ...ADD, ...set(KV)],
+    ...[...CONTINUE, ...END, ...END],
+    ...[...get(DELTA), ...rows, ...F64_ADD, ...set(DELTA)],
+    ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(SP), ...i32(4), ...ADD, ...set(SP), ...get(R), ...i32(8 * LANES), ...ADD, ...set(R)],
+    ...[...CONTINUE, ...END, ...END],
+    ...get(DELTA),
+  ];
 }
 
-/** {@link step} on the frontier's rows only (no mass spread over every node); every other row stays 0. */
+/** {@link stepBody}'s step on the frontier's rows only (no mass spread over every node); every other row stays 0. */
 function sparseStep(layout: Layout, x: Float64Array, out: Float64Array, s: Float64Array, rows: number, toSeeds: number, d: number): number {
   const { slicePtr, cols, vals, frontier } = layout;
   let delta = 0;
@@ -492,7 +592,7 @@ function sparseStep(layout: Layout, x: Float64Array, out: Float64Array, s: Float
     const c = r >> 3;
     const end = slicePtr[c + 1] as number;
     let acc = 0;
-    for (let k = (slicePtr[c] as number) + (r & 7); k < end; k += 8) acc += (vals[k] as number) * (x[cols[k] as number] as number);
+    for (let k = (slicePtr[c] as number) + (r & 7); k < end; k += 8) acc += (vals[k] as number) * (x[(cols[k] as number) >> 3] as number);
     const v = d * acc + toSeeds * (s[r] as number);
     delta += Math.abs(v - (x[r] as number));
     out[r] = v;
