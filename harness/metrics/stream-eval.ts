@@ -14,6 +14,7 @@ import {
   type RunLineSink,
 } from '../../evalset/trec.js';
 import type { Qrels } from '../../evalset/types.js';
+import { QrelsBlocks, type StreamableQrels } from './qrels-stream.js';
 import { compareIds, compareRanked, judgeRankingWithLevels, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type TrecEvalSettings, type TrecPlan } from './trec-eval.js';
 
@@ -27,8 +28,13 @@ import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type Tre
 /** Per-query values of an evaluation, in qrels query order (the order trec_eval prints and sums them). */
 export interface TrecEvaluation {
   readonly plan: TrecPlan;
-  /** Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). */
+  /**
+   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty when the qrels were streamed
+   * (evaluateStreamed, without -q): their number is `evaluated`.
+   */
   readonly queryIds: readonly string[];
+  /** How many queries were evaluated. */
+  readonly evaluated: number;
   /** Row q holds query q's values: rows[q * plan.width + j]. Empty without -q (settings.perQuery): only the summary is kept. */
   readonly rows: Float64Array;
   /** relstring per evaluated query, when requested (empty without -q). */
@@ -41,7 +47,8 @@ export interface TrecEvaluation {
   readonly droppedRunQueries: readonly string[];
 }
 
-function fnv1a(buf: Uint8Array, s: number, e: number): number {
+/** FNV-1a (32 bits) of buf[s, e): the hash of document ids in the qrels tables and the run scanner. */
+export function fnv1a(buf: Uint8Array, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   return h >>> 0;
@@ -233,11 +240,19 @@ export function scanTrecQrelsFast(buf: Buffer, sink: QrelsLineSink): boolean {
   return true;
 }
 
+/** What the run side of an evaluation asks of the qrels: a query's number, and a document's grade in it. */
+export interface JudgmentSource {
+  /** The number of query `qid` (its rank in trec_eval's order), or -1 when the qrels do not judge it. */
+  queryIndex(qid: string): number;
+  /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
+  lookup(qi: number, buf: Uint8Array, s: number, e: number, hash: number): number;
+}
+
 /**
  * The qrels of every query over the qrels file's bytes, with an open-addressing hash table per query;
  * built straight from the file, so no string or map entry exists per judgment.
  */
-export class QrelsIndex {
+export class QrelsIndex implements JudgmentSource {
   /** Query ids in trec_eval order (bytewise). */
   readonly qids: readonly string[];
   readonly qidIndex = new Map<string, number>();
@@ -300,6 +315,10 @@ export class QrelsIndex {
   /** Indexes qrels given as maps (tests, API callers). */
   static fromQrels(qrels: Qrels): QrelsIndex {
     return QrelsIndex.fromBuffer(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
+  }
+
+  queryIndex(qid: string): number {
+    return this.qidIndex.get(qid) ?? -1;
   }
 
   /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
@@ -483,6 +502,8 @@ class BlockSink implements RunLineSink {
   private dupGen = new Int32Array(4096);
   private gen = 1;
   private readonly seen = new Set<string>();
+  /** Query blocks met (seen holds their ids unless the source checks the order itself). */
+  blocks = 0;
   readonly dropped: string[] = [];
   runTag = '';
   private tagS = -1;
@@ -490,8 +511,10 @@ class BlockSink implements RunLineSink {
 
   constructor(
     private readonly file: string,
-    private readonly index: QrelsIndex,
+    private readonly index: JudgmentSource,
     private readonly onQuery: (qi: number, ranked: Int32Array) => void,
+    /** False when the source throws at a query out of order (a recurring one among them): no id is kept. */
+    private readonly keepSeen = true,
   ) {}
 
   /** Every query id met, in order. */
@@ -568,13 +591,16 @@ class BlockSink implements RunLineSink {
   private startBlock(buf: Buffer, qs: number, qe: number): void {
     this.endBlock();
     const qid = buf.toString('utf8', qs, qe);
-    if (this.seen.has(qid)) throw new NotGrouped();
-    this.seen.add(qid);
+    if (this.keepSeen) {
+      if (this.seen.has(qid)) throw new NotGrouped();
+      this.seen.add(qid);
+    }
+    this.blocks++;
     if (qe - qs > this.qidBytes.length) this.qidBytes = Buffer.alloc(2 * (qe - qs));
     buf.copy(this.qidBytes, 0, qs, qe);
     this.qidLen = qe - qs;
     this.qid = qid;
-    this.qi = this.index.qidIndex.get(qid) ?? -1;
+    this.qi = this.index.queryIndex(qid);
     if (this.qi < 0) this.dropped.push(qid);
     this.n = 0;
     this.relocated = 0;
@@ -997,8 +1023,10 @@ export async function evaluateTrecRunFile(
   const rows = slots.subarray(0, order.length * w);
   const relstrings = order.map((qi) => slotRel[qi]);
   const summary = summarizeTrec(plan, rows, order.length, nq);
-  if (!s.perQuery) return { plan, queryIds, rows: new Float64Array(0), relstrings: [], summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
-  return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+  const evaluated = queryIds.length;
+  if (!s.perQuery)
+    return { plan, queryIds, evaluated, rows: new Float64Array(0), relstrings: [], summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+  return { plan, queryIds, evaluated, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
 }
 
 /** Signals a query that comes before one already summed, in trec_eval's order. */
@@ -1060,12 +1088,101 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
   return {
     plan,
     queryIds,
+    evaluated: queryIds.length,
     rows: new Float64Array(0),
     relstrings: [],
     summary,
     runTag: result.runTag,
     missingQueries: missing,
     droppedRunQueries: result.dropped,
+  };
+}
+
+/**
+ * The evaluation without -q as a merge join of the qrels file and the run, both read in chunks: a query's
+ * judgments are read (QrelsBlocks) when the run reaches it and dropped when the run moves on, so memory does
+ * not grow with the number of queries (ADR 0023). Needs what streamableQrels checked of the qrels (their
+ * queries grouped in trec_eval's order), and a run in the same order: at its first query out of order (or
+ * recurring) this returns undefined, and the caller indexes the whole qrels. Queries are added to the running
+ * sums in trec_eval's order, the missing ones (-c) at their place, so the summary is sumInOrder's to the bit.
+ */
+export async function evaluateStreamed(qrelsPath: string, runPath: string, plan: TrecPlan, qrels: StreamableQrels): Promise<TrecEvaluation | undefined> {
+  const w = plan.width;
+  const s = plan.settings;
+  const judge = { ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }), judgedOnly: s.judgedOnly };
+  const row = new Float64Array(w);
+  const acc = new Float64Array(w);
+  const missing: string[] = [];
+  let evaluated = 0;
+  const blocks = new QrelsBlocks(qrelsPath);
+  const add = (ranked: Int32Array, bogus: boolean): void => {
+    const r = judgeRankingWithLevels(ranked, blocks.levels, s.relevanceLevel, judge);
+    computeTrecRow(plan, r, row, 0, bogus);
+    for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+    evaluated++;
+  };
+  const bogus = Buffer.from(BOGUS_DOCNO, 'utf8');
+  const bogusHash = fnv1a(bogus, 0, bogus.length) | 0;
+  let current = false;
+  let used = false;
+  let last: string | undefined;
+  // The qrels query the run did not reach is missing from it: under -c, trec_eval's empty ranking.
+  const skip = (): void => {
+    if (!used) {
+      missing.push(blocks.qid);
+      if (s.averageComplete) add(Int32Array.of(blocks.lookup(bogus, 0, bogus.length, bogusHash)), true);
+    }
+    used = false;
+    current = blocks.next();
+  };
+  const source: JudgmentSource = {
+    queryIndex(qid) {
+      // Increasing ids are also grouped ones: the run side keeps no set of the ids it met.
+      if (last !== undefined && compareIds(qid, last) <= 0) throw new OutOfOrder();
+      last = qid;
+      while (current) {
+        const c = compareIds(blocks.qid, qid);
+        if (c > 0) return -1;
+        if (c === 0) {
+          used = true;
+          return blocks.qi;
+        }
+        skip();
+      }
+      return -1;
+    },
+    lookup: (_qi, buf, s0, e0, h) => blocks.lookup(buf, s0, e0, h),
+  };
+  const sink = new BlockSink(runPath, source, (_qi, ranked) => add(ranked, false), false);
+  try {
+    current = blocks.next();
+    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd());
+    sink.finish();
+    while (current) skip();
+  } catch (e) {
+    if (e instanceof OutOfOrder) return undefined;
+    throw e;
+  } finally {
+    blocks.close();
+  }
+  if (blocks.refused || blocks.qi + 1 !== qrels.queries) throw new HarnessError(`${qrelsPath} changed while it was being read; run harness eval again`);
+  if (sink.blocks === 0) throw new InputError(runPath, undefined, 'the run has no result lines');
+  if (evaluated === 0) {
+    throw new InputError(runPath, undefined, 'no query of the run has relevance judgments in the qrels', {
+      hint: 'check that the qrels and the run use the same query ids',
+    });
+  }
+  const summary = finishTrecSummary(plan, acc, evaluated, qrels.queries);
+  return {
+    plan,
+    queryIds: [],
+    evaluated,
+    rows: new Float64Array(0),
+    relstrings: [],
+    summary,
+    runTag: sink.runTag,
+    missingQueries: missing,
+    droppedRunQueries: sink.dropped,
   };
 }
 
