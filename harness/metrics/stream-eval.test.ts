@@ -25,19 +25,19 @@ const settings = {
 };
 
 describe('chooseThreads', () => {
-  it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the idle cores and 4', () => {
-    expect(chooseThreads(32 * MB - 1, 8, 0)).toBe(1);
-    expect(chooseThreads(32 * MB, 8, 0)).toBe(1);
-    expect(chooseThreads(64 * MB, 8, 0)).toBe(2);
-    expect(chooseThreads(100 * MB, 8, 0)).toBe(3);
-    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(2);
+  it('keeps runs under 128 MB on one thread, then adds one per 64 MB up to the idle cores and 4', () => {
+    expect(chooseThreads(128 * MB - 1, 8, 0)).toBe(1);
+    expect(chooseThreads(128 * MB, 8, 0)).toBe(2);
+    expect(chooseThreads(200 * MB, 8, 0)).toBe(3);
+    expect(chooseThreads(185 * MB, 2, 0)).toBe(2);
     expect(chooseThreads(10_000 * MB, 8, 0)).toBe(4);
     expect(chooseThreads(10_000 * MB, 1, 0)).toBe(1);
   });
-  it('counts only idle cores: none idle on a saturated machine', () => {
-    expect(chooseThreads(185 * MB, 2, 1.2)).toBe(1);
+  it('counts only the cores no other thread is running on', () => {
+    expect(chooseThreads(185 * MB, 2, 1)).toBe(1);
+    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(1);
     expect(chooseThreads(185 * MB, 2, 11)).toBe(1);
-    expect(chooseThreads(10_000 * MB, 8, 5.5)).toBe(3);
+    expect(chooseThreads(10_000 * MB, 8, 5)).toBe(3);
   });
 });
 

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -768,6 +768,7 @@ export async function evaluateRunRange(
   start: number,
   end: number,
   score?: (qi: number, ranked: Int32Array) => void,
+  chunkBytes?: number,
 ): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
@@ -796,7 +797,7 @@ export async function evaluateRunRange(
     qis[n++] = qi;
   });
   try {
-    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd(), { start, end });
+    await streamTrecRun(runPath, sink, chunkBytes, () => sink.chunkEnd(), { start, end });
     sink.finish();
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
@@ -823,7 +824,8 @@ export function splitAtQueryBoundaries(runPath: string, parts: number, firstShar
   if (parts < 2) return [0, size];
   const fd = openSync(runPath, 'r');
   try {
-    const win = Buffer.allocUnsafe(1 << 20);
+    // Query blocks are short (37 kB at depth 1,000): a small window finds the next one in a read or two.
+    const win = Buffer.allocUnsafe(1 << 16);
     for (let k = 1; k < parts; k++) {
       const share = firstShare + ((k - 1) * (1 - firstShare)) / (parts - 1);
       let pos = Math.max(Math.floor(size * share), cuts[cuts.length - 1]!);
@@ -880,38 +882,60 @@ export function splitAtQueryBoundaries(runPath: string, parts: number, firstShar
 
 const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
 /**
- * Below this size the run is scored on the main thread alone. A worker must start a V8 isolate and load
- * the metrics modules before it reads a byte (0.7-0.9 s wall measured on a 2-core machine at load 11; far
- * less on idle cores), while one thread scores ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts):
- * below 32 MB half the run is not worth a late start.
+ * Below this size `--threads N` scores the run on the main thread alone. A worker must start a V8 isolate and
+ * load the metrics modules before it reads a byte (0.1-0.2 s on an idle core, 0.7-0.9 s wall measured on a
+ * 2-core machine at load 11), then runs cold (its JIT starts over: ~0.3 s of CPU), while one thread scores
+ * ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts).
  */
 const PARALLEL_MIN_BYTES = 32 << 20;
+/**
+ * `--threads auto` adds a thread per this much run: twice PARALLEL_MIN_BYTES, so that the half of the run a
+ * worker can take (over a second of scoring) is at least twice what the worker costs to start.
+ */
+const AUTO_BYTES_PER_THREAD = 64 << 20;
 /** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
 const MAX_THREADS = 4;
 /**
- * The main thread prints every query's lines after the split work, which costs about a fifth of scoring
- * them (-q, trec format; measured on the bench workloads): it takes that much less of the run.
+ * A parallel run is cut into pieces of about this size, which the threads claim one at a time: a thread that
+ * starts late (a worker's isolate and cold JIT) or runs slowly (a shared core) simply takes fewer, and the
+ * last piece to finish keeps the others waiting for a few tens of milliseconds at most.
  */
-const PRINT_COST = 0.2;
+const PIECE_BYTES = 4 << 20;
+/** The read buffer of a piece (streamTrecRun grows it for longer lines). */
+const PIECE_CHUNK = 1 << 20;
 
 /**
- * How many threads score a run of `runBytes` bytes: one below PARALLEL_MIN_BYTES (a worker would cost more
- * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to MAX_THREADS and the cores that are
- * idle by the 1-minute load average (`cores - load`, rounded up). On a saturated machine a worker finds
- * no idle core: it only competes with the main thread and costs its start-up and memory, so one thread
- * is chosen then.
+ * How many threads `--threads auto` gives a run of `runBytes` bytes: one per AUTO_BYTES_PER_THREAD of run
+ * (so one below 128 MB), up to MAX_THREADS and the cores no other thread is running on now (`cores - busy`).
+ * A worker with no idle core only competes with the main thread for one and costs its start-up, memory and
+ * cold JIT: then one thread. `busy` is what runs now (busyThreads), not the 1-minute load average, which
+ * lags by a minute and counts this process's own previous runs.
  */
-export function chooseThreads(runBytes: number, cores = availableParallelism(), load = loadavg()[0]!): number {
-  if (runBytes < PARALLEL_MIN_BYTES) return 1;
-  const idle = Math.ceil(cores - load);
-  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
+export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads()): number {
+  const idle = Math.floor(cores - busy);
+  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / AUTO_BYTES_PER_THREAD)));
+}
+
+/**
+ * Threads of other processes running or ready to run right now: the kernel's count of runnable threads
+ * (the fourth field of /proc/loadavg, `runnable/total`) less this one, or the 1-minute load average where
+ * /proc is absent.
+ */
+export function busyThreads(): number {
+  try {
+    const runnable = Number.parseInt(readFileSync('/proc/loadavg', 'latin1').split(' ')[3]!, 10);
+    if (Number.isInteger(runnable)) return Math.max(0, runnable - 1);
+  } catch {
+    // Not Linux: the load average is what there is.
+  }
+  return loadavg()[0]!;
 }
 
 /**
  * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (or
- * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries and the parts after the
- * first are scored in worker threads, which read the qrels index in place (SharedArrayBuffer) and send
- * back typed arrays; results are identical to one thread's.
+ * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries into pieces of about 4 MB,
+ * which this thread and the workers claim in turn (evaluatePieces); the workers read the qrels index in place
+ * (SharedArrayBuffer) and send back typed arrays; results are identical to one thread's.
  */
 export async function evaluateTrecRunFile(
   index: QrelsIndex,
@@ -943,17 +967,14 @@ export async function evaluateTrecRunFile(
     done[qi] = 1;
   };
 
-  const printShare = s.perQuery ? PRINT_COST : 0;
-  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads, Math.max(0.1, (1 - printShare * (threads - 1)) / threads)) : [0, size];
-
+  const cuts = parallel ? splitAtQueryBoundaries(runPath, Math.max(4 * threads, Math.ceil(size / PIECE_BYTES))) : [0, size];
   let results: RangeResult[];
-  const shared = cuts.length > 2 ? index.share() : undefined;
-  const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, (qi, ranked) => score(qi, ranked));
-    results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
+    results =
+      cuts.length > 2
+        ? await evaluatePieces(index, runPath, plan, cuts, threads - 1, score)
+        : [await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, (qi, ranked) => score(qi, ranked))];
   } catch (e) {
-    for (const x of workers) void x.worker.terminate();
     throw await withAbsoluteLine(e, runPath, cuts);
   }
 
@@ -1186,10 +1207,16 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
   };
 }
 
-/** The message a worker sends back. */
+/** The messages a worker sends back: one per piece it scored, then `done`. */
 export type WorkerReply =
-  | { readonly ok: true; readonly result: RangeResult }
-  | { readonly ok: false; readonly input?: { file: string; line: number | undefined; message: string; hint: string | undefined }; readonly message: string };
+  | { readonly ok: true; readonly piece: number; readonly result: RangeResult }
+  | {
+      readonly ok: false;
+      readonly piece: number;
+      readonly input?: { file: string; line: number | undefined; message: string; hint: string | undefined };
+      readonly message: string;
+    }
+  | { readonly done: true };
 
 /** Input of a worker (see stream-worker.ts). */
 export interface WorkerTask {
@@ -1197,27 +1224,75 @@ export interface WorkerTask {
   readonly index: QrelsIndexParts;
   readonly runPath: string;
   readonly settings: TrecEvalSettings;
-  readonly start: number;
-  readonly end: number;
+  /** Piece k is bytes [cuts[k], cuts[k + 1]) of the run. */
+  readonly cuts: readonly number[];
+  /** The next piece to claim (Atomics.add), shared by every thread; set past the last piece after an error. */
+  readonly next: Int32Array;
 }
 
-function startWorker(task: WorkerTask): { readonly worker: Worker; readonly result: Promise<RangeResult> } {
+/**
+ * Scores the pieces of a run on this thread and `workers` worker threads, each claiming the next piece from
+ * a shared counter until none is left (so the work divides itself by how fast each thread turns out to be).
+ * This thread scores its pieces through `score`; the workers send rows back per piece (transferred typed
+ * arrays, no copy). After an error no further piece is claimed, the pieces already claimed finish, and the
+ * error of the earliest piece is thrown: the one a single thread would have met first.
+ */
+async function evaluatePieces(
+  index: QrelsIndex,
+  runPath: string,
+  plan: TrecPlan,
+  cuts: readonly number[],
+  workers: number,
+  score: (qi: number, ranked: Int32Array) => void,
+): Promise<RangeResult[]> {
+  const pieces = cuts.length - 1;
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const results = new Array<RangeResult | undefined>(pieces);
+  const errors = new Array<unknown>(pieces);
+  const task: WorkerTask = { index: index.share(), runPath, settings: plan.settings, cuts, next };
+  const started = Array.from({ length: workers }, () => startWorker(task, results, errors));
+  for (;;) {
+    const k = Atomics.add(next, 0, 1);
+    if (k >= pieces) break;
+    try {
+      results[k] = await evaluateRunRange(index, runPath, plan, cuts[k]!, cuts[k + 1]!, score, PIECE_CHUNK);
+    } catch (e) {
+      if (e instanceof InputError) (e as InputError & { rangeStart?: number }).rangeStart = cuts[k]!;
+      errors[k] = e;
+      Atomics.store(next, 0, pieces);
+      break;
+    }
+  }
+  try {
+    await Promise.all(started.map((x) => x.done));
+  } catch (e) {
+    for (const x of started) void x.worker.terminate();
+    throw e;
+  }
+  for (let k = 0; k < pieces; k++) if (errors[k] !== undefined) throw errors[k];
+  return results as RangeResult[];
+}
+
+function startWorker(task: WorkerTask, results: (RangeResult | undefined)[], errors: unknown[]): { readonly worker: Worker; readonly done: Promise<void> } {
   const worker = new Worker(WORKER_URL, { workerData: task });
-  const result = new Promise<RangeResult>((resolve, reject) => {
-    worker.once('message', (reply: WorkerReply) => {
-      void worker.terminate();
-      if (reply.ok) resolve(reply.result);
+  const done = new Promise<void>((resolve, reject) => {
+    worker.on('message', (reply: WorkerReply) => {
+      if ('done' in reply) {
+        void worker.terminate();
+        resolve();
+      } else if (reply.ok) results[reply.piece] = reply.result;
       else if (reply.input) {
         const err = new InputError(reply.input.file, reply.input.line, reply.input.message, reply.input.hint === undefined ? {} : { hint: reply.input.hint });
-        (err as InputError & { rangeStart?: number }).rangeStart = task.start;
-        reject(err);
-      } else reject(new HarnessError(`evaluation worker failed: ${reply.message}`));
+        (err as InputError & { rangeStart?: number }).rangeStart = task.cuts[reply.piece]!;
+        errors[reply.piece] = err;
+      } else errors[reply.piece] = new HarnessError(`evaluation worker failed: ${reply.message}`);
     });
     worker.once('error', (e) => reject(e));
+    worker.once('exit', (code) => reject(new HarnessError(`evaluation worker exited (code ${code}) before it finished`)));
   });
-  // A failure on the main thread abandons the workers; their rejections must not surface as unhandled.
-  result.catch(() => {});
-  return { worker, result };
+  // A failure on this thread abandons the workers; their rejections must not surface as unhandled.
+  done.catch(() => {});
+  return { worker, done };
 }
 
 /** Errors from a range that does not start the file carry line numbers relative to it; make them absolute. */
