@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
@@ -6,7 +7,7 @@ import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';
 import { streamableQrels } from '../metrics/qrels-stream.js';
-import { evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
+import { chooseThreads, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
@@ -26,9 +27,11 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   };
   let ev: TrecEvaluation | undefined;
   let indexed: string | undefined;
-  // Without -q on one thread, qrels and run in trec_eval's order are merged as two streams: memory stays
-  // flat in the number of queries (ADR 0023). Anything else indexes the whole qrels, as before.
-  if (!args.settings.perQuery && (threads === 'auto' || threads === 1)) {
+  // On one thread, qrels and run in trec_eval's order are merged as two streams: without -q memory stays flat
+  // in the number of queries, with -q it holds the rows to print (ADR 0023). Anything else indexes the whole
+  // qrels, as before; so does a run that `--threads auto` gives more than one thread (-q only).
+  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
+  if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || chooseThreads(runBytes) === 1))) {
     const streamable = streamableQrels(args.qrelsPath);
     if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
     else {
@@ -62,7 +65,7 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   else await writeCanonical(ev, format, io);
 }
 
-const STREAM_HINT = ' (without -q, a qrels file and a run that both list their queries sorted bytewise, as trec_eval sorts them, are read in constant memory)';
+const STREAM_HINT = ' (a qrels file and a run that both list their queries sorted bytewise, as trec_eval sorts them, are read as streams)';
 
 /** The highest non-negative grade in the qrels; -1 when every judgment is negative (in the pool, unjudged). */
 function highestGrade(qrels: QrelsIndex): number {

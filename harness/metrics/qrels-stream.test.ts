@@ -107,12 +107,24 @@ describe('evaluateStreamed', () => {
     const index = QrelsIndex.fromBuffer(Buffer.from(qrelsText), QRELS);
     const streamable = streamableQrels(QRELS);
     if (typeof streamable === 'string') throw new Error(streamable);
-    for (const extra of [{}, { averageComplete: true }, { judgedOnly: true }, { maxDocs: 10 }, { relevanceLevel: 2 }, { averageComplete: true, maxDocs: 0 }]) {
+    for (const extra of [
+      {},
+      { averageComplete: true },
+      { judgedOnly: true },
+      { maxDocs: 10 },
+      { relevanceLevel: 2 },
+      { averageComplete: true, maxDocs: 0 },
+      { perQuery: true },
+      { perQuery: true, averageComplete: true, measures: ['all_trec', 'relstring.10'] },
+    ]) {
       const plan = compileTrecPlan({ ...base, ...extra });
       const streamed = await evaluateStreamed(QRELS, RUN, plan, streamable);
       const indexed = await evaluateTrecRunFile(index, RUN, plan, { threads: 1 });
       expect(streamed).toBeDefined();
       expect([...streamed!.summary]).toEqual([...indexed.summary]);
+      expect(streamed!.queryIds).toEqual(plan.settings.perQuery ? indexed.queryIds : []);
+      expect([...streamed!.rows]).toEqual([...indexed.rows]);
+      expect(streamed!.relstrings).toEqual(indexed.relstrings);
       expect(streamed!.evaluated).toBe(indexed.evaluated);
       expect(streamed!.missingQueries).toEqual(indexed.missingQueries);
       expect(streamed!.droppedRunQueries).toEqual(indexed.droppedRunQueries);
@@ -143,12 +155,12 @@ describe('evaluateStreamed', () => {
   });
 });
 
-describe('harness eval without -q', () => {
+describe('harness eval, qrels streamed', () => {
   // --threads 2 never streams the qrels (and a run this small stays on one thread): the index path.
   const gzRun = file('sorted.run.gz', gzipSync(runBlocks.map(([, l]) => l).join('')));
   const gzQrels = file('sorted.qrels.gz', gzipSync(qrelsText));
   it('prints what the index path prints, byte for byte, in every mode', async () => {
-    for (const flags of [[], ['-c'], ['-J'], ['-M', '5'], ['-l', '2'], ['-c', '-M', '3', '-J'], ['--format', 'json'], ['--format', 'table']]) {
+    for (const flags of [[], ['-c'], ['-J', '-M', '5'], ['-l', '2'], ['-q'], ['-q', '-c', '-M', '3', '-J'], ['--format', 'json'], ['-q', '--format', 'csv']]) {
       for (const [q, r] of [
         [QRELS, RUN],
         [QRELS, UNSORTED],

@@ -29,8 +29,8 @@ import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type Tre
 export interface TrecEvaluation {
   readonly plan: TrecPlan;
   /**
-   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty when the qrels were streamed
-   * (evaluateStreamed, without -q): their number is `evaluated`.
+   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty without -q when the qrels were
+   * streamed (evaluateStreamed): their number is `evaluated`.
    */
   readonly queryIds: readonly string[];
   /** How many queries were evaluated. */
@@ -1120,9 +1120,9 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
 }
 
 /**
- * The evaluation without -q as a merge join of the qrels file and the run, both read in chunks: a query's
- * judgments are read (QrelsBlocks) when the run reaches it and dropped when the run moves on, so memory does
- * not grow with the number of queries (ADR 0023). Needs what streamableQrels checked of the qrels (their
+ * The evaluation as a merge join of the qrels file and the run, both read in chunks: a query's judgments are
+ * read (QrelsBlocks) when the run reaches it and dropped when the run moves on, so without -q memory does not
+ * grow with the number of queries, and with -q only by the rows kept for printing (ADR 0023). Needs what streamableQrels checked of the qrels (their
  * queries grouped in trec_eval's order), and a run in the same order: at its first query out of order (or
  * recurring) this returns undefined, and the caller indexes the whole qrels. Queries are added to the running
  * sums in trec_eval's order, the missing ones (-c) at their place, so the summary is sumInOrder's to the bit.
@@ -1135,11 +1135,25 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
   const acc = new Float64Array(w);
   const missing: string[] = [];
   let evaluated = 0;
+  // With -q, a row per query (and its id and relstring) until printed; without, running sums only.
+  let rows = new Float64Array(s.perQuery ? 64 * w : 0);
+  const queryIds: string[] = [];
+  const relstrings: (string | undefined)[] = [];
   const blocks = new QrelsBlocks(qrelsPath);
   const add = (ranked: Int32Array, bogus: boolean): void => {
     const r = judgeRankingWithLevels(ranked, blocks.levels, s.relevanceLevel, judge);
-    computeTrecRow(plan, r, row, 0, bogus);
-    for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+    if (s.perQuery) {
+      if ((evaluated + 1) * w > rows.length) {
+        const bigger = new Float64Array(2 * rows.length);
+        bigger.set(rows);
+        rows = bigger;
+      }
+      relstrings.push(computeTrecRow(plan, r, rows, evaluated * w, bogus));
+      queryIds.push(blocks.qid);
+    } else {
+      computeTrecRow(plan, r, row, 0, bogus);
+      for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+    }
     evaluated++;
   };
   const bogus = Buffer.from(BOGUS_DOCNO, 'utf8');
@@ -1193,13 +1207,15 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
       hint: 'check that the qrels and the run use the same query ids',
     });
   }
-  const summary = finishTrecSummary(plan, acc, evaluated, qrels.queries);
+  // summarizeTrec adds the rows in the order the running sums are added: the same bits either way.
+  rows = rows.subarray(0, evaluated * w);
+  const summary = s.perQuery ? summarizeTrec(plan, rows, evaluated, qrels.queries) : finishTrecSummary(plan, acc, evaluated, qrels.queries);
   return {
     plan,
-    queryIds: [],
+    queryIds,
     evaluated,
-    rows: new Float64Array(0),
-    relstrings: [],
+    rows,
+    relstrings,
     summary,
     runTag: sink.runTag,
     missingQueries: missing,
