@@ -37,8 +37,10 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
     else {
       checkLevel(streamable.highestGrade);
       run = await peekRun();
-      ev = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable);
-      if (ev === undefined) note(`${args.runPath}: its queries are not in trec_eval's order; the qrels are indexed in memory${STREAM_HINT}`);
+      const streamed = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable);
+      if (typeof streamed !== 'string') ev = streamed;
+      else if (streamed.startsWith('a document')) indexed = `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`;
+      else indexed = `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`;
     }
   }
   if (ev === undefined) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
-import { QrelsBlocks, streamableQrels } from './qrels-stream.js';
+import { QrelsBlocks, type StreamableQrels, streamableQrels } from './qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, fnv1a, QrelsIndex } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
 
@@ -92,7 +92,6 @@ describe('streamableQrels', () => {
   it('gives the reason for anything else, so that the whole file is indexed', () => {
     expect(streamableQrels(file('num.qrels', 'q9 0 d 1\nq10 0 d 1\n'))).toBe('query "q10" comes after "q9"');
     expect(streamableQrels(file('split.qrels', 'a 0 d 1\nb 0 d 1\na 0 e 1\n'))).toBe('query "a" comes after "b"');
-    expect(streamableQrels(file('dup.qrels', 'a 0 d 1\na 0 e 1\na 0 d 0\n'))).toBe('a document is judged twice for query "a"');
     expect(streamableQrels(file('beir.qrels', 'query-id\tcorpus-id\tscore\nq1\td1\t1\n'))).toBe('not in the plain four-field format throughout');
     expect(streamableQrels(file('bad.qrels', 'a 0 d 1\na 0 e x\n'))).toBe('not in the plain four-field format throughout');
     expect(streamableQrels(file('gz.qrels', gzipSync('a 0 d 1\n')))).toBe('not in the plain four-field format throughout');
@@ -120,24 +119,32 @@ describe('evaluateStreamed', () => {
       const plan = compileTrecPlan({ ...base, ...extra });
       const streamed = await evaluateStreamed(QRELS, RUN, plan, streamable);
       const indexed = await evaluateTrecRunFile(index, RUN, plan, { threads: 1 });
-      expect(streamed).toBeDefined();
-      expect([...streamed!.summary]).toEqual([...indexed.summary]);
-      expect(streamed!.queryIds).toEqual(plan.settings.perQuery ? indexed.queryIds : []);
-      expect([...streamed!.rows]).toEqual([...indexed.rows]);
-      expect(streamed!.relstrings).toEqual(indexed.relstrings);
-      expect(streamed!.evaluated).toBe(indexed.evaluated);
-      expect(streamed!.missingQueries).toEqual(indexed.missingQueries);
-      expect(streamed!.droppedRunQueries).toEqual(indexed.droppedRunQueries);
-      expect(streamed!.runTag).toBe('tag');
+      if (typeof streamed === 'string') throw new Error(streamed);
+      expect([...streamed.summary]).toEqual([...indexed.summary]);
+      expect(streamed.queryIds).toEqual(plan.settings.perQuery ? indexed.queryIds : []);
+      expect([...streamed.rows]).toEqual([...indexed.rows]);
+      expect(streamed.relstrings).toEqual(indexed.relstrings);
+      expect(streamed.evaluated).toBe(indexed.evaluated);
+      expect(streamed.missingQueries).toEqual(indexed.missingQueries);
+      expect(streamed.droppedRunQueries).toEqual(indexed.droppedRunQueries);
+      expect(streamed.runTag).toBe('tag');
     }
     expect((await evaluateTrecRunFile(index, RUN, compileTrecPlan(base))).missingQueries).toHaveLength(44);
   });
-  it('gives up (undefined) on a run out of trec_eval order, and on a query that recurs', async () => {
+  it('gives up, saying why, on a run out of trec_eval order, a query that recurs, a document judged twice', async () => {
     const streamable = streamableQrels(QRELS);
     if (typeof streamable === 'string') throw new Error(streamable);
-    expect(await evaluateStreamed(QRELS, UNSORTED, compileTrecPlan(base), streamable)).toBeUndefined();
+    const notInOrder = "its queries are not in trec_eval's order";
+    expect(await evaluateStreamed(QRELS, UNSORTED, compileTrecPlan(base), streamable)).toBe(notInOrder);
     const recurs = file('recurs.run', 'q0001 Q0 d1 1 1 t\nq0002 Q0 d1 1 1 t\nq0001 Q0 d2 2 0 t\n');
-    expect(await evaluateStreamed(QRELS, recurs, compileTrecPlan(base), streamable)).toBeUndefined();
+    expect(await evaluateStreamed(QRELS, recurs, compileTrecPlan(base), streamable)).toBe(notInOrder);
+    for (const dup of ['a 0 d 1\na 0 e 1\na 0 d 0\nb 0 d 1\n', 'a 0 d 1\nb 0 d 1\nb 0 e 1\nb 0 d 0\n']) {
+      const path = file('dup.qrels', dup);
+      const ok = streamableQrels(path);
+      expect(ok).toEqual({ queries: 2, highestGrade: 1 });
+      const run = file('ab.run', 'a Q0 d 1 1 t\nb Q0 d 1 1 t\n');
+      expect(await evaluateStreamed(path, run, compileTrecPlan(base), ok as StreamableQrels)).toMatch(/^a document is judged twice for query "[ab]"$/);
+    }
   });
   it("throws the run's errors as the index path does", async () => {
     const streamable = streamableQrels(QRELS);
@@ -182,8 +189,11 @@ describe('harness eval, qrels streamed', () => {
     const numeric = await runCaptured(['eval', '-m', 'map', file('n.qrels', 'q9 0 d 1\nq10 0 d 1\n'), RUN], dir);
     expect(numeric.log.join('\n')).toMatch(/n\.qrels: query "q10" comes after "q9"; its queries are indexed in memory/);
     // A qrels file that does not stream for an error gets the error alone.
-    const bad = await runCaptured(['eval', '-m', 'map', file('b.qrels', 'a 0 d 1\na 0 e x\n'), RUN], dir);
-    expect(bad.code).toBe(2);
-    expect(bad.log.join('\n')).not.toMatch(/indexed in memory/);
+    for (const text of ['a 0 d 1\na 0 e x\n', 'q0001 0 d 1\nq0001 0 d 0\n']) {
+      const bad = await runCaptured(['eval', '-m', 'map', file('b.qrels', text), RUN], dir);
+      expect(bad.code).toBe(2);
+      expect([...bad.log, bad.stderr].join('\n')).toMatch(/b\.qrels:2: (grade "x" is not an integer|document "d" is judged twice for query "q0001")/);
+      expect([...bad.log, bad.stderr].join('\n')).not.toMatch(/indexed in memory/);
+    }
   });
 });

@@ -1050,7 +1050,7 @@ export async function evaluateTrecRunFile(
   return { plan, queryIds, evaluated, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
 }
 
-/** Signals a query that comes before one already summed, in trec_eval's order. */
+/** Signals a query that comes before one already summed, in trec_eval's order (or another reason to stop a merge join). */
 class OutOfOrder extends Error {}
 
 /**
@@ -1124,10 +1124,11 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
  * read (QrelsBlocks) when the run reaches it and dropped when the run moves on, so without -q memory does not
  * grow with the number of queries, and with -q only by the rows kept for printing (ADR 0023). Needs what streamableQrels checked of the qrels (their
  * queries grouped in trec_eval's order), and a run in the same order: at its first query out of order (or
- * recurring) this returns undefined, and the caller indexes the whole qrels. Queries are added to the running
+ * recurring), or at a document the qrels judge twice, this returns why it gave up, and the caller indexes the
+ * whole qrels (whose reader reports the duplicate). Queries are added to the running
  * sums in trec_eval's order, the missing ones (-c) at their place, so the summary is sumInOrder's to the bit.
  */
-export async function evaluateStreamed(qrelsPath: string, runPath: string, plan: TrecPlan, qrels: StreamableQrels): Promise<TrecEvaluation | undefined> {
+export async function evaluateStreamed(qrelsPath: string, runPath: string, plan: TrecPlan, qrels: StreamableQrels): Promise<TrecEvaluation | string> {
   const w = plan.width;
   const s = plan.settings;
   const judge = { ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }), judgedOnly: s.judgedOnly };
@@ -1169,6 +1170,7 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
     }
     used = false;
     current = blocks.next();
+    if (blocks.duplicate) throw new OutOfOrder(`a document is judged twice for query "${blocks.qid}"`);
   };
   const source: JudgmentSource = {
     queryIndex(qid) {
@@ -1191,11 +1193,12 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
   const sink = new BlockSink(runPath, source, (_qi, ranked) => add(ranked, false), false);
   try {
     current = blocks.next();
+    if (blocks.duplicate) throw new OutOfOrder(`a document is judged twice for query "${blocks.qid}"`);
     await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd());
     sink.finish();
     while (current) skip();
   } catch (e) {
-    if (e instanceof OutOfOrder) return undefined;
+    if (e instanceof OutOfOrder) return e.message || "its queries are not in trec_eval's order";
     throw e;
   } finally {
     blocks.close();
