@@ -7,11 +7,13 @@ import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';
 import { streamableQrels } from '../metrics/qrels-stream.js';
-import { chooseThreads, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
+import { chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
+  // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
+  const cpuSince = cpuSample();
   const plan = compileTrecPlan(args.settings);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
   const level = args.settings.relevanceLevel;
@@ -50,7 +52,7 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
     checkLevel(highestGrade(qrels));
     run ??= await peekRun();
     // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
-    ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads });
+    ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
   }
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(

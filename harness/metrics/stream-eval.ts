@@ -912,16 +912,55 @@ const PIECE_CHUNK = 1 << 20;
  * lags by a minute and counts this process's own previous runs.
  */
 export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads()): number {
-  const idle = Math.floor(cores - busy);
+  // A quarter core of slack for what a measurement over a short window calls busy (daemons, this process's GC).
+  const idle = Math.floor(cores - busy + 0.25);
   return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / AUTO_BYTES_PER_THREAD)));
 }
 
+/** The machine's CPU time counters (/proc/stat, clock ticks) and this process's CPU time, at one moment. */
+export interface CpuSample {
+  /** Ticks all cores spent idle (idle + iowait), and in all states. */
+  readonly idle: number;
+  readonly total: number;
+  /** This process's CPU time (user + system, microseconds) and the monotonic clock (milliseconds). */
+  readonly own: number;
+  readonly at: number;
+}
+
 /**
- * Threads of other processes running or ready to run right now: the kernel's count of runnable threads
- * (the fourth field of /proc/loadavg, `runnable/total`) less this one, or the 1-minute load average where
- * /proc is absent.
+ * The cores other processes kept busy between two CpuSamples: cores x (1 - idle ticks / all ticks), less this
+ * process's CPU seconds per second of the window.
  */
-export function busyThreads(): number {
+export function busyBetween(since: CpuSample, now: CpuSample, cores: number): number {
+  const machine = cores * (1 - (now.idle - since.idle) / (now.total - since.total));
+  const own = (now.own - since.own) / 1000 / (now.at - since.at);
+  return Math.max(0, machine - own);
+}
+
+/** A CpuSample, or undefined where /proc/stat is absent. */
+export function cpuSample(): CpuSample | undefined {
+  try {
+    const text = readFileSync('/proc/stat', 'latin1');
+    const f = text.slice(0, text.indexOf('\n')).trim().split(/\s+/);
+    // cpu user nice system idle iowait irq softirq steal
+    const v = f.slice(1, 9).map(Number);
+    if (f[0] !== 'cpu' || v.length < 8 || !v.every(Number.isFinite)) return undefined;
+    const own = process.cpuUsage();
+    return { idle: v[3]! + v[4]!, total: v.reduce((a, b) => a + b, 0), own: own.user + own.system, at: performance.now() };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cores other processes keep busy. Measured when `since` is a CpuSample taken long enough ago (20 clock
+ * ticks, ~100 ms on 2 cores; harness eval takes it before reading the qrels): the cores not idle since then,
+ * less the ones this process used. Otherwise a snapshot: the threads runnable right now (the fourth field of
+ * /proc/loadavg, `runnable/total`) less this one, or the 1-minute load average where /proc is absent.
+ */
+export function busyThreads(since?: CpuSample, cores = availableParallelism()): number {
+  const now = since && cpuSample();
+  if (since && now && now.total - since.total >= 20 && now.at > since.at) return busyBetween(since, now, cores);
   try {
     const runnable = Number.parseInt(readFileSync('/proc/loadavg', 'latin1').split(' ')[3]!, 10);
     if (Number.isInteger(runnable)) return Math.max(0, runnable - 1);
@@ -941,12 +980,13 @@ export async function evaluateTrecRunFile(
   index: QrelsIndex,
   runPath: string,
   plan: TrecPlan,
-  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number } = {},
+  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number; readonly cpuSince?: CpuSample } = {},
 ): Promise<TrecEvaluation> {
   const size = statSync(runPath, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
   const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
-  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
+  const threads =
+    opts.threads === 'auto' ? chooseThreads(size, availableParallelism(), busyThreads(opts.cpuSince)) : Math.min(opts.threads ?? 1, availableParallelism());
   const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
   const s = plan.settings;
   if (!s.perQuery && !parallel) {
