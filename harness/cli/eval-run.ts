@@ -36,8 +36,8 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || chooseThreads(runBytes) === 1))) {
     const streamable = streamableQrels(args.qrelsPath);
     if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
-    else {
-      checkLevel(streamable.highestGrade);
+    // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
+    else if (relevanceLevelProblemOfGrade(streamable.highestGrade, level) === undefined) {
       run = await peekRun();
       const streamed = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable);
       if (typeof streamed !== 'string') ev = streamed;

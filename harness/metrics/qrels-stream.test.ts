@@ -144,6 +144,9 @@ describe('evaluateStreamed', () => {
       expect(ok).toEqual({ queries: 2, highestGrade: 1 });
       const run = file('ab.run', 'a Q0 d 1 1 t\nb Q0 d 1 1 t\n');
       expect(await evaluateStreamed(path, run, compileTrecPlan(base), ok as StreamableQrels)).toMatch(/^a document is judged twice for query "[ab]"$/);
+      // Even when the run fails first: the index reports the qrels' error before any of the run's.
+      const bad = file('bad-first.run', 'a Q0 d 1 x t\n');
+      expect(await evaluateStreamed(path, bad, compileTrecPlan(base), ok as StreamableQrels)).toMatch(/^a document is judged twice/);
     }
   });
   it("throws the run's errors as the index path does", async () => {
@@ -195,5 +198,9 @@ describe('harness eval, qrels streamed', () => {
       expect([...bad.log, bad.stderr].join('\n')).toMatch(/b\.qrels:2: (grade "x" is not an integer|document "d" is judged twice for query "q0001")/);
       expect([...bad.log, bad.stderr].join('\n')).not.toMatch(/indexed in memory/);
     }
+    // The qrels' own error comes before a relevance level above every grade, as when they are indexed.
+    const dupAndLevel = await runCaptured(['eval', '-l', '5', '-m', 'map', file('d.qrels', 'q0001 0 d 1\nq0001 0 d 0\n'), RUN], dir);
+    expect(dupAndLevel.code).toBe(2);
+    expect([...dupAndLevel.log, dupAndLevel.stderr].join('\n')).toMatch(/d\.qrels:2: document "d" is judged twice/);
   });
 });

@@ -1239,6 +1239,11 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
     while (current) skip();
   } catch (e) {
     if (e instanceof OutOfOrder) return e.message || "its queries are not in trec_eval's order";
+    // The index reads the whole qrels before the run: a run error must not hide a duplicate judgment it reports.
+    if (e instanceof InputError) {
+      while (!blocks.duplicate && blocks.next());
+      if (blocks.duplicate) return `a document is judged twice for query "${blocks.qid}"`;
+    }
     throw e;
   } finally {
     blocks.close();
