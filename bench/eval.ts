@@ -9,11 +9,14 @@ import { chooseThreads } from '../harness/metrics/stream-eval.js';
  * Benchmark of `harness eval -q -m all_trec` (the built CLI, run end to end as a user runs it, start-up
  * included) with `--threads 1`, `2` and `auto`, against trec_eval when env TREC_EVAL names its binary, on
  * generated runs: 5,000 queries x depth 1,000, 50,000 x 100 and 5,000 x 100, each with ~50 judged
- * documents per query graded 0-3. Then the memory workload, 500,000 x 100 (BENCH_EVAL_LARGE=0 skips it):
- * `harness eval -m all_trec` once without -q and once with, peak memory and time of each, no reference. Data come from a seeded PRNG (BENCH_EVAL_SEED, default 20260101), so
- * every machine measures the same files, and another seed gives other data of the same shape. Every
- * output is checked equal to the others (and to trec_eval's) before any ratio is printed. Wall time from
- * the clock; CPU time and peak RSS from GNU time (/usr/bin/time -v) when present.
+ * documents per query graded 0-3. The commands run in rounds, in turn, and each ratio is the median of the
+ * ratios within rounds (paired), which a shared machine's changing load disturbs least. Then the memory
+ * workloads, 50,000, 200,000 and 500,000 x 100 (BENCH_EVAL_LARGE: other counts, or 0 to skip): `harness eval
+ * -m all_trec` without -q at each size, and with -q at the largest, peak memory and time of each, no
+ * reference. Data come from a seeded PRNG (BENCH_EVAL_SEED, default 20260101), so every machine measures the
+ * same files, and another seed gives other data of the same shape. Every output is checked equal to the
+ * others (and to trec_eval's) before any ratio is printed. Wall time from the clock; CPU time and peak RSS
+ * from GNU time (/usr/bin/time -v) when present.
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -129,19 +132,58 @@ function measure(cmd: string, args: readonly string[], outPath = '/dev/null'): M
   }
 }
 
+/** The median of a non-empty list (the mean of the middle two for an even length). */
+export function median(xs: readonly number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+}
+
+interface Command {
+  readonly name: string;
+  readonly cmd: string;
+  readonly args: readonly string[];
+}
+
 /**
  * Every command is warmed up by one untimed run that also captures its output (the same page cache and
- * disk state for each side), then timed `repeat` times; the fastest run counts, the usual estimate of a
- * command's cost on a machine with other load (each side's CPU time and peak memory from that same run).
+ * disk state for each side), then the commands are timed in rounds, one run of each per round in turn
+ * (A B C A B C ...), so that a change in the machine's load falls on all of them alike. Returns the rounds.
  */
-function measureBest(cmd: string, args: readonly string[], outPath: string, repeat: number): Measurement {
-  measure(cmd, args, outPath);
-  let best: Measurement | undefined;
-  for (let i = 0; i < repeat; i++) {
-    const m = measure(cmd, args);
-    if (best === undefined || m.wallSeconds < best.wallSeconds) best = m;
+function measureRounds(commands: readonly Command[], outPaths: readonly string[], repeat: number): Measurement[][] {
+  commands.forEach((c, i) => measure(c.cmd, c.args, outPaths[i]));
+  const rounds: Measurement[][] = [];
+  for (let r = 0; r < repeat; r++) rounds.push(commands.map((c) => measure(c.cmd, c.args)));
+  return rounds;
+}
+
+/** Medians over the rounds of command i: wall, CPU, peak RSS. */
+function medianOf(rounds: readonly Measurement[][], i: number): Measurement {
+  const col = rounds.map((r) => r[i]!);
+  const cpu = col.map((m) => m.cpuSeconds);
+  const rss = col.map((m) => m.peakMb);
+  return {
+    wallSeconds: median(col.map((m) => m.wallSeconds)),
+    cpuSeconds: cpu.every((x) => x !== undefined) ? median(cpu as number[]) : undefined,
+    peakMb: rss.every((x) => x !== undefined) ? median(rss as number[]) : undefined,
+  };
+}
+
+/** The ratio of command a's time to command b's in each round (above 1: b is faster), its median, min and max. */
+function pairedRatios(
+  rounds: readonly Measurement[][],
+  a: number,
+  b: number,
+  of: 'wallSeconds' | 'cpuSeconds',
+): { median: number; min: number; max: number } | undefined {
+  const xs: number[] = [];
+  for (const r of rounds) {
+    const x = r[a]![of];
+    const y = r[b]![of];
+    if (x === undefined || y === undefined) return undefined;
+    xs.push(x / y);
   }
-  return best!;
+  return { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
 }
 
 function fmt(m: Measurement): string {
@@ -187,7 +229,9 @@ export async function main(): Promise<void> {
     process.stdout.write(
       `bench eval: harness eval -q -m all_trec (node ${process.version}, ${cores} cores, load average ${loadavg()[0]!.toFixed(1)})${trecEval ? ` vs ${trecEval}` : ''}\n`,
     );
-    process.stdout.write(`  each command: 1 warm-up run (output kept and compared), then the best of ${repeat} timed runs (BENCH_EVAL_REPEAT)\n`);
+    process.stdout.write(
+      `  each command: 1 warm-up run (output kept and compared), then ${repeat} timed rounds (BENCH_EVAL_REPEAT), the commands in turn in each; medians\n`,
+    );
     if (!trecEval) process.stdout.write('  TREC_EVAL is not set: reference trec_eval absent, printing our absolute numbers only\n');
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);
     for (const [i, w] of workloads.entries()) {
@@ -195,76 +239,96 @@ export async function main(): Promise<void> {
       const files = generate(dir, w, seed + i);
       const auto = chooseThreads(files.runBytes, cores);
       process.stdout.write(
-        `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} at the current load average\n`,
+        `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now\n`,
       );
       const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
       const configs = [...new Set(['1', ...(cores > 1 ? ['2'] : []), 'auto'])];
-      const ours = new Map<string, Measurement>();
-      const outputs = new Map<string, string>();
-      for (const t of configs) {
-        const outPath = join(dir, `out-${t}`);
-        ours.set(t, measureBest(process.execPath, [BIN, '--threads', t, ...args], outPath, repeat));
-        outputs.set(t, outPath);
-        process.stdout.write(`    harness eval --threads ${t.padEnd(4)}: ${fmt(ours.get(t)!)}\n`);
-      }
-      const first = readFileSync(outputs.get('1')!, 'utf8');
+      const commands: Command[] = configs.map((t) => ({ name: `harness eval --threads ${t}`, cmd: process.execPath, args: [BIN, '--threads', t, ...args] }));
+      if (trecEval) commands.push({ name: 'trec_eval', cmd: trecEval, args: ['-q', '-m', 'all_trec', files.qrels, files.run] });
+      const outPaths = commands.map((_, i) => join(dir, `out-${i}`));
+      const rounds = measureRounds(commands, outPaths, repeat);
+      const width = Math.max(...commands.map((c) => c.name.length));
+      commands.forEach((c, i) => process.stdout.write(`    ${c.name.padEnd(width)}: ${fmt(medianOf(rounds, i))} (medians of ${repeat})\n`));
+      const first = readFileSync(outPaths[0]!, 'utf8');
+      configs.forEach((t, i) => {
+        if (readFileSync(outPaths[i]!, 'utf8') !== first) throw new Error(`${w.name}: --threads ${t} printed something else than --threads 1`);
+      });
+      const verdict = (x: number) => (x >= 1 ? 'not slower' : x >= 0.97 ? 'within 3% (noise)' : 'SLOWER');
       for (const t of configs.slice(1)) {
-        if (readFileSync(outputs.get(t)!, 'utf8') !== first) throw new Error(`${w.name}: --threads ${t} printed something else than --threads 1`);
+        const k = configs.indexOf(t);
+        const wall = pairedRatios(rounds, 0, k, 'wallSeconds')!;
+        const cpu = pairedRatios(rounds, 0, k, 'cpuSeconds');
+        process.stdout.write(
+          `    --threads ${t} vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${verdict(wall.median)})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
+        );
       }
-      const one = ours.get('1')!;
-      const autoM = ours.get('auto')!;
-      const autoRatio = one.wallSeconds / autoM.wallSeconds;
-      process.stdout.write(`    --threads auto vs --threads 1: ${autoRatio.toFixed(2)}x the speed (${autoRatio >= 1 ? 'not slower' : 'SLOWER'})\n`);
       if (trecEval) {
-        const refOut = join(dir, 'out-ref');
-        const ref = measureBest(trecEval, ['-q', '-m', 'all_trec', files.qrels, files.run], refOut, repeat);
-        process.stdout.write(`    trec_eval              : ${fmt(ref)}\n`);
-        const check = sameTrecOutput(first, readFileSync(refOut, 'utf8'));
+        const ref = commands.length - 1;
+        const check = sameTrecOutput(first, readFileSync(outPaths[ref]!, 'utf8'));
         if (!check.same) throw new Error(`${w.name}: harness eval and trec_eval printed different output (${check.firstDiff})`);
         process.stdout.write(`    output: the same ${check.lines} lines as trec_eval (rbp values not compared, see sameTrecOutput)\n`);
-        for (const t of configs) {
-          const m = ours.get(t)!;
-          const speed = ref.wallSeconds / m.wallSeconds;
-          const cpu = m.cpuSeconds !== undefined && ref.cpuSeconds !== undefined ? `, CPU ${(ref.cpuSeconds / m.cpuSeconds).toFixed(2)}` : '';
-          const mem = m.peakMb !== undefined && ref.peakMb !== undefined ? `${(m.peakMb / ref.peakMb).toFixed(2)}x trec_eval's` : 'n/a';
-          process.stdout.write(`    ratio (--threads ${t}): trec_eval / ours = wall ${speed.toFixed(2)}${cpu} (above 1: we are faster); peak memory ${mem}\n`);
-        }
-        rmSync(refOut);
+        const refM = medianOf(rounds, ref);
+        configs.forEach((t, i) => {
+          const wall = pairedRatios(rounds, ref, i, 'wallSeconds')!;
+          const cpu = pairedRatios(rounds, ref, i, 'cpuSeconds');
+          const m = medianOf(rounds, i);
+          const mem = m.peakMb !== undefined && refM.peakMb !== undefined ? `${(m.peakMb / refM.peakMb).toFixed(2)}x trec_eval's` : 'n/a';
+          process.stdout.write(
+            `    ratio (--threads ${t}): trec_eval / ours = wall ${wall.median.toFixed(2)}${cpu ? `, CPU ${cpu.median.toFixed(2)}` : ''} (medians of paired ratios; above 1: we are faster); peak memory ${mem}\n`,
+          );
+        });
       }
-      for (const o of outputs.values()) rmSync(o);
+      for (const o of outPaths) rmSync(o, { force: true });
       rmSync(files.run);
       rmSync(files.qrels);
     }
-    if (process.env['BENCH_EVAL_LARGE'] !== '0') largeWorkload(dir, seed + workloads.length);
+    const large = process.env['BENCH_EVAL_LARGE'] ?? '50000,200000,500000';
+    if (large !== '0') {
+      const sizes = large.split(',').map(Number);
+      if (!sizes.every((n) => Number.isInteger(n) && n >= 1000))
+        throw new Error(`BENCH_EVAL_LARGE=${large}: give 0 or query counts (integers >= 1000), comma-separated`);
+      memoryWorkloads(dir, seed + workloads.length, sizes);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * 500,000 queries x depth 100, for memory: each command once (a warm-up would double minutes of work), without
- * -q (only running sums kept) and with -q (a row per query until printed), with `--threads auto`.
+ * The memory workloads: `sizes` queries x depth 100 (default 50,000, 200,000 and 500,000), query ids in
+ * trec_eval's order, each evaluated once without -q (`--threads auto`: qrels and run streamed, ADR 0023), and
+ * the largest once more with -q (a row per query until printed). Peak RSS of each, no reference.
  */
-export function largeWorkload(dir: string, seed: number, queries = 500_000): void {
-  const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50, padded: true };
-  const t0 = Date.now();
-  const files = generate(dir, w, seed);
-  process.stdout.write(
-    `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB, qrels ${(files.qrelsBytes / 1e6).toFixed(0)} MB, query ids in trec_eval's order (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); one run each, no reference\n`,
-  );
-  try {
-    const sums = measure(process.execPath, [BIN, 'eval', '-m', 'all_trec', files.qrels, files.run]);
-    process.stdout.write(`    harness eval (no -q): ${fmt(sums)}\n`);
-    const rows = measure(process.execPath, [BIN, 'eval', '-q', '-m', 'all_trec', files.qrels, files.run]);
-    process.stdout.write(`    harness eval -q     : ${fmt(rows)}\n`);
-    if (sums.peakMb !== undefined && rows.peakMb !== undefined) {
-      process.stdout.write(
-        `    without -q the per-query state is ${(rows.peakMb - sums.peakMb).toFixed(0)} MB smaller (${(((rows.peakMb - sums.peakMb) * 1048576) / w.queries).toFixed(0)} bytes a query); what remains is mostly the qrels index (${(files.qrelsBytes / 1e6).toFixed(0)} MB of qrels text)\n`,
-      );
+export function memoryWorkloads(dir: string, seed: number, sizes: readonly number[]): void {
+  const peaks: [number, number][] = [];
+  for (const queries of sizes) {
+    const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50, padded: true };
+    const t0 = Date.now();
+    const files = generate(dir, w, seed);
+    process.stdout.write(
+      `  ${w.name} (memory): run ${(files.runBytes / 1e6).toFixed(0)} MB, qrels ${(files.qrelsBytes / 1e6).toFixed(0)} MB, query ids in trec_eval's order (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); one run each, no reference\n`,
+    );
+    try {
+      const sums = measure(process.execPath, [BIN, 'eval', '-m', 'all_trec', files.qrels, files.run]);
+      process.stdout.write(`    harness eval (no -q): ${fmt(sums)}\n`);
+      if (sums.peakMb !== undefined) peaks.push([queries, sums.peakMb]);
+      if (queries === Math.max(...sizes)) {
+        const rows = measure(process.execPath, [BIN, 'eval', '-q', '-m', 'all_trec', files.qrels, files.run]);
+        process.stdout.write(
+          `    harness eval -q     : ${fmt(rows)} (a row per query, ${(((rows.peakMb ?? 0) * 1048576) / queries).toFixed(0)} bytes of peak RSS a query)\n`,
+        );
+      }
+    } finally {
+      rmSync(files.run);
+      rmSync(files.qrels);
     }
-  } finally {
-    rmSync(files.run);
-    rmSync(files.qrels);
+  }
+  if (peaks.length > 1) {
+    const [q0, m0] = peaks[0]!;
+    const [q1, m1] = peaks[peaks.length - 1]!;
+    process.stdout.write(
+      `  peak RSS without -q: ${peaks.map(([q, m]) => `${q / 1000}k ${m.toFixed(0)} MB`).join(', ')}; ${q1 / q0}x the queries, ${(m1 / m0).toFixed(2)}x the memory (${m1 / m0 < 1.2 ? 'flat' : 'NOT flat'})\n`,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
@@ -5,22 +6,54 @@ import type { EvalArgs, EvalFormat } from './eval.command.js';
 import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';
-import { evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
+import { streamableQrels } from '../metrics/qrels-stream.js';
+import { chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
+  // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
+  const cpuSince = cpuSample();
   const plan = compileTrecPlan(args.settings);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
-  const qrelsBytes = await readTrecFile(args.qrelsPath, note);
-  const qrels = QrelsIndex.fromBuffer(qrelsBytes, args.qrelsPath);
   const level = args.settings.relevanceLevel;
-  const problem = relevanceLevelProblemOfGrade(highestGrade(qrels), level);
-  if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
-  const run = await peekTrecFile(args.runPath);
-  if (run.bom) note(bomNote(args.runPath));
-  // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
-  const ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads });
+  const checkLevel = (highest: number) => {
+    const problem = relevanceLevelProblemOfGrade(highest, level);
+    if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
+  };
+  let run: { readonly gzip: boolean } | undefined;
+  const peekRun = async () => {
+    const peeked = await peekTrecFile(args.runPath);
+    if (peeked.bom) note(bomNote(args.runPath));
+    return peeked;
+  };
+  let ev: TrecEvaluation | undefined;
+  let indexed: string | undefined;
+  // On one thread, qrels and run in trec_eval's order are merged as two streams: without -q memory stays flat
+  // in the number of queries, with -q it holds the rows to print (ADR 0023). Anything else indexes the whole
+  // qrels, as before; so does a run that `--threads auto` gives more than one thread (-q only).
+  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
+  if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || chooseThreads(runBytes) === 1))) {
+    const streamable = streamableQrels(args.qrelsPath);
+    if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
+    // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
+    else if (relevanceLevelProblemOfGrade(streamable.highestGrade, level) === undefined) {
+      run = await peekRun();
+      const streamed = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable);
+      if (typeof streamed !== 'string') ev = streamed;
+      else if (streamed.startsWith('a document')) indexed = `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`;
+      else indexed = `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`;
+    }
+  }
+  if (ev === undefined) {
+    const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
+    // Said once the qrels are read: a file that does not stream for an error gets the error alone.
+    if (indexed !== undefined) note(indexed);
+    checkLevel(highestGrade(qrels));
+    run ??= await peekRun();
+    // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
+    ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
+  }
   if (ev.droppedRunQueries.length > 0) {
     io.log.info(
       `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
@@ -35,6 +68,8 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   if (format === 'trec') writeTrec(ev, io);
   else await writeCanonical(ev, format, io);
 }
+
+const STREAM_HINT = ' (a qrels file and a run that both list their queries sorted bytewise, as trec_eval sorts them, are read as streams)';
 
 /** The highest non-negative grade in the qrels; -1 when every judgment is negative (in the pool, unjudged). */
 function highestGrade(qrels: QrelsIndex): number {
@@ -76,7 +111,7 @@ async function writeCanonical(ev: TrecEvaluation, format: Exclude<EvalFormat, 't
     const out: Record<string, unknown> = {
       runTag: ev.runTag,
       relevanceLevel: plan.settings.relevanceLevel,
-      queries: ev.queryIds.length,
+      queries: ev.evaluated,
       missingQueries: ev.missingQueries,
       droppedRunQueries: ev.droppedRunQueries,
       summary,

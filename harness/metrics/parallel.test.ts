@@ -78,4 +78,29 @@ describeDist('harness eval with worker threads (dist/)', () => {
       new RegExp(`bad:${lines.length - 2}: score "notanumber"`),
     );
   });
+  it('reports the error one thread would meet first when several pieces fail', async () => {
+    const se = (await import(pathToFileURL(join(DIST, 'stream-eval.js')).href)) as typeof import('./stream-eval.js');
+    const te = (await import(pathToFileURL(join(DIST, 'trec-eval.js')).href)) as typeof import('./trec-eval.js');
+    const lines = run.split('\n');
+    // One bad line in each of the 12 pieces (300 queries of 40 lines): the first is in query q20.
+    for (let q = 20; q < 300; q += 25) lines[q * 40 + 7] = `q${q} Q0 bad 1 x${q} tag`;
+    const badPath = join(dir, 'bad-many');
+    writeFileSync(badPath, lines.join('\n'));
+    const plan = te.compileTrecPlan({
+      perQuery: true,
+      summary: true,
+      averageComplete: false,
+      judgedOnly: false,
+      relevanceLevel: 1,
+      maxDocs: undefined,
+      numDocsInColl: 0,
+      measures: [],
+    });
+    const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
+    for (const threads of [1, 2, 3]) {
+      await expect(se.evaluateTrecRunFile(index, badPath, plan, { threads, minParallelBytes: 0 })).rejects.toThrow(
+        new RegExp(`bad-many:${20 * 40 + 8}: score "x20"`),
+      );
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type QrelsLineSink, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
-import { chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
+import { busyBetween, chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
 
@@ -25,19 +25,30 @@ const settings = {
 };
 
 describe('chooseThreads', () => {
-  it('keeps runs under 32 MB on one thread, then adds one per 32 MB up to the idle cores and 4', () => {
-    expect(chooseThreads(32 * MB - 1, 8, 0)).toBe(1);
-    expect(chooseThreads(32 * MB, 8, 0)).toBe(1);
-    expect(chooseThreads(64 * MB, 8, 0)).toBe(2);
-    expect(chooseThreads(100 * MB, 8, 0)).toBe(3);
-    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(2);
+  it('keeps runs under 128 MB on one thread, then adds one per 64 MB up to the idle cores and 4', () => {
+    expect(chooseThreads(128 * MB - 1, 8, 0)).toBe(1);
+    expect(chooseThreads(128 * MB, 8, 0)).toBe(2);
+    expect(chooseThreads(200 * MB, 8, 0)).toBe(3);
+    expect(chooseThreads(185 * MB, 2, 0)).toBe(2);
     expect(chooseThreads(10_000 * MB, 8, 0)).toBe(4);
     expect(chooseThreads(10_000 * MB, 1, 0)).toBe(1);
   });
-  it('counts only idle cores: none idle on a saturated machine', () => {
-    expect(chooseThreads(185 * MB, 2, 1.2)).toBe(1);
+  it('measures the busy cores over a window, less this process', () => {
+    const since = { idle: 1000, total: 4000, own: 5e6, at: 20_000 };
+    // 2 cores, 200 ticks: 50 idle (1.5 cores busy), this process 1 CPU second in 1 s: others keep 0.5 busy.
+    expect(busyBetween(since, { idle: 1050, total: 4200, own: 6e6, at: 21_000 }, 2)).toBe(2 * (1 - 50 / 200) - 1);
+    expect(chooseThreads(185 * MB, 2, 2 * (1 - 50 / 200) - 1)).toBe(1);
+    // 100 of 200 idle: only this process ran, a core is free.
+    expect(busyBetween(since, { idle: 1100, total: 4200, own: 6e6, at: 21_000 }, 2)).toBe(0);
+    expect(chooseThreads(185 * MB, 2, 0)).toBe(2);
+    // A tenth of a core of daemons is within the slack.
+    expect(chooseThreads(185 * MB, 2, 0.1)).toBe(2);
+  });
+  it('counts only the cores no other thread is running on', () => {
+    expect(chooseThreads(185 * MB, 2, 1)).toBe(1);
+    expect(chooseThreads(185 * MB, 2, 0.4)).toBe(1);
     expect(chooseThreads(185 * MB, 2, 11)).toBe(1);
-    expect(chooseThreads(10_000 * MB, 8, 5.5)).toBe(3);
+    expect(chooseThreads(10_000 * MB, 8, 5)).toBe(3);
   });
 });
 

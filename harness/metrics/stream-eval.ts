@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -14,6 +14,7 @@ import {
   type RunLineSink,
 } from '../../evalset/trec.js';
 import type { Qrels } from '../../evalset/types.js';
+import { QrelsBlocks, type StreamableQrels } from './qrels-stream.js';
 import { compareIds, compareRanked, judgeRankingWithLevels, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type TrecEvalSettings, type TrecPlan } from './trec-eval.js';
 
@@ -27,8 +28,13 @@ import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type Tre
 /** Per-query values of an evaluation, in qrels query order (the order trec_eval prints and sums them). */
 export interface TrecEvaluation {
   readonly plan: TrecPlan;
-  /** Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). */
+  /**
+   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty without -q when the qrels were
+   * streamed (evaluateStreamed): their number is `evaluated`.
+   */
   readonly queryIds: readonly string[];
+  /** How many queries were evaluated. */
+  readonly evaluated: number;
   /** Row q holds query q's values: rows[q * plan.width + j]. Empty without -q (settings.perQuery): only the summary is kept. */
   readonly rows: Float64Array;
   /** relstring per evaluated query, when requested (empty without -q). */
@@ -41,7 +47,8 @@ export interface TrecEvaluation {
   readonly droppedRunQueries: readonly string[];
 }
 
-function fnv1a(buf: Uint8Array, s: number, e: number): number {
+/** FNV-1a (32 bits) of buf[s, e): the hash of document ids in the qrels tables and the run scanner. */
+export function fnv1a(buf: Uint8Array, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   return h >>> 0;
@@ -233,11 +240,19 @@ export function scanTrecQrelsFast(buf: Buffer, sink: QrelsLineSink): boolean {
   return true;
 }
 
+/** What the run side of an evaluation asks of the qrels: a query's number, and a document's grade in it. */
+export interface JudgmentSource {
+  /** The number of query `qid` (its rank in trec_eval's order), or -1 when the qrels do not judge it. */
+  queryIndex(qid: string): number;
+  /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
+  lookup(qi: number, buf: Uint8Array, s: number, e: number, hash: number): number;
+}
+
 /**
  * The qrels of every query over the qrels file's bytes, with an open-addressing hash table per query;
  * built straight from the file, so no string or map entry exists per judgment.
  */
-export class QrelsIndex {
+export class QrelsIndex implements JudgmentSource {
   /** Query ids in trec_eval order (bytewise). */
   readonly qids: readonly string[];
   readonly qidIndex = new Map<string, number>();
@@ -300,6 +315,10 @@ export class QrelsIndex {
   /** Indexes qrels given as maps (tests, API callers). */
   static fromQrels(qrels: Qrels): QrelsIndex {
     return QrelsIndex.fromBuffer(Buffer.from(formatTrecQrels(qrels), 'utf8'), '<qrels>');
+  }
+
+  queryIndex(qid: string): number {
+    return this.qidIndex.get(qid) ?? -1;
   }
 
   /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
@@ -483,6 +502,8 @@ class BlockSink implements RunLineSink {
   private dupGen = new Int32Array(4096);
   private gen = 1;
   private readonly seen = new Set<string>();
+  /** Query blocks met (seen holds their ids unless the source checks the order itself). */
+  blocks = 0;
   readonly dropped: string[] = [];
   runTag = '';
   private tagS = -1;
@@ -490,8 +511,10 @@ class BlockSink implements RunLineSink {
 
   constructor(
     private readonly file: string,
-    private readonly index: QrelsIndex,
+    private readonly index: JudgmentSource,
     private readonly onQuery: (qi: number, ranked: Int32Array) => void,
+    /** False when the source throws at a query out of order (a recurring one among them): no id is kept. */
+    private readonly keepSeen = true,
   ) {}
 
   /** Every query id met, in order. */
@@ -568,13 +591,16 @@ class BlockSink implements RunLineSink {
   private startBlock(buf: Buffer, qs: number, qe: number): void {
     this.endBlock();
     const qid = buf.toString('utf8', qs, qe);
-    if (this.seen.has(qid)) throw new NotGrouped();
-    this.seen.add(qid);
+    if (this.keepSeen) {
+      if (this.seen.has(qid)) throw new NotGrouped();
+      this.seen.add(qid);
+    }
+    this.blocks++;
     if (qe - qs > this.qidBytes.length) this.qidBytes = Buffer.alloc(2 * (qe - qs));
     buf.copy(this.qidBytes, 0, qs, qe);
     this.qidLen = qe - qs;
     this.qid = qid;
-    this.qi = this.index.qidIndex.get(qid) ?? -1;
+    this.qi = this.index.queryIndex(qid);
     if (this.qi < 0) this.dropped.push(qid);
     this.n = 0;
     this.relocated = 0;
@@ -742,6 +768,7 @@ export async function evaluateRunRange(
   start: number,
   end: number,
   score?: (qi: number, ranked: Int32Array) => void,
+  chunkBytes?: number,
 ): Promise<RangeResult> {
   const w = plan.width;
   const s = plan.settings;
@@ -770,7 +797,7 @@ export async function evaluateRunRange(
     qis[n++] = qi;
   });
   try {
-    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd(), { start, end });
+    await streamTrecRun(runPath, sink, chunkBytes, () => sink.chunkEnd(), { start, end });
     sink.finish();
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
@@ -797,7 +824,8 @@ export function splitAtQueryBoundaries(runPath: string, parts: number, firstShar
   if (parts < 2) return [0, size];
   const fd = openSync(runPath, 'r');
   try {
-    const win = Buffer.allocUnsafe(1 << 20);
+    // Query blocks are short (37 kB at depth 1,000): a small window finds the next one in a read or two.
+    const win = Buffer.allocUnsafe(1 << 16);
     for (let k = 1; k < parts; k++) {
       const share = firstShare + ((k - 1) * (1 - firstShare)) / (parts - 1);
       let pos = Math.max(Math.floor(size * share), cuts[cuts.length - 1]!);
@@ -854,49 +882,111 @@ export function splitAtQueryBoundaries(runPath: string, parts: number, firstShar
 
 const WORKER_URL = new URL('./stream-worker.js', import.meta.url);
 /**
- * Below this size the run is scored on the main thread alone. A worker must start a V8 isolate and load
- * the metrics modules before it reads a byte (0.7-0.9 s wall measured on a 2-core machine at load 11; far
- * less on idle cores), while one thread scores ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts):
- * below 32 MB half the run is not worth a late start.
+ * Below this size `--threads N` scores the run on the main thread alone. A worker must start a V8 isolate and
+ * load the metrics modules before it reads a byte (0.1-0.2 s on an idle core, 0.7-0.9 s wall measured on a
+ * 2-core machine at load 11), then runs cold (its JIT starts over: ~0.3 s of CPU), while one thread scores
+ * ~50 MB of run per CPU second at depth 100-1,000 (bench/eval.ts).
  */
 const PARALLEL_MIN_BYTES = 32 << 20;
+/**
+ * `--threads auto` adds a thread per this much run: twice PARALLEL_MIN_BYTES, so that the half of the run a
+ * worker can take (over a second of scoring) is at least twice what the worker costs to start.
+ */
+const AUTO_BYTES_PER_THREAD = 64 << 20;
 /** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
 const MAX_THREADS = 4;
 /**
- * The main thread prints every query's lines after the split work, which costs about a fifth of scoring
- * them (-q, trec format; measured on the bench workloads): it takes that much less of the run.
+ * A parallel run is cut into pieces of about this size, which the threads claim one at a time: a thread that
+ * starts late (a worker's isolate and cold JIT) or runs slowly (a shared core) simply takes fewer, and the
+ * last piece to finish keeps the others waiting for a few tens of milliseconds at most.
  */
-const PRINT_COST = 0.2;
+const PIECE_BYTES = 4 << 20;
+/** The read buffer of a piece (streamTrecRun grows it for longer lines). */
+const PIECE_CHUNK = 1 << 20;
 
 /**
- * How many threads score a run of `runBytes` bytes: one below PARALLEL_MIN_BYTES (a worker would cost more
- * than it saves), then one more per PARALLEL_MIN_BYTES of run, up to MAX_THREADS and the cores that are
- * idle by the 1-minute load average (`cores - load`, rounded up). On a saturated machine a worker finds
- * no idle core: it only competes with the main thread and costs its start-up and memory, so one thread
- * is chosen then.
+ * How many threads `--threads auto` gives a run of `runBytes` bytes: one per AUTO_BYTES_PER_THREAD of run
+ * (so one below 128 MB), up to MAX_THREADS and the cores no other thread is running on now (`cores - busy`).
+ * A worker with no idle core only competes with the main thread for one and costs its start-up, memory and
+ * cold JIT: then one thread. `busy` is what runs now (busyThreads), not the 1-minute load average, which
+ * lags by a minute and counts this process's own previous runs.
  */
-export function chooseThreads(runBytes: number, cores = availableParallelism(), load = loadavg()[0]!): number {
-  if (runBytes < PARALLEL_MIN_BYTES) return 1;
-  const idle = Math.ceil(cores - load);
-  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / PARALLEL_MIN_BYTES)));
+export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads()): number {
+  // A quarter core of slack for what a measurement over a short window calls busy (daemons, this process's GC).
+  const idle = Math.floor(cores - busy + 0.25);
+  return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / AUTO_BYTES_PER_THREAD)));
+}
+
+/** The machine's CPU time counters (/proc/stat, clock ticks) and this process's CPU time, at one moment. */
+export interface CpuSample {
+  /** Ticks all cores spent idle (idle + iowait), and in all states. */
+  readonly idle: number;
+  readonly total: number;
+  /** This process's CPU time (user + system, microseconds) and the monotonic clock (milliseconds). */
+  readonly own: number;
+  readonly at: number;
+}
+
+/**
+ * The cores other processes kept busy between two CpuSamples: cores x (1 - idle ticks / all ticks), less this
+ * process's CPU seconds per second of the window.
+ */
+export function busyBetween(since: CpuSample, now: CpuSample, cores: number): number {
+  const machine = cores * (1 - (now.idle - since.idle) / (now.total - since.total));
+  const own = (now.own - since.own) / 1000 / (now.at - since.at);
+  return Math.max(0, machine - own);
+}
+
+/** A CpuSample, or undefined where /proc/stat is absent. */
+export function cpuSample(): CpuSample | undefined {
+  try {
+    const text = readFileSync('/proc/stat', 'latin1');
+    const f = text.slice(0, text.indexOf('\n')).trim().split(/\s+/);
+    // cpu user nice system idle iowait irq softirq steal
+    const v = f.slice(1, 9).map(Number);
+    if (f[0] !== 'cpu' || v.length < 8 || !v.every(Number.isFinite)) return undefined;
+    const own = process.cpuUsage();
+    return { idle: v[3]! + v[4]!, total: v.reduce((a, b) => a + b, 0), own: own.user + own.system, at: performance.now() };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cores other processes keep busy. Measured when `since` is a CpuSample taken long enough ago (20 clock
+ * ticks, ~100 ms on 2 cores; harness eval takes it before reading the qrels): the cores not idle since then,
+ * less the ones this process used. Otherwise a snapshot: the threads runnable right now (the fourth field of
+ * /proc/loadavg, `runnable/total`) less this one, or the 1-minute load average where /proc is absent.
+ */
+export function busyThreads(since?: CpuSample, cores = availableParallelism()): number {
+  const now = since && cpuSample();
+  if (since && now && now.total - since.total >= 20 && now.at > since.at) return busyBetween(since, now, cores);
+  try {
+    const runnable = Number.parseInt(readFileSync('/proc/loadavg', 'latin1').split(' ')[3]!, 10);
+    if (Number.isInteger(runnable)) return Math.max(0, runnable - 1);
+  } catch {
+    // Not Linux: the load average is what there is.
+  }
+  return loadavg()[0]!;
 }
 
 /**
  * Evaluates `runPath` against the qrels for `plan`, as trec_eval would print it. With `threads` > 1 (or
- * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries and the parts after the
- * first are scored in worker threads, which read the qrels index in place (SharedArrayBuffer) and send
- * back typed arrays; results are identical to one thread's.
+ * 'auto', see chooseThreads) a run of at least 32 MB is cut at query boundaries into pieces of about 4 MB,
+ * which this thread and the workers claim in turn (evaluatePieces); the workers read the qrels index in place
+ * (SharedArrayBuffer) and send back typed arrays; results are identical to one thread's.
  */
 export async function evaluateTrecRunFile(
   index: QrelsIndex,
   runPath: string,
   plan: TrecPlan,
-  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number } = {},
+  opts: { readonly threads?: number | 'auto'; readonly minParallelBytes?: number; readonly cpuSince?: CpuSample } = {},
 ): Promise<TrecEvaluation> {
   const size = statSync(runPath, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
   const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
-  const threads = opts.threads === 'auto' ? chooseThreads(size) : Math.min(opts.threads ?? 1, availableParallelism());
+  const threads =
+    opts.threads === 'auto' ? chooseThreads(size, availableParallelism(), busyThreads(opts.cpuSince)) : Math.min(opts.threads ?? 1, availableParallelism());
   const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
   const s = plan.settings;
   if (!s.perQuery && !parallel) {
@@ -917,17 +1007,14 @@ export async function evaluateTrecRunFile(
     done[qi] = 1;
   };
 
-  const printShare = s.perQuery ? PRINT_COST : 0;
-  const cuts = parallel ? splitAtQueryBoundaries(runPath, threads, Math.max(0.1, (1 - printShare * (threads - 1)) / threads)) : [0, size];
-
+  const cuts = parallel ? splitAtQueryBoundaries(runPath, Math.max(4 * threads, Math.ceil(size / PIECE_BYTES))) : [0, size];
   let results: RangeResult[];
-  const shared = cuts.length > 2 ? index.share() : undefined;
-  const workers = cuts.slice(1, -1).map((start, k) => startWorker({ index: shared!, runPath, settings: s, start, end: cuts[k + 2]! }));
   try {
-    const local = await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, (qi, ranked) => score(qi, ranked));
-    results = [local, ...(await Promise.all(workers.map((x) => x.result)))];
+    results =
+      cuts.length > 2
+        ? await evaluatePieces(index, runPath, plan, cuts, threads - 1, score)
+        : [await evaluateRunRange(index, runPath, plan, 0, cuts[1]!, (qi, ranked) => score(qi, ranked))];
   } catch (e) {
-    for (const x of workers) void x.worker.terminate();
     throw await withAbsoluteLine(e, runPath, cuts);
   }
 
@@ -997,11 +1084,13 @@ export async function evaluateTrecRunFile(
   const rows = slots.subarray(0, order.length * w);
   const relstrings = order.map((qi) => slotRel[qi]);
   const summary = summarizeTrec(plan, rows, order.length, nq);
-  if (!s.perQuery) return { plan, queryIds, rows: new Float64Array(0), relstrings: [], summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
-  return { plan, queryIds, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+  const evaluated = queryIds.length;
+  if (!s.perQuery)
+    return { plan, queryIds, evaluated, rows: new Float64Array(0), relstrings: [], summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
+  return { plan, queryIds, evaluated, rows, relstrings, summary, runTag, missingQueries: missing, droppedRunQueries: dropped };
 }
 
-/** Signals a query that comes before one already summed, in trec_eval's order. */
+/** Signals a query that comes before one already summed, in trec_eval's order (or another reason to stop a merge join). */
 class OutOfOrder extends Error {}
 
 /**
@@ -1060,6 +1149,7 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
   return {
     plan,
     queryIds,
+    evaluated: queryIds.length,
     rows: new Float64Array(0),
     relstrings: [],
     summary,
@@ -1069,10 +1159,128 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
   };
 }
 
-/** The message a worker sends back. */
+/**
+ * The evaluation as a merge join of the qrels file and the run, both read in chunks: a query's judgments are
+ * read (QrelsBlocks) when the run reaches it and dropped when the run moves on, so without -q memory does not
+ * grow with the number of queries, and with -q only by the rows kept for printing (ADR 0023). Needs what streamableQrels checked of the qrels (their
+ * queries grouped in trec_eval's order), and a run in the same order: at its first query out of order (or
+ * recurring), or at a document the qrels judge twice, this returns why it gave up, and the caller indexes the
+ * whole qrels (whose reader reports the duplicate). Queries are added to the running
+ * sums in trec_eval's order, the missing ones (-c) at their place, so the summary is sumInOrder's to the bit.
+ */
+export async function evaluateStreamed(qrelsPath: string, runPath: string, plan: TrecPlan, qrels: StreamableQrels): Promise<TrecEvaluation | string> {
+  const w = plan.width;
+  const s = plan.settings;
+  const judge = { ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }), judgedOnly: s.judgedOnly };
+  const row = new Float64Array(w);
+  const acc = new Float64Array(w);
+  const missing: string[] = [];
+  let evaluated = 0;
+  // With -q, a row per query (and its id and relstring) until printed; without, running sums only.
+  let rows = new Float64Array(s.perQuery ? 64 * w : 0);
+  const queryIds: string[] = [];
+  const relstrings: (string | undefined)[] = [];
+  const blocks = new QrelsBlocks(qrelsPath);
+  const add = (ranked: Int32Array, bogus: boolean): void => {
+    const r = judgeRankingWithLevels(ranked, blocks.levels, s.relevanceLevel, judge);
+    if (s.perQuery) {
+      if ((evaluated + 1) * w > rows.length) {
+        const bigger = new Float64Array(2 * rows.length);
+        bigger.set(rows);
+        rows = bigger;
+      }
+      relstrings.push(computeTrecRow(plan, r, rows, evaluated * w, bogus));
+      queryIds.push(blocks.qid);
+    } else {
+      computeTrecRow(plan, r, row, 0, bogus);
+      for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+    }
+    evaluated++;
+  };
+  const bogus = Buffer.from(BOGUS_DOCNO, 'utf8');
+  const bogusHash = fnv1a(bogus, 0, bogus.length) | 0;
+  let current = false;
+  let used = false;
+  let last: string | undefined;
+  // The qrels query the run did not reach is missing from it: under -c, trec_eval's empty ranking.
+  const skip = (): void => {
+    if (!used) {
+      missing.push(blocks.qid);
+      if (s.averageComplete) add(Int32Array.of(blocks.lookup(bogus, 0, bogus.length, bogusHash)), true);
+    }
+    used = false;
+    current = blocks.next();
+    if (blocks.duplicate) throw new OutOfOrder(`a document is judged twice for query "${blocks.qid}"`);
+  };
+  const source: JudgmentSource = {
+    queryIndex(qid) {
+      // Increasing ids are also grouped ones: the run side keeps no set of the ids it met.
+      if (last !== undefined && compareIds(qid, last) <= 0) throw new OutOfOrder();
+      last = qid;
+      while (current) {
+        const c = compareIds(blocks.qid, qid);
+        if (c > 0) return -1;
+        if (c === 0) {
+          used = true;
+          return blocks.qi;
+        }
+        skip();
+      }
+      return -1;
+    },
+    lookup: (_qi, buf, s0, e0, h) => blocks.lookup(buf, s0, e0, h),
+  };
+  const sink = new BlockSink(runPath, source, (_qi, ranked) => add(ranked, false), false);
+  try {
+    current = blocks.next();
+    if (blocks.duplicate) throw new OutOfOrder(`a document is judged twice for query "${blocks.qid}"`);
+    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd());
+    sink.finish();
+    while (current) skip();
+  } catch (e) {
+    if (e instanceof OutOfOrder) return e.message || "its queries are not in trec_eval's order";
+    // The index reads the whole qrels before the run: a run error must not hide a duplicate judgment it reports.
+    if (e instanceof InputError) {
+      while (!blocks.duplicate && blocks.next());
+      if (blocks.duplicate) return `a document is judged twice for query "${blocks.qid}"`;
+    }
+    throw e;
+  } finally {
+    blocks.close();
+  }
+  if (blocks.refused || blocks.qi + 1 !== qrels.queries) throw new HarnessError(`${qrelsPath} changed while it was being read; run harness eval again`);
+  if (sink.blocks === 0) throw new InputError(runPath, undefined, 'the run has no result lines');
+  if (evaluated === 0) {
+    throw new InputError(runPath, undefined, 'no query of the run has relevance judgments in the qrels', {
+      hint: 'check that the qrels and the run use the same query ids',
+    });
+  }
+  // summarizeTrec adds the rows in the order the running sums are added: the same bits either way.
+  rows = rows.subarray(0, evaluated * w);
+  const summary = s.perQuery ? summarizeTrec(plan, rows, evaluated, qrels.queries) : finishTrecSummary(plan, acc, evaluated, qrels.queries);
+  return {
+    plan,
+    queryIds,
+    evaluated,
+    rows,
+    relstrings,
+    summary,
+    runTag: sink.runTag,
+    missingQueries: missing,
+    droppedRunQueries: sink.dropped,
+  };
+}
+
+/** The messages a worker sends back: one per piece it scored, then `done`. */
 export type WorkerReply =
-  | { readonly ok: true; readonly result: RangeResult }
-  | { readonly ok: false; readonly input?: { file: string; line: number | undefined; message: string; hint: string | undefined }; readonly message: string };
+  | { readonly ok: true; readonly piece: number; readonly result: RangeResult }
+  | {
+      readonly ok: false;
+      readonly piece: number;
+      readonly input?: { file: string; line: number | undefined; message: string; hint: string | undefined };
+      readonly message: string;
+    }
+  | { readonly done: true };
 
 /** Input of a worker (see stream-worker.ts). */
 export interface WorkerTask {
@@ -1080,27 +1288,75 @@ export interface WorkerTask {
   readonly index: QrelsIndexParts;
   readonly runPath: string;
   readonly settings: TrecEvalSettings;
-  readonly start: number;
-  readonly end: number;
+  /** Piece k is bytes [cuts[k], cuts[k + 1]) of the run. */
+  readonly cuts: readonly number[];
+  /** The next piece to claim (Atomics.add), shared by every thread; set past the last piece after an error. */
+  readonly next: Int32Array;
 }
 
-function startWorker(task: WorkerTask): { readonly worker: Worker; readonly result: Promise<RangeResult> } {
+/**
+ * Scores the pieces of a run on this thread and `workers` worker threads, each claiming the next piece from
+ * a shared counter until none is left (so the work divides itself by how fast each thread turns out to be).
+ * This thread scores its pieces through `score`; the workers send rows back per piece (transferred typed
+ * arrays, no copy). After an error no further piece is claimed, the pieces already claimed finish, and the
+ * error of the earliest piece is thrown: the one a single thread would have met first.
+ */
+async function evaluatePieces(
+  index: QrelsIndex,
+  runPath: string,
+  plan: TrecPlan,
+  cuts: readonly number[],
+  workers: number,
+  score: (qi: number, ranked: Int32Array) => void,
+): Promise<RangeResult[]> {
+  const pieces = cuts.length - 1;
+  const next = new Int32Array(new SharedArrayBuffer(4));
+  const results = new Array<RangeResult | undefined>(pieces);
+  const errors = new Array<unknown>(pieces);
+  const task: WorkerTask = { index: index.share(), runPath, settings: plan.settings, cuts, next };
+  const started = Array.from({ length: workers }, () => startWorker(task, results, errors));
+  for (;;) {
+    const k = Atomics.add(next, 0, 1);
+    if (k >= pieces) break;
+    try {
+      results[k] = await evaluateRunRange(index, runPath, plan, cuts[k]!, cuts[k + 1]!, score, PIECE_CHUNK);
+    } catch (e) {
+      if (e instanceof InputError) (e as InputError & { rangeStart?: number }).rangeStart = cuts[k]!;
+      errors[k] = e;
+      Atomics.store(next, 0, pieces);
+      break;
+    }
+  }
+  try {
+    await Promise.all(started.map((x) => x.done));
+  } catch (e) {
+    for (const x of started) void x.worker.terminate();
+    throw e;
+  }
+  for (let k = 0; k < pieces; k++) if (errors[k] !== undefined) throw errors[k];
+  return results as RangeResult[];
+}
+
+function startWorker(task: WorkerTask, results: (RangeResult | undefined)[], errors: unknown[]): { readonly worker: Worker; readonly done: Promise<void> } {
   const worker = new Worker(WORKER_URL, { workerData: task });
-  const result = new Promise<RangeResult>((resolve, reject) => {
-    worker.once('message', (reply: WorkerReply) => {
-      void worker.terminate();
-      if (reply.ok) resolve(reply.result);
+  const done = new Promise<void>((resolve, reject) => {
+    worker.on('message', (reply: WorkerReply) => {
+      if ('done' in reply) {
+        void worker.terminate();
+        resolve();
+      } else if (reply.ok) results[reply.piece] = reply.result;
       else if (reply.input) {
         const err = new InputError(reply.input.file, reply.input.line, reply.input.message, reply.input.hint === undefined ? {} : { hint: reply.input.hint });
-        (err as InputError & { rangeStart?: number }).rangeStart = task.start;
-        reject(err);
-      } else reject(new HarnessError(`evaluation worker failed: ${reply.message}`));
+        (err as InputError & { rangeStart?: number }).rangeStart = task.cuts[reply.piece]!;
+        errors[reply.piece] = err;
+      } else errors[reply.piece] = new HarnessError(`evaluation worker failed: ${reply.message}`);
     });
     worker.once('error', (e) => reject(e));
+    worker.once('exit', (code) => reject(new HarnessError(`evaluation worker exited (code ${code}) before it finished`)));
   });
-  // A failure on the main thread abandons the workers; their rejections must not surface as unhandled.
-  result.catch(() => {});
-  return { worker, result };
+  // A failure on this thread abandons the workers; their rejections must not surface as unhandled.
+  done.catch(() => {});
+  return { worker, done };
 }
 
 /** Errors from a range that does not start the file carry line numbers relative to it; make them absolute. */
