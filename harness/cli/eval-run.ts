@@ -48,7 +48,8 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   if (ev === undefined) {
     const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
     // Said once the qrels are read: a file that does not stream for an error gets the error alone.
-    if (indexed !== undefined) note(indexed);
+    const said = indexNote(indexed, statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0);
+    if (said !== undefined) note(said);
     checkLevel(highestGrade(qrels));
     run ??= await peekRun();
     // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
@@ -67,6 +68,14 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   }
   if (format === 'trec') writeTrec(ev, io);
   else await writeCanonical(ev, format, io);
+}
+
+/** Qrels this large take hundreds of MB once indexed: below it, reading them into memory is not worth a note. */
+export const INDEX_NOTE_BYTES = 64 * 2 ** 20;
+
+/** The stderr note that the qrels were indexed in memory, and why; only for qrels of {@link INDEX_NOTE_BYTES} or more. */
+export function indexNote(reason: string | undefined, qrelsBytes: number): string | undefined {
+  return reason !== undefined && qrelsBytes >= INDEX_NOTE_BYTES ? reason : undefined;
 }
 
 const STREAM_HINT = ' (a qrels file and a run that both list their queries sorted bytewise, as trec_eval sorts them, are read as streams)';
