@@ -10,6 +10,40 @@
  * adds every term in the order of the scalar definitions, so its sums are bit for bit theirs (ADR 0004).
  */
 import { HarnessError } from '../errors.js';
+import {
+  ADD,
+  BLOCK,
+  BREAK_IF,
+  CONTINUE,
+  END,
+  F64X2_ADD,
+  F64X2_MUL,
+  F64X2_SPLAT,
+  f64,
+  f64x2Extract,
+  GE_U,
+  get,
+  I32,
+  i32,
+  Kernel,
+  LOOP,
+  LT_U,
+  loadF64,
+  loadI32,
+  loadU8,
+  MAX_MEMORY_BYTES,
+  MUL,
+  SELECT,
+  SHL,
+  set,
+  storeF64,
+  V128,
+  type ValType,
+  VZERO,
+  vload,
+  vstore,
+  type WasmFunction,
+} from '../wasm/assemble.js';
 import { Rng } from './rng.js';
 
 /** Stream ids under one user seed, so a Comparison's sign flips and resamples never share draws. */
@@ -149,71 +183,12 @@ const BLOCK_CHUNKS = 4;
 const BLOCK_DRAWS = 2048;
 const ENTRY_BYTES = LANES * 8;
 const SLICE_BYTES = 256 * ENTRY_BYTES;
-const PAGE_BYTES = 65536;
-/** The kernel addresses its memory with 32-bit offsets, which JavaScript passes as signed integers. */
-const MAX_MEMORY_BYTES = 2 ** 31;
-
-/** The slice of the WebAssembly JS API this file uses (the project's type libraries do not declare it). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
-};
-
 type SumsExport = (table: number, bytes: number, count: number, chunks: number, acc: number) => void;
 type TablesExport = (table: number, vectors: number, chunks: number) => void;
 type CombineExport = (d: number, hiStart: number, hiIndex: number, hiWeight: number, count: number, s0: number, s1: number, out: number) => void;
 
-/** Unsigned and signed LEB128, the integer encodings of the WebAssembly binary format. */
-function uleb(x: number): number[] {
-  const out: number[] = [];
-  do {
-    const low = x & 0x7f;
-    x >>>= 7;
-    out.push(x === 0 ? low : low | 0x80);
-  } while (x !== 0);
-  return out;
-}
-function sleb(x: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const low = x & 0x7f;
-    x >>= 7;
-    if ((x === 0 && (low & 0x40) === 0) || (x === -1 && (low & 0x40) !== 0)) return [...out, low];
-    out.push(low | 0x80);
-  }
-}
-
-/** The instructions the kernels use (WebAssembly core 2.0 binary opcodes, SIMD under the 0xfd prefix). */
-const I32 = 0x7f;
-const V128 = 0x7b;
-const get = (i: number): number[] => [0x20, i];
-const set = (i: number): number[] => [0x21, i];
-const i32 = (x: number): number[] => [0x41, ...sleb(x)];
-const f64 = (x: number): number[] => [0x44, ...new Uint8Array(Float64Array.of(x).buffer)];
-const ADD = [0x6a];
-const MUL = [0x6c];
-const SHL = [0x74];
-const LT_U = [0x49];
-const GE_U = [0x4f];
-const SELECT = [0x1b];
-const LOAD_U8 = [0x2d, 0, 0];
-const LOAD_I32 = [0x28, 2, 0];
-const load64 = (offset: number): number[] => [0x2b, 3, ...uleb(offset)];
-const store64 = (offset: number): number[] => [0x39, 3, ...uleb(offset)];
-const vload = (offset: number): number[] => [0xfd, 0x00, 4, ...uleb(offset)];
-const vstore = (offset: number): number[] => [0xfd, 0x0b, 4, ...uleb(offset)];
-const VZERO = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];
-const SPLAT = [0xfd, 0x14];
-const lane = (l: number): number[] => [0xfd, 0x21, l];
-const F64X2_ADD = [0xfd, ...uleb(0xf0)];
-const F64X2_MUL = [0xfd, ...uleb(0xf2)];
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const END = [0x0b];
-/** Inside `block loop … end end`: leave the block (break) or restart the loop (continue). */
-const BREAK_IF = [0x0d, 1];
-const CONTINUE = [0x0c, 0];
+/** `count` i32 values: the kernels' parameters are all addresses and counts, as are most of their locals. */
+const i32s = (count: number): ValType[] => new Array<ValType>(count).fill(I32);
 
 /**
  * sums(table, bytes, count, chunks, acc):  acc[b] += Σ_c T[c, bytes[c·count + b]]  for b < count,
@@ -221,7 +196,7 @@ const CONTINUE = [0x0c, 0];
  * chunk-major, acc[b] the four lanes of draw b (32 bytes). The loop nest is draw blocks × chunk blocks ×
  * draws, so the four table slices of a chunk block are read from L1.
  */
-function sumsBody(): number[] {
+function sumsFunction(): WasmFunction {
   const [TABLE, BYTES, COUNT, CHUNKS, ACC] = [0, 1, 2, 3, 4];
   const [B0, B_END, CB, TP, CP, B, BP, AP, IDX, S2, S3, V0, V1] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
   // Offsets of the BLOCK_CHUNKS (= 4) chunk rows of a draw byte: 0, count, 2·count, 3·count; 5 = log2 ENTRY_BYTES.
@@ -238,7 +213,7 @@ function sumsBody(): number[] {
     ...[...get(AP), ...vload(0), ...set(V0), ...get(AP), ...vload(16), ...set(V1)],
     ...Array.from({ length: BLOCK_CHUNKS }, (_, k) => [
       // idx = tp + (bytes[bp + k·count] << 5); entry (k, byte) sits at idx + k·SLICE_BYTES
-      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...LOAD_U8, ...i32(5), ...SHL, ...ADD, ...set(IDX)],
+      ...[...get(TP), ...get(BP), ...(rowOf[k] as number[]), ...(k === 0 ? [] : ADD), ...loadU8(), ...i32(5), ...SHL, ...ADD, ...set(IDX)],
       ...[...get(V0), ...get(IDX), ...vload(k * SLICE_BYTES), ...F64X2_ADD, ...set(V0)],
       ...[...get(V1), ...get(IDX), ...vload(k * SLICE_BYTES + 16), ...F64X2_ADD, ...set(V1)],
     ]).flat(),
@@ -248,9 +223,8 @@ function sumsBody(): number[] {
     ...[...get(CB), ...i32(BLOCK_CHUNKS), ...ADD, ...set(CB), ...get(TP), ...i32(BLOCK_CHUNKS * SLICE_BYTES), ...ADD, ...set(TP)],
     ...[...get(CP), ...get(COUNT), ...i32(BLOCK_CHUNKS), ...MUL, ...ADD, ...set(CP), ...CONTINUE, ...END, ...END],
     ...[...get(B0), ...i32(BLOCK_DRAWS), ...ADD, ...set(B0), ...CONTINUE, ...END, ...END],
-    ...END,
   ];
-  return [2, ...uleb(V0 - B0), I32, 2, V128, ...body];
+  return { name: 'sums', params: i32s(ACC + 1), results: [], locals: [...i32s(V0 - B0), V128, V128], body };
 }
 
 /**
@@ -259,39 +233,39 @@ function sumsBody(): number[] {
  * on four lanes (d interleaved, 32 bytes per position; hiWeight as f64), lane v of r stored at
  * out + v·count·8 + b·8, so each lane's resample sums are one contiguous array.
  */
-function combineBody(): number[] {
+function combineFunction(): WasmFunction {
   const [D, HI_START, HI_INDEX, HI_WEIGHT, COUNT, S0, S1, OUT] = [0, 1, 2, 3, 4, 5, 6, 7];
   const [B, K, K_END, P, Q, LANE_BYTES, OB, H0, H1, W, R0, R1] = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19];
   const weighted = (h: number, offset: number): number[] => [...get(h), ...get(W), ...get(P), ...vload(offset), ...F64X2_MUL, ...F64X2_ADD, ...set(h)];
   // r = (s0 + 2·s1) + 4·h, the association of the scalar expression s0 + 2 * s1 + 4 * h.
   const result = (h: number, r: number, offset: number): number[] => [
-    ...[...get(S0), ...get(Q), ...ADD, ...vload(offset), ...f64(2), ...SPLAT, ...get(S1), ...get(Q), ...ADD, ...vload(offset), ...F64X2_MUL, ...F64X2_ADD],
-    ...[...f64(4), ...SPLAT, ...get(h), ...F64X2_MUL, ...F64X2_ADD, ...set(r)],
+    ...[...get(S0), ...get(Q), ...ADD, ...vload(offset)],
+    ...[...f64(2), ...F64X2_SPLAT, ...get(S1), ...get(Q), ...ADD, ...vload(offset), ...F64X2_MUL, ...F64X2_ADD],
+    ...[...f64(4), ...F64X2_SPLAT, ...get(h), ...F64X2_MUL, ...F64X2_ADD, ...set(r)],
   ];
   const store = (r: number, l: number, laneIndex: number): number[] => [
     ...get(OB),
     ...(laneIndex === 0 ? [] : [...get(LANE_BYTES), ...i32(laneIndex), ...MUL, ...ADD]),
     ...get(r),
-    ...lane(l),
-    ...store64(0),
+    ...f64x2Extract(l),
+    ...storeF64(0),
   ];
   const body = [
     ...[...get(COUNT), ...i32(3), ...SHL, ...set(LANE_BYTES), ...i32(0), ...set(B)],
     ...[...BLOCK, ...LOOP, ...get(B), ...get(COUNT), ...GE_U, ...BREAK_IF],
     ...[...VZERO, ...set(H0), ...VZERO, ...set(H1)],
-    ...[...get(HI_START), ...get(B), ...i32(2), ...SHL, ...ADD, ...set(P), ...get(P), ...LOAD_I32, ...set(K), ...get(P), ...[0x28, 2, 4], ...set(K_END)],
+    ...[...get(HI_START), ...get(B), ...i32(2), ...SHL, ...ADD, ...set(P), ...get(P), ...loadI32(), ...set(K), ...get(P), ...loadI32(4), ...set(K_END)],
     ...[...BLOCK, ...LOOP, ...get(K), ...get(K_END), ...GE_U, ...BREAK_IF],
-    ...[...get(HI_WEIGHT), ...get(K), ...i32(3), ...SHL, ...ADD, ...load64(0), ...SPLAT, ...set(W)],
-    ...[...get(D), ...get(HI_INDEX), ...get(K), ...i32(2), ...SHL, ...ADD, ...LOAD_I32, ...i32(5), ...SHL, ...ADD, ...set(P)],
+    ...[...get(HI_WEIGHT), ...get(K), ...i32(3), ...SHL, ...ADD, ...loadF64(0), ...F64X2_SPLAT, ...set(W)],
+    ...[...get(D), ...get(HI_INDEX), ...get(K), ...i32(2), ...SHL, ...ADD, ...loadI32(), ...i32(5), ...SHL, ...ADD, ...set(P)],
     ...[...weighted(H0, 0), ...weighted(H1, 16)],
     ...[...get(K), ...i32(1), ...ADD, ...set(K), ...CONTINUE, ...END, ...END],
     ...[...get(B), ...i32(5), ...SHL, ...set(Q), ...result(H0, R0, 0), ...result(H1, R1, 16)],
     ...[...get(OUT), ...get(B), ...i32(3), ...SHL, ...ADD, ...set(OB)],
     ...[...store(R0, 0, 0), ...store(R0, 1, 1), ...store(R1, 0, 2), ...store(R1, 1, 3)],
     ...[...get(B), ...i32(1), ...ADD, ...set(B), ...CONTINUE, ...END, ...END],
-    ...END,
   ];
-  return [2, ...uleb(H0 - B), I32, ...uleb(R1 - H0 + 1), V128, ...body];
+  return { name: 'combine', params: i32s(OUT + 1), results: [], locals: [...i32s(H0 - B), ...new Array<ValType>(R1 - H0 + 1).fill(V128)], body };
 }
 
 /**
@@ -300,7 +274,7 @@ function combineBody(): number[] {
  * {@link buildChunkTable} computes them, grouped by k from the highest down so each right-hand entry (lowest
  * set bit above k, or 0) is already written.
  */
-function tablesBody(): number[] {
+function tablesFunction(): WasmFunction {
   const [TABLE, VECTORS, CHUNKS] = [0, 1, 2];
   const [C, BASE, VP, Q, END_, D0, D1] = [3, 4, 5, 6, 7, 8, 9];
   const body = [
@@ -320,14 +294,13 @@ function tablesBody(): number[] {
     }),
     ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(BASE), ...i32(SLICE_BYTES), ...ADD, ...set(BASE)],
     ...[...get(VP), ...i32(8 * ENTRY_BYTES), ...ADD, ...set(VP), ...CONTINUE, ...END, ...END],
-    ...END,
   ];
-  return [2, ...uleb(D0 - C), I32, 2, V128, ...body];
+  return { name: 'tables', params: i32s(CHUNKS + 1), results: [], locals: [...i32s(D0 - C), V128, V128], body };
 }
 
 /**
- * The kernels as one WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled here from their opcodes
- * so the repository holds no binary and needs no toolchain; they share the memory the caller imports.
+ * The kernels as one WebAssembly module (core spec 2.0 with 128-bit SIMD), assembled by harness/wasm/assemble
+ * from their opcodes; they share the memory each {@link SharedDrawSums} instance imports.
  * Each lane of a SIMD operation is one IEEE double operation (f64x2.add and f64x2.mul round each lane as a
  * scalar + and * do; WebAssembly has no fused multiply-add), and every lane receives its terms in the order of
  * the scalar definitions: Σ_c T[c, ·] in chunk order from +0 ({@link buildChunkTable}), then
@@ -335,22 +308,12 @@ function tablesBody(): number[] {
  * zero chunks of the padding add +0, which leaves any sum other than −0 unchanged, and a sum that starts at +0
  * is never −0.
  */
-function kernelModule(): Uint8Array {
-  const name = (s: string): number[] => [s.length, ...Array.from(s, (ch) => ch.charCodeAt(0))];
-  const section = (id: number, content: number[]): number[] => [id, ...uleb(content.length), ...content];
-  const signature = (params: number): number[] => [0x60, params, ...new Array<number>(params).fill(I32), 0];
-  const bodies = [tablesBody(), sumsBody(), combineBody()];
-  return Uint8Array.from([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, [3, ...signature(3), ...signature(5), ...signature(8)]),
-    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
-    ...section(3, [3, 0, 1, 2]),
-    ...section(7, [3, ...name('tables'), 0x00, 0, ...name('sums'), 0x00, 1, ...name('combine'), 0x00, 2]),
-    ...section(10, [3, ...bodies.flatMap((body) => [...uleb(body.length), ...body])]),
-  ]);
+function kernelFunctions(): WasmFunction[] {
+  return [tablesFunction(), sumsFunction(), combineFunction()];
 }
 
-let compiled: object | undefined;
+/** Compiled at the first {@link SharedDrawSums}, then instantiated over each one's memory. */
+let kernel: Kernel | undefined;
 
 /** Where the resample data lives in a kernel's memory, for {@link SharedDrawSums.resampleSums}. */
 interface ResampleRegions {
@@ -410,13 +373,11 @@ export class SharedDrawSums {
         },
       );
     }
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(total / PAGE_BYTES) });
-    compiled ??= new WebAssembly.Module(kernelModule());
-    const { exports } = new WebAssembly.Instance(compiled, { env: { memory } });
+    kernel ??= new Kernel(kernelFunctions());
+    const { exports, buffer } = kernel.instantiate(total);
     this.tablesKernel = exports.tables as TablesExport;
     this.sumsKernel = exports.sums as SumsExport;
     this.combineKernel = exports.combine as CombineExport;
-    const { buffer } = memory;
     this.vectors = new Float64Array(buffer, tableBytes, vectorBytes / 8);
     let offset = tableBytes + vectorBytes;
     for (const draws of sets) {

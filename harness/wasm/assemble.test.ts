@@ -16,6 +16,8 @@ import {
   i32,
   Kernel,
   loadF64,
+  loadI32,
+  loadU8,
   SHL,
   set,
   storeF64,
@@ -105,5 +107,15 @@ describe('assembleModule', () => {
     expect(r).toBe(Math.abs((1 / 3) * 1e16 + 1e16 - ((1 / 3) * 0.1 + 0.1)));
     (exports.copy as (a: number, b: number) => void)(8, 128);
     expect([mem[16], mem[17], mem[18]]).toEqual([0.2, 0.3, 1e16 + 0.1]);
+  });
+
+  it('reads a byte unsigned and an i32 little-endian at a constant offset (the loads of the statistics kernels)', () => {
+    // peek(p): mem8[p] + mem32[p + 4], the byte zero-extended (0xff reads 255, not -1).
+    const peek = { name: 'peek', params: [I32], results: [I32], locals: [], body: [...get(0), ...loadU8(), ...get(0), ...loadI32(4), ...ADD] } as const;
+    expect(peek.body).toEqual([0x20, 0, 0x2d, 0, 0, 0x20, 0, 0x28, 2, 4, 0x6a]);
+    const { exports, buffer } = new Kernel([peek]).instantiate(1);
+    const bytes = new Uint8Array(buffer);
+    bytes.set([0xff, 0, 0, 0, 0x01, 0x02, 0x00, 0x00], 8);
+    expect((exports.peek as (p: number) => number)(8)).toBe(255 + (0x01 + 0x02 * 256));
   });
 });
