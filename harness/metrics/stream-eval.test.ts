@@ -262,12 +262,32 @@ describe('scanTrecRunFast', () => {
     'q1 Q0 d\u00e9 1 2 t\u00e9\n',
     'q1 Q0 d1 1 2 t\rq2 Q0 d2 1 2 t\n',
     '#q1 Q0 d1 1 2 t\nq2 Q0 d2 1 -0 t\n',
+    // Digit counts at the fast path's edges: 9 and 10 digits on either side of the point, 15 and 16 in all.
+    'q1 Q0 d1 1 999999999.999999 t\nq1 Q0 d2 1 2147483648.5 t\nq1 Q0 d3 1 0.999999999 t\nq1 Q0 d4 1 0.9999999999 t\n',
+    'q1 Q0 d1 1 123456.123456789 t\nq1 Q0 d2 1 1234567.123456789 t\nq1 Q0 d3 1 999999999 t\nq1 Q0 d4 1 4294967296 t\n',
+    'q1 Q0 d1 1 000000000000000.5 t\nq1 Q0 d2 1 0.000000001 t\nq1 Q0 d3 1 30.123456 t\nq1 Q0 d4 1 00 t\n',
   ];
 
   it('hands on the same lines, values and errors as scanTrecRun', () => {
     for (const text of tricky) expect(outcome(scanTrecRunFast, text), JSON.stringify(text)).toEqual(outcome(scanTrecRun, text));
     // From inside a buffer: the same as scanning that part alone.
     expect(outcome(scanTrecRunFast, 'junk\nq1 Q0 d1 1 2 t\n', 5)).toEqual(outcome(scanTrecRun, 'junk\nq1 Q0 d1 1 2 t\n', 5));
+  });
+
+  it('parses random plain decimal scores of 1 to 17 digits as scanTrecRun does', () => {
+    let seed = 11;
+    const rand = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const digits = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 10)).join('');
+    let text = '';
+    for (let k = 0; k < 3000; k++) {
+      const whole = Math.floor(rand() * 12);
+      const frac = Math.floor(rand() * 12);
+      text += `q Q0 d${k} 1 ${digits(whole)}${rand() < 0.8 ? '.' : ''}${digits(frac)} t\n`;
+    }
+    expect(outcome(scanTrecRunFast, text)).toEqual(outcome(scanTrecRun, text));
   });
 
   it('agrees with scanTrecRun on random lines built from the bytes that matter', () => {

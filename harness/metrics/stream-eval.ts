@@ -418,27 +418,30 @@ export function scanTrecRunFast(buf: Buffer, start: number, end: number, firstLi
     while ((c = buf[++i]!) === 32 || c === 9);
     const ss = i;
     // digits[.digits] with at most 15 digits: the mantissa is exact and so is one division by 10^frac,
-    // parseScore's own fast path; anything else is parsed by parseScore.
-    let mant = 0;
-    let digits = 0;
-    let frac = 0;
+    // parseScore's own fast path; anything else is parsed by parseScore. Each part (at most 9 digits, so an
+    // int32) is read in integer arithmetic: a double's multiply-add per digit was a fifth of the scan.
+    // mant = whole * 10^frac + part is then the same exact integer parseScore builds digit by digit.
+    let whole = 0;
+    let wholeDigits = 0;
     while ((c = buf[i]! - 48) >= 0 && c <= 9) {
-      mant = mant * 10 + c;
-      digits++;
+      whole = (whole * 10 + c) | 0;
+      wholeDigits++;
       i++;
     }
+    let part = 0;
+    let frac = 0;
     if (c === -2) {
       i++;
       while ((c = buf[i]! - 48) >= 0 && c <= 9) {
-        mant = mant * 10 + c;
-        digits++;
+        part = (part * 10 + c) | 0;
         frac++;
         i++;
       }
     }
     c = buf[i]!;
     let score: number;
-    if ((c === 32 || c === 9) && digits > 0 && digits <= 15) score = frac === 0 ? mant : mant / POW10[frac]!;
+    if ((c === 32 || c === 9) && wholeDigits + frac > 0 && wholeDigits <= 9 && frac <= 9 && wholeDigits + frac <= 15)
+      score = frac === 0 ? whole : (whole * POW10[frac]! + part) / POW10[frac]!;
     else {
       while ((c = buf[i]!) > 32) i++;
       if ((c !== 32 && c !== 9) || i === ss) {
