@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type QrelsLineSink, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
 import { busyBetween, chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
+import { formatLong, printfFixed } from './printf.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
 
 /** The streaming evaluator's own machinery: thread choice, the shareable qrels index, the per-block tables. */
@@ -151,6 +152,39 @@ describe('TrecQueryWriter', () => {
     w.flush();
     expect(out).toBe(`${'num_ret'.padEnd(22)}\tq7\t1234\n${'map'.padEnd(22)}\tq7\t123456.7892\n${'relstring'.padEnd(22)}\tq7\t'RN'\n`);
   });
+
+  it('prints every count and value as formatLong and printfFixed(x, 6, 4) do, relstrings as quoted', () => {
+    const plan = compileTrecPlan({ ...settings, measures: ['num_ret', 'map', 'relstring'] });
+    const ret = plan.instances.find((i) => i.name === 'num_ret')!.offset;
+    const map = plan.instances.find((i) => i.name === 'map')!.offset;
+    // Edges of the digit paths (int32 counts, 4 fraction digits, rounding near .5), then seeded random values.
+    const counts = [0, -0, 0.9, -0.5, -3, 7, 9, 10, 99, 100, 1234, 2 ** 31 - 1, 2 ** 31, 3e9, 1e21, Number.NaN, Infinity];
+    const values = [0, -0, 1e-5, 0.00005, 0.03125, 0.99995, 0.5, 1, 9.99996, 10, -0.25, -12.5, 999999.99995, 1e6, 1e300, Number.NaN, -Infinity];
+    let seed = 7;
+    const rand = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let k = 0; k < 2000; k++) {
+      counts.push(Math.floor(rand() * 10 ** Math.floor(rand() * 12)));
+      values.push((rand() - 0.1) * 10 ** Math.floor(rand() * 8 - 4));
+    }
+    const rels = ['', 'R', 'RN-0123', 'N\u00e9'];
+    const row = new Float64Array(plan.width * counts.length);
+    let expected = '';
+    for (let q = 0; q < counts.length; q++) {
+      row[q * plan.width + ret] = counts[q]!;
+      row[q * plan.width + map] = values[q]!;
+      const rel = rels[q % rels.length]!;
+      expected += `${'num_ret'.padEnd(22)}\tq${q}\t${formatLong(counts[q]!)}\n${'map'.padEnd(22)}\tq${q}\t${printfFixed(values[q]!, 6, 4)}\n`;
+      expected += `${'relstring'.padEnd(22)}\tq${q}\t'${rel}'\n`;
+    }
+    let out = '';
+    const w = new TrecQueryWriter(plan, (t) => (out += t));
+    for (let q = 0; q < counts.length; q++) w.query(`q${q}`, row, q * plan.width, rels[q % rels.length]);
+    w.flush();
+    expect(out).toBe(expected);
+  });
 });
 
 describe('scanTrecRun', () => {
@@ -228,12 +262,32 @@ describe('scanTrecRunFast', () => {
     'q1 Q0 d\u00e9 1 2 t\u00e9\n',
     'q1 Q0 d1 1 2 t\rq2 Q0 d2 1 2 t\n',
     '#q1 Q0 d1 1 2 t\nq2 Q0 d2 1 -0 t\n',
+    // Digit counts at the fast path's edges: 9 and 10 digits on either side of the point, 15 and 16 in all.
+    'q1 Q0 d1 1 999999999.999999 t\nq1 Q0 d2 1 2147483648.5 t\nq1 Q0 d3 1 0.999999999 t\nq1 Q0 d4 1 0.9999999999 t\n',
+    'q1 Q0 d1 1 123456.123456789 t\nq1 Q0 d2 1 1234567.123456789 t\nq1 Q0 d3 1 999999999 t\nq1 Q0 d4 1 4294967296 t\n',
+    'q1 Q0 d1 1 000000000000000.5 t\nq1 Q0 d2 1 0.000000001 t\nq1 Q0 d3 1 30.123456 t\nq1 Q0 d4 1 00 t\n',
   ];
 
   it('hands on the same lines, values and errors as scanTrecRun', () => {
     for (const text of tricky) expect(outcome(scanTrecRunFast, text), JSON.stringify(text)).toEqual(outcome(scanTrecRun, text));
     // From inside a buffer: the same as scanning that part alone.
     expect(outcome(scanTrecRunFast, 'junk\nq1 Q0 d1 1 2 t\n', 5)).toEqual(outcome(scanTrecRun, 'junk\nq1 Q0 d1 1 2 t\n', 5));
+  });
+
+  it('parses random plain decimal scores of 1 to 17 digits as scanTrecRun does', () => {
+    let seed = 11;
+    const rand = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const digits = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 10)).join('');
+    let text = '';
+    for (let k = 0; k < 3000; k++) {
+      const whole = Math.floor(rand() * 12);
+      const frac = Math.floor(rand() * 12);
+      text += `q Q0 d${k} 1 ${digits(whole)}${rand() < 0.8 ? '.' : ''}${digits(frac)} t\n`;
+    }
+    expect(outcome(scanTrecRunFast, text)).toEqual(outcome(scanTrecRun, text));
   });
 
   it('agrees with scanTrecRun on random lines built from the bytes that matter', () => {

@@ -70,7 +70,11 @@ export interface QrelsIndexParts {
   readonly docStart: Int32Array;
   readonly docEnd: Int32Array;
   readonly grade: Int32Array;
-  /** Per query: its open-addressing table is table[tabBase[q] .. tabBase[q] + tabMask[q]] (judgment numbers, -1 empty). */
+  /**
+   * Per query: its open-addressing table, slots tabBase[q] .. tabBase[q] + tabMask[q]; slot k is the pair
+   * table[2k] (a judgment number, -1 empty) and table[2k + 1] (its document id's fnv1a, as an int32), so a
+   * probe that meets another document is settled in the table's own cache line.
+   */
   readonly tabBase: Int32Array;
   readonly tabMask: Int32Array;
   readonly table: Int32Array;
@@ -86,7 +90,6 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
   const dE = new Int32Array(cap);
   const gr = new Int32Array(cap);
   const ln = new Int32Array(cap);
-  const hash = new Int32Array(cap);
   let n = 0;
   const firstSeen: string[] = [];
   const seenIndex = new Map<string, number>();
@@ -154,7 +157,7 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
     levelStart[q + 1] = levelStart[q]! + Math.max(0, maxGrade[q]! + 1);
   }
   const levels = new Int32Array(levelStart[nq]!);
-  const table = new Int32Array(total).fill(-1);
+  const table = new Int32Array(2 * total).fill(-1);
   for (let i = 0; i < n; i++) {
     const q = lineQ[i]!;
     const g = gr[i]!;
@@ -164,12 +167,11 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
     const base = tabBase[q]!;
     const mask = tabMask[q]!;
     const h = fnv1a(bytes, s0, s0 + len) | 0;
-    hash[i] = h;
     let slot = h & mask;
     for (;;) {
-      const j = table[base + slot]!;
+      const j = table[(base + slot) << 1]!;
       if (j === -1) break;
-      if (hash[j] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
+      if (table[((base + slot) << 1) + 1] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
         throw new InputError(
           file,
           ln[i]!,
@@ -181,7 +183,8 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
       }
       slot = (slot + 1) & mask;
     }
-    table[base + slot] = i;
+    table[(base + slot) << 1] = i;
+    table[((base + slot) << 1) + 1] = h;
   }
   return { qids, bytes, levelStart, levels, docStart: dS.subarray(0, n), docEnd: dE.subarray(0, n), grade: gr.subarray(0, n), tabBase, tabMask, table };
 }
@@ -327,9 +330,13 @@ export class QrelsIndex implements JudgmentSource {
     const mask = this.tabMask[qi]!;
     const len = e - s;
     const bytes = this.bytes;
+    const table = this.table;
+    const h = hash | 0;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const d = this.table[base + slot]!;
+      const at = (base + slot) << 1;
+      const d = table[at]!;
       if (d === -1) return REL_NONPOOL;
+      if (table[at + 1] !== h) continue;
       const ds = this.docStart[d]!;
       if (this.docEnd[d]! - ds !== len) continue;
       let k = 0;
@@ -411,27 +418,30 @@ export function scanTrecRunFast(buf: Buffer, start: number, end: number, firstLi
     while ((c = buf[++i]!) === 32 || c === 9);
     const ss = i;
     // digits[.digits] with at most 15 digits: the mantissa is exact and so is one division by 10^frac,
-    // parseScore's own fast path; anything else is parsed by parseScore.
-    let mant = 0;
-    let digits = 0;
-    let frac = 0;
+    // parseScore's own fast path; anything else is parsed by parseScore. Each part (at most 9 digits, so an
+    // int32) is read in integer arithmetic: a double's multiply-add per digit was a fifth of the scan.
+    // mant = whole * 10^frac + part is then the same exact integer parseScore builds digit by digit.
+    let whole = 0;
+    let wholeDigits = 0;
     while ((c = buf[i]! - 48) >= 0 && c <= 9) {
-      mant = mant * 10 + c;
-      digits++;
+      whole = (whole * 10 + c) | 0;
+      wholeDigits++;
       i++;
     }
+    let part = 0;
+    let frac = 0;
     if (c === -2) {
       i++;
       while ((c = buf[i]! - 48) >= 0 && c <= 9) {
-        mant = mant * 10 + c;
-        digits++;
+        part = (part * 10 + c) | 0;
         frac++;
         i++;
       }
     }
     c = buf[i]!;
     let score: number;
-    if ((c === 32 || c === 9) && digits > 0 && digits <= 15) score = frac === 0 ? mant : mant / POW10[frac]!;
+    if ((c === 32 || c === 9) && wholeDigits + frac > 0 && wholeDigits <= 9 && frac <= 9 && wholeDigits + frac <= 15)
+      score = frac === 0 ? whole : (whole * POW10[frac]! + part) / POW10[frac]!;
     else {
       while ((c = buf[i]!) > 32) i++;
       if ((c !== 32 && c !== 9) || i === ss) {
@@ -497,9 +507,11 @@ class BlockSink implements RunLineSink {
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
   private chunk: Buffer = Buffer.alloc(0);
-  /** Open addressing over the block's lines; a slot is taken only when its dupGen entry is the block's gen. */
-  private dupTable = new Int32Array(4096);
-  private dupGen = new Int32Array(4096);
+  /**
+   * Open addressing over the block's lines: slot k is the pair dup[2k] (a generation: the slot is taken only
+   * when it is the block's gen) and dup[2k + 1] (the line), one cache line per probe.
+   */
+  private dup = new Int32Array(2 * 4096);
   private gen = 1;
   private readonly seen = new Set<string>();
   /** Query blocks met (seen holds their ids unless the source checks the order itself). */
@@ -606,7 +618,7 @@ class BlockSink implements RunLineSink {
     this.relocated = 0;
     // A new generation empties the table without touching its slots.
     if (++this.gen === 0x7fffffff) {
-      this.dupGen.fill(0);
+      this.dup.fill(0);
       this.gen = 1;
     }
   }
@@ -626,24 +638,26 @@ class BlockSink implements RunLineSink {
       a.set(this[k]);
       this[k] = a;
     }
-    this.dupTable = new Int32Array(this.dupTable.length * 2);
-    this.dupGen = new Int32Array(this.dupTable.length);
-    const mask = this.dupTable.length - 1;
+    this.dup = new Int32Array(this.dup.length * 2);
+    const dup = this.dup;
+    const mask = (dup.length >> 1) - 1;
     for (let i = 0; i < this.n; i++) {
       let slot = this.hashes[i]! & mask;
-      while (this.dupGen[slot] === this.gen) slot = (slot + 1) & mask;
-      this.dupTable[slot] = i;
-      this.dupGen[slot] = this.gen;
+      while (dup[slot << 1] === this.gen) slot = (slot + 1) & mask;
+      dup[slot << 1] = this.gen;
+      dup[(slot << 1) + 1] = i;
     }
   }
 
   private checkDuplicate(i: number, h: number, buf: Buffer, s: number, e: number, lineNo: number): void {
-    const mask = this.dupTable.length - 1;
+    const dup = this.dup;
+    const gen = this.gen;
+    const mask = (dup.length >> 1) - 1;
     const len = e - s;
     let slot = h & mask;
     for (;;) {
-      if (this.dupGen[slot] !== this.gen) break;
-      const j = this.dupTable[slot]!;
+      if (dup[slot << 1] !== gen) break;
+      const j = dup[(slot << 1) + 1]!;
       if (this.hashes[j] === (h | 0) && this.docEnd[j]! - this.docStart[j]! === len) {
         const jb = this.bufOf(j);
         const js = this.docStart[j]!;
@@ -662,8 +676,8 @@ class BlockSink implements RunLineSink {
       }
       slot = (slot + 1) & mask;
     }
-    this.dupTable[slot] = i;
-    this.dupGen[slot] = this.gen;
+    dup[slot << 1] = gen;
+    dup[(slot << 1) + 1] = i;
   }
 
   /** The block's grades in trec_eval rank order; sorts only when the file is not already in that order. */

@@ -451,8 +451,8 @@ export class TrecQueryWriter {
       this.bytes(q);
       const kind = kinds[k]!;
       if (kind === 'fixed') this.fixed4(row[off + columns[k]!]!);
-      else if (kind === 'count') this.text(formatLong(row[off + columns[k]!]!));
-      else this.text(`'${relstring ?? ''}'`);
+      else if (kind === 'count') this.long(row[off + columns[k]!]!);
+      else this.quoted(relstring ?? '');
       this.buf[this.pos++] = 10;
     }
   }
@@ -481,6 +481,49 @@ export class TrecQueryWriter {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
+  /**
+   * `%ld` of `(long) x` (formatLong) digit by digit below 2^31, where the digits are an int32's; larger
+   * values through formatLong. Buffer.write is a call into C++ per value, a fifth of -q printing's time.
+   */
+  private long(x: number): void {
+    const t = Math.trunc(x);
+    if (!(t >= 0 && t <= 0x7fffffff)) {
+      this.text(formatLong(x));
+      return;
+    }
+    let v = t | 0;
+    let len = 1;
+    for (let u = v; u >= 10; u = (u / 10) | 0) len++;
+    const out = this.buf;
+    const end = this.pos + len;
+    for (let p = end - 1; p >= this.pos; p--) {
+      const d = (v / 10) | 0;
+      out[p] = 48 + v - d * 10;
+      v = d;
+    }
+    this.pos = end;
+  }
+
+  /** `'%s'`, the relstring: its characters are ASCII (grade digits, 'R', '-', 'N'), written as bytes; others through text(). */
+  private quoted(s: string): void {
+    this.reserve(s.length + 2);
+    const out = this.buf;
+    const start = this.pos;
+    let p = start;
+    out[p++] = 39;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 128) {
+        this.pos = start;
+        this.text(`'${s}'`);
+        return;
+      }
+      out[p++] = c;
+    }
+    out[p++] = 39;
+    this.pos = p;
+  }
+
   /** `%6.4f` digit by digit; the same fast path and fallback as formatFixed (printf.ts). */
   private fixed4(x: number): void {
     const a = Math.abs(x);
@@ -493,14 +536,17 @@ export class TrecQueryWriter {
         const out = this.buf;
         if (x < 0) out[this.pos++] = 45;
         const ip = Math.floor(n / 10000);
-        let frac = n - ip * 10000;
+        const frac = n - ip * 10000;
         if (ip < 10) out[this.pos++] = 48 + ip;
         else this.text(String(ip));
         out[this.pos++] = 46;
+        // frac < 10^4 is an integer: int32 digits (a double's % is a call to fmod, four per value).
         const p = this.pos;
+        let f4 = frac | 0;
         for (let k = 3; k >= 0; k--) {
-          out[p + k] = 48 + (frac % 10);
-          frac = Math.floor(frac / 10);
+          const d = (f4 / 10) | 0;
+          out[p + k] = 48 + f4 - d * 10;
+          f4 = d;
         }
         this.pos = p + 4;
         return;
