@@ -7,6 +7,7 @@ import { evaluate } from './evaluate.js';
 import { parseMeasure } from './measure.js';
 import { evaluateTrecRunFile, QrelsIndex } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
+import { trecSettings } from '../testing/trec-settings.js';
 
 /**
  * The two paths into the kernels must agree: evaluate() (maps, used by harness ablate) and the streaming
@@ -71,16 +72,7 @@ it('evaluate() and the streaming trec_eval path give identical values', async ()
     ['num_rel', 'NumRel'],
   ];
   for (const level of [1, 2]) {
-    const plan = compileTrecPlan({
-      perQuery: true,
-      summary: true,
-      averageComplete: false,
-      judgedOnly: false,
-      relevanceLevel: level,
-      maxDocs: undefined,
-      numDocsInColl: 0,
-      measures: ['all_trec'],
-    });
+    const plan = compileTrecPlan(trecSettings({ perQuery: true, relevanceLevel: level, measures: ['all_trec'] }));
     const stream = await evaluateTrecRunFile(QrelsIndex.fromQrels(qrels), runPath, plan);
     const api = evaluate(
       qrels,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { trecSettings } from '../testing/trec-settings.js';
 
 /**
  * The worker-thread path of harness eval (`--threads`). Workers load compiled JS, so this runs against
@@ -63,16 +64,7 @@ describeDist('harness eval with worker threads (dist/)', () => {
     lines[lines.length - 3] = 'q299 Q0 bad 1 notanumber tag';
     const badPath = join(dir, 'bad');
     writeFileSync(badPath, lines.join('\n'));
-    const plan = te.compileTrecPlan({
-      perQuery: false,
-      summary: true,
-      averageComplete: false,
-      judgedOnly: false,
-      relevanceLevel: 1,
-      maxDocs: undefined,
-      numDocsInColl: 0,
-      measures: [],
-    });
+    const plan = te.compileTrecPlan(trecSettings());
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
     await expect(se.evaluateTrecRunFile(index, badPath, plan, { threads: 2, minParallelBytes: 0 })).rejects.toThrow(
       new RegExp(`bad:${lines.length - 2}: score "notanumber"`),
@@ -86,16 +78,7 @@ describeDist('harness eval with worker threads (dist/)', () => {
     for (let q = 20; q < 300; q += 25) lines[q * 40 + 7] = `q${q} Q0 bad 1 x${q} tag`;
     const badPath = join(dir, 'bad-many');
     writeFileSync(badPath, lines.join('\n'));
-    const plan = te.compileTrecPlan({
-      perQuery: true,
-      summary: true,
-      averageComplete: false,
-      judgedOnly: false,
-      relevanceLevel: 1,
-      maxDocs: undefined,
-      numDocsInColl: 0,
-      measures: [],
-    });
+    const plan = te.compileTrecPlan(trecSettings({ perQuery: true }));
     const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), qrelsPath);
     for (const threads of [1, 2, 3]) {
       await expect(se.evaluateTrecRunFile(index, badPath, plan, { threads, minParallelBytes: 0 })).rejects.toThrow(

@@ -8,6 +8,7 @@ import { INDEX_NOTE_BYTES, indexNote } from '../cli/eval-run.js';
 import { QrelsBlocks, type StreamableQrels, streamableQrels } from './qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, fnv1a, QrelsIndex } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
+import { trecSettings } from '../testing/trec-settings.js';
 
 /**
  * The merge join of `harness eval` without -q (qrels streamed one query at a time): every value, list and
@@ -50,16 +51,7 @@ const QRELS = file('sorted.qrels', qrelsText);
 const RUN = file('sorted.run', runBlocks.map(([, l]) => l).join(''));
 // The same run in another order (the last query first): the merge join gives up, the index takes over.
 const UNSORTED = file('unsorted.run', [...runBlocks.slice(-1), ...runBlocks.slice(0, -1)].map(([, l]) => l).join(''));
-const base = {
-  perQuery: false,
-  summary: true,
-  averageComplete: false,
-  judgedOnly: false,
-  relevanceLevel: 1,
-  maxDocs: undefined,
-  numDocsInColl: 0,
-  measures: ['all_trec'],
-};
+const base = trecSettings({ measures: ['all_trec'] });
 
 describe('QrelsBlocks', () => {
   it('holds one query at a time, with the index lookups and grade counts, at any chunk size', () => {

@@ -7,6 +7,7 @@ import { busyBetween, chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQr
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { formatLong, printfFixed } from './printf.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
+import { trecSettings } from '../testing/trec-settings.js';
 
 /** The streaming evaluator's own machinery: thread choice, the shareable qrels index, the per-block tables. */
 
@@ -14,16 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), 'stream-eval-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MB = 1 << 20;
-const settings = {
-  perQuery: true,
-  summary: true,
-  averageComplete: false,
-  judgedOnly: false,
-  relevanceLevel: 1,
-  maxDocs: undefined,
-  numDocsInColl: 0,
-  measures: ['official'],
-};
+const settings = trecSettings({ perQuery: true, measures: ['official'] });
 
 describe('chooseThreads', () => {
   it('keeps runs under 128 MB on one thread, then adds one per 64 MB up to the idle cores and 4', () => {
