@@ -1,5 +1,4 @@
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { HarnessError, InputError, UsageError } from '../harness/errors.js';
 import { compareIds, rankDocIds } from '../harness/metrics/ranking.js';
@@ -416,8 +415,10 @@ export async function peekTrecFile(path: string): Promise<{ readonly gzip: boole
 export async function readTrecFile(path: string, onNote?: NoteSink): Promise<Buffer> {
   let raw: Buffer;
   try {
-    if ((await stat(path)).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    raw = await readFile(path);
+    // Synchronous: the file is needed before anything else can run, and readFile's 512 KB thread-pool round
+    // trips left the main thread idle (43 ms of a 0.3 s evaluation of 4.5 MB of qrels, node --cpu-prof).
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    raw = readFileSync(path);
   } catch (e) {
     throw unreadable(path, e);
   }

@@ -1,7 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { QrelsLineSink } from '../../evalset/trec.js';
 import { compareIds, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
-import { fnv1a, scanTrecQrelsFast } from './stream-eval.js';
+import { fnv1a, QrelsLines, scanTrecQrelsFast } from './stream-eval.js';
 
 /**
  * A qrels file read one query block at a time, in chunks of the file, so that only one query's judgments
@@ -32,12 +31,7 @@ export class QrelsBlocks {
   private filled = 0;
   // The lines of the scanned chunk: field offsets into buf; consumed from `li`.
   private li = 0;
-  private ln = 0;
-  private lqs = new Int32Array(4096);
-  private lqe = new Int32Array(4096);
-  private lds = new Int32Array(4096);
-  private lde = new Int32Array(4096);
-  private lgr = new Int32Array(4096);
+  private readonly lines = new QrelsLines(4096);
   // The block: its query id's bytes, its document ids copied into `arena`, an open-addressing table.
   private qidBytes = Buffer.alloc(256);
   private qidLen = 0;
@@ -52,7 +46,6 @@ export class QrelsBlocks {
   private tableGen = new Int32Array(512);
   private gen = 0;
   private counts = new Int32Array(16);
-  private readonly sink: QrelsLineSink;
 
   /**
    * With `judgments` false only the query ids and grades are read (no document id is copied or hashed, so
@@ -69,18 +62,6 @@ export class QrelsBlocks {
     const got = readSync(this.fd, head, 0, 3, 0);
     // gzip (1f 8b) and a UTF-8 byte order mark are left to readTrecFile, which also notes the mark.
     if ((got >= 2 && head[0] === 0x1f && head[1] === 0x8b) || (got === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf)) this.refused = true;
-    this.sink = {
-      line: (_b, _lineNo, qs, qe, ds, de, g) => {
-        const k = this.ln;
-        if (k === this.lqs.length) this.growLines();
-        this.lqs[k] = qs;
-        this.lqe[k] = qe;
-        this.lds[k] = ds;
-        this.lde[k] = de;
-        this.lgr[k] = g;
-        this.ln = k + 1;
-      },
-    };
   }
 
   close(): void {
@@ -89,10 +70,10 @@ export class QrelsBlocks {
 
   /** Moves to the next query block; false at the end of the file or when `refused` was set. */
   next(): boolean {
-    if (this.refused || (this.li === this.ln && !this.fill())) return false;
+    if (this.refused || (this.li === this.lines.n && !this.fill())) return false;
     const buf0 = this.buf;
-    const qs = this.lqs[this.li]!;
-    const qe = this.lqe[this.li]!;
+    const qs = this.lines.qs[this.li]!;
+    const qe = this.lines.qe[this.li]!;
     if (qe - qs > this.qidBytes.length) this.qidBytes = Buffer.alloc(2 * (qe - qs));
     buf0.copy(this.qidBytes, 0, qs, qe);
     this.qidLen = qe - qs;
@@ -119,11 +100,12 @@ export class QrelsBlocks {
       const buf = this.buf;
       const qb = this.qidBytes;
       const len = this.qidLen;
-      while (this.li < this.ln) {
-        const s = this.lqs[this.li]!;
-        if (this.lqe[this.li]! - s !== len) return;
+      const { n, qs, qe, ds, de, grade } = this.lines;
+      while (this.li < n) {
+        const s = qs[this.li]!;
+        if (qe[this.li]! - s !== len) return;
         for (let k = 0; k < len; k++) if (buf[s + k] !== qb[k]) return;
-        this.add(buf, this.lds[this.li]!, this.lde[this.li]!, this.lgr[this.li]!);
+        this.add(buf, ds[this.li]!, de[this.li]!, grade[this.li]!);
         this.li++;
       }
       if (!this.fill()) return;
@@ -208,19 +190,10 @@ export class QrelsBlocks {
     }
   }
 
-  private growLines(): void {
-    const m = 2 * this.lqs.length;
-    for (const k of ['lqs', 'lqe', 'lds', 'lde', 'lgr'] as const) {
-      const a = new Int32Array(m);
-      a.set(this[k]);
-      this[k] = a;
-    }
-  }
-
   /** Scans the next chunk's complete lines into the line arrays; false at the end of the file (or refused). */
   private fill(): boolean {
     this.li = 0;
-    this.ln = 0;
+    this.lines.n = 0;
     while (!this.eof) {
       // The lines before `tail` were all consumed (their document ids copied into the arena): keep the rest.
       const carry = this.filled - this.tail;
@@ -239,11 +212,11 @@ export class QrelsBlocks {
       } else last = this.buf.lastIndexOf(10, this.filled - 1);
       this.tail = last + 1;
       if (last < 0) continue;
-      if (!scanTrecQrelsFast(this.buf.subarray(0, last + 1), this.sink)) {
+      if (!scanTrecQrelsFast(this.buf.subarray(0, last + 1), this.lines)) {
         this.refused = true;
         return false;
       }
-      if (this.ln > 0) return true;
+      if (this.lines.n > 0) return true;
     }
     return false;
   }

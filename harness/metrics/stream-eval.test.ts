@@ -2,8 +2,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type QrelsLineSink, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
-import { busyBetween, chooseThreads, evaluateTrecRunFile, QrelsIndex, scanTrecQrelsFast, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
+import { scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import {
+  busyBetween,
+  chooseThreads,
+  evaluateTrecRunFile,
+  QrelsIndex,
+  QrelsLines,
+  scanTrecQrelsFast,
+  scanTrecRunFast,
+  splitAtQueryBoundaries,
+} from './stream-eval.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { formatLong, printfFixed } from './printf.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
@@ -303,36 +312,37 @@ describe('scanTrecRunFast', () => {
 });
 
 describe('scanTrecQrelsFast', () => {
-  const collect = (text: string) => {
+  // Capacity 1 (raised to QrelsLines' minimum): long inputs grow the arrays while scanning.
+  const collect = (lines: QrelsLines, buf: Buffer): string[] => {
     const got: string[] = [];
-    const sink: QrelsLineSink = {
-      line(b, lineNo, qs, qe, ds, de, grade) {
-        got.push(`${lineNo}|${b.toString('utf8', qs, qe)}|${b.toString('utf8', ds, de)}|${Object.is(grade, -0) ? '-0' : grade}`);
-      },
-    };
-    return { got, sink, buf: Buffer.from(text) };
+    for (let k = 0; k < lines.n; k++)
+      got.push(`${lines.lineNo[k]}|${buf.toString('utf8', lines.qs[k], lines.qe[k])}|${buf.toString('utf8', lines.ds[k], lines.de[k])}|${lines.grade[k]}`);
+    return got;
   };
   /** The fast scanner either takes the whole file, handing on what scanTrecQrels does, or gives up after a prefix of it. */
   const check = (text: string) => {
-    const fast = collect(text);
-    const took = scanTrecQrelsFast(fast.buf, fast.sink);
-    const full = collect(text);
+    const buf = Buffer.from(text);
+    const fast = new QrelsLines(1);
+    const took = scanTrecQrelsFast(buf, fast);
+    const full = new QrelsLines(1);
     let error: string | undefined;
     try {
-      scanTrecQrels(full.buf, 'q.txt', full.sink);
+      scanTrecQrels(buf, 'q.txt', full);
     } catch (e) {
       error = (e as Error).message;
     }
     if (took) {
       expect(error, JSON.stringify(text)).toBeUndefined();
-      expect(fast.got, JSON.stringify(text)).toEqual(full.got);
-    } else expect(full.got.slice(0, fast.got.length), JSON.stringify(text)).toEqual(fast.got);
+      expect(collect(fast, buf), JSON.stringify(text)).toEqual(collect(full, buf));
+    } else expect(collect(full, buf).slice(0, fast.n), JSON.stringify(text)).toEqual(collect(fast, buf));
     return took;
   };
 
   it('takes the common file and hands on what scanTrecQrels does', () => {
     expect(check('q1 0 d1 1\nq1 0 d2 0\r\n\n# note\n  q2\t0\td3  -1 \nq2 0 d4 +2')).toBe(true);
     expect(check('q1 0 d1 -0\n')).toBe(true);
+    // 100 lines: the arrays grow from 16 to 128 lines during the scan.
+    expect(check(Array.from({ length: 100 }, (_, i) => `q${i % 7} 0 d${i} ${i % 3}\n`).join(''))).toBe(true);
     for (const text of [
       'query-id\tcorpus-id\tscore\nq1\td1\t1\n',
       'q1 0 d1\n',

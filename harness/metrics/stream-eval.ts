@@ -80,57 +80,97 @@ export interface QrelsIndexParts {
   readonly table: Int32Array;
 }
 
+/**
+ * The lines of a qrels text as typed arrays (line k: its query and document ids' byte ranges, its grade, its
+ * line number), which scanTrecQrelsFast fills in one loop: no call per line, so the scanner stays
+ * monomorphic whichever reader (QrelsIndex, QrelsBlocks) uses it. Also a QrelsLineSink, for scanTrecQrels.
+ */
+export class QrelsLines implements QrelsLineSink {
+  n = 0;
+  qs: Int32Array;
+  qe: Int32Array;
+  ds: Int32Array;
+  de: Int32Array;
+  grade: Int32Array;
+  lineNo: Int32Array;
+
+  constructor(capacity: number) {
+    const c = Math.max(16, capacity);
+    this.qs = new Int32Array(c);
+    this.qe = new Int32Array(c);
+    this.ds = new Int32Array(c);
+    this.de = new Int32Array(c);
+    this.grade = new Int32Array(c);
+    this.lineNo = new Int32Array(c);
+  }
+
+  line(_buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void {
+    const k = this.n;
+    if (k === this.qs.length) this.grow();
+    this.qs[k] = qs;
+    this.qe[k] = qe;
+    this.ds[k] = ds;
+    this.de[k] = de;
+    this.grade[k] = grade;
+    this.lineNo[k] = lineNo;
+    this.n = k + 1;
+  }
+
+  /** Doubles the capacity, keeping lines [0, n). */
+  grow(): void {
+    const m = 2 * this.qs.length;
+    for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'lineNo'] as const) {
+      const a = new Int32Array(m);
+      a.set(this[k].subarray(0, this.n));
+      this[k] = a;
+    }
+  }
+}
+
 /** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
 function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
-  // Lines bound the judgments: counting them (memchr) sizes the arrays once instead of doubling them.
-  let cap = 1;
-  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) cap++;
-  const lineQ = new Int32Array(cap);
-  const dS = new Int32Array(cap);
-  const dE = new Int32Array(cap);
-  const gr = new Int32Array(cap);
-  const ln = new Int32Array(cap);
-  let n = 0;
+  // A qrels line is rarely under 16 bytes ("q1 0 d1 1\n" is 10): one doubling at most for such files, no
+  // counting pass over the text first.
+  let lines = new QrelsLines((bytes.length >> 4) + 64);
+  if (!scanTrecQrelsFast(bytes, lines)) {
+    // A line the fast scanner does not take: start again with the full reader, which also names errors.
+    lines = new QrelsLines(lines.n);
+    scanTrecQrels(bytes, file, lines);
+  }
+  const n = lines.n;
+  const { qs, qe, grade: gr, lineNo: ln } = lines;
+  const dS = lines.ds;
+  const dE = lines.de;
+  // Each line's query in order of first appearance, comparing its id's bytes with the line before's: a
+  // string and a map lookup only where the id changes (once per block in a grouped file).
+  const lineQ = new Int32Array(n);
   const firstSeen: string[] = [];
   const seenIndex = new Map<string, number>();
   let prevS = -1;
-  let prevE = -1;
+  let prevL = -1;
   let prevQ = -1;
-  const sink: QrelsLineSink = {
-    line(b, lineNo, qs, qe, ds, de, grade) {
-      let q = -1;
-      if (prevS >= 0 && qe - qs === prevE - prevS) {
-        let k = 0;
-        while (k < qe - qs && b[qs + k] === b[prevS + k]) k++;
-        if (k === qe - qs) q = prevQ;
-      }
+  for (let i = 0; i < n; i++) {
+    const s = qs[i]!;
+    const l = qe[i]! - s;
+    let q = -1;
+    if (l === prevL) {
+      let k = 0;
+      while (k < l && bytes[s + k] === bytes[prevS + k]) k++;
+      if (k === l) q = prevQ;
+    }
+    if (q < 0) {
+      const qid = bytes.toString('utf8', s, s + l);
+      q = seenIndex.get(qid) ?? -1;
       if (q < 0) {
-        const qid = b.toString('utf8', qs, qe);
-        q = seenIndex.get(qid) ?? -1;
-        if (q < 0) {
-          q = firstSeen.length;
-          firstSeen.push(qid);
-          seenIndex.set(qid, q);
-        }
+        q = firstSeen.length;
+        firstSeen.push(qid);
+        seenIndex.set(qid, q);
       }
-      prevS = qs;
-      prevE = qe;
-      prevQ = q;
-      lineQ[n] = q;
-      dS[n] = ds;
-      dE[n] = de;
-      gr[n] = grade;
-      ln[n] = lineNo;
-      n++;
-    },
-  };
-  if (!scanTrecQrelsFast(bytes, sink)) {
-    // A line the fast scanner does not take: start again with the full reader, which also names errors.
-    n = 0;
-    firstSeen.length = 0;
-    seenIndex.clear();
-    prevS = -1;
-    scanTrecQrels(bytes, file, sink);
+    }
+    prevS = s;
+    prevL = l;
+    prevQ = q;
+    lineQ[i] = q;
   }
   const qids = [...firstSeen].sort(compareIds);
   const remap = new Int32Array(firstSeen.length);
@@ -192,55 +232,72 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
 /**
  * scanTrecQrels(buf, file, sink) for the common file, in one pass with no bound test per byte: every line
  * `qid iter docid grade` with fields separated by spaces or tabs, an integer grade, an optional '\r'
- * before the '\n', or blank, or a comment. Returns false at the first other line (BEIR's TSV, another blank
- * byte, too few or too many fields, a grade that is not an integer), having handed on the lines before it: the caller then
- * starts again with scanTrecQrels. A third of scanTrecQrels' time on 250,000 judgments.
+ * before the '\n', or blank, or a comment. Appends each line of buf to `out` (numbered from 1). Returns false at the first other line (BEIR's TSV, another
+ * blank byte, too few or too many fields, a grade that is not an integer), having appended the lines before
+ * it: the caller then starts again with scanTrecQrels. A third of scanTrecQrels' time on 250,000 judgments.
  */
-export function scanTrecQrelsFast(buf: Buffer, sink: QrelsLineSink): boolean {
+export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
   const end = buf.length;
   let p = 0;
   let lineNo = 0;
   let c = 0;
-  while (p < end) {
-    lineNo++;
-    let i = p;
-    while ((c = buf[i]!) === 32 || c === 9) i++;
-    const qs = i;
-    if (i >= end) break;
-    if (c === 10 || c === 35) {
-      const eol = buf.indexOf(10, i);
-      p = eol < 0 ? end : eol + 1;
-      continue;
+  let k = out.n;
+  let cap = out.qs.length;
+  try {
+    while (p < end) {
+      lineNo++;
+      let i = p;
+      while ((c = buf[i]!) === 32 || c === 9) i++;
+      const qs = i;
+      if (i >= end) break;
+      if (c === 10 || c === 35) {
+        const eol = buf.indexOf(10, i);
+        p = eol < 0 ? end : eol + 1;
+        continue;
+      }
+      if (c <= 32) return false;
+      while ((c = buf[i]!) > 32) i++;
+      const qe = i;
+      if (c !== 32 && c !== 9) return false;
+      while ((c = buf[++i]!) === 32 || c === 9);
+      while ((c = buf[i]!) > 32) i++;
+      if (c !== 32 && c !== 9) return false;
+      while ((c = buf[++i]!) === 32 || c === 9);
+      const ds = i;
+      while ((c = buf[i]!) > 32) i++;
+      const de = i;
+      if ((c !== 32 && c !== 9) || de === ds) return false;
+      while ((c = buf[++i]!) === 32 || c === 9);
+      // parseGrade's rule: an optional sign, then 1 to 9 digits.
+      const neg = c === 45;
+      if (neg || c === 43) c = buf[++i]!;
+      const gs = i;
+      let grade = 0;
+      while ((c = buf[i]! - 48) >= 0 && c <= 9) {
+        grade = grade * 10 + c;
+        i++;
+      }
+      if (i === gs || i - gs > 9) return false;
+      while ((c = buf[i]!) === 32 || c === 9 || c === 13) i++;
+      if (i < end && c !== 10) return false;
+      if (k === cap) {
+        out.n = k;
+        out.grow();
+        cap = out.qs.length;
+      }
+      out.qs[k] = qs;
+      out.qe[k] = qe;
+      out.ds[k] = ds;
+      out.de[k] = de;
+      out.grade[k] = neg ? -grade : grade;
+      out.lineNo[k] = lineNo;
+      k++;
+      p = i + 1;
     }
-    if (c <= 32) return false;
-    while ((c = buf[i]!) > 32) i++;
-    const qe = i;
-    if (c !== 32 && c !== 9) return false;
-    while ((c = buf[++i]!) === 32 || c === 9);
-    while ((c = buf[i]!) > 32) i++;
-    if (c !== 32 && c !== 9) return false;
-    while ((c = buf[++i]!) === 32 || c === 9);
-    const ds = i;
-    while ((c = buf[i]!) > 32) i++;
-    const de = i;
-    if ((c !== 32 && c !== 9) || de === ds) return false;
-    while ((c = buf[++i]!) === 32 || c === 9);
-    // parseGrade's rule: an optional sign, then 1 to 9 digits.
-    const neg = c === 45;
-    if (neg || c === 43) c = buf[++i]!;
-    const gs = i;
-    let grade = 0;
-    while ((c = buf[i]! - 48) >= 0 && c <= 9) {
-      grade = grade * 10 + c;
-      i++;
-    }
-    if (i === gs || i - gs > 9) return false;
-    while ((c = buf[i]!) === 32 || c === 9 || c === 13) i++;
-    if (i < end && c !== 10) return false;
-    sink.line(buf, lineNo, qs, qe, ds, de, neg ? -grade : grade);
-    p = i + 1;
+    return true;
+  } finally {
+    out.n = k;
   }
-  return true;
 }
 
 /** What the run side of an evaluation asks of the qrels: a query's number, and a document's grade in it. */
