@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { compareIds, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
-import { fnv1a, QrelsLines, scanTrecQrelsFast } from './stream-eval.js';
+import { QrelsLines, scanTrecQrelsFast } from './stream-eval.js';
 
 /**
  * A qrels file read one query block at a time, in chunks of the file, so that only one query's judgments
@@ -100,12 +100,15 @@ export class QrelsBlocks {
       const buf = this.buf;
       const qb = this.qidBytes;
       const len = this.qidLen;
-      const { n, qs, qe, ds, de, grade } = this.lines;
-      while (this.li < n) {
-        const s = qs[this.li]!;
-        if (qe[this.li]! - s !== len) return;
-        for (let k = 0; k < len; k++) if (buf[s + k] !== qb[k]) return;
-        this.add(buf, ds[this.li]!, de[this.li]!, grade[this.li]!);
+      const { n, qs, qe, ds, de, grade, hash, same } = this.lines;
+      // A line whose query id is the line before's (same) continues the block once the chunk's first did.
+      for (let first = true; this.li < n; first = false) {
+        if (first || same[this.li] === 0) {
+          const s = qs[this.li]!;
+          if (qe[this.li]! - s !== len) return;
+          for (let k = 0; k < len; k++) if (buf[s + k] !== qb[k]) return;
+        }
+        this.add(buf, ds[this.li]!, de[this.li]!, grade[this.li]!, hash[this.li]!);
         this.li++;
       }
       if (!this.fill()) return;
@@ -131,7 +134,7 @@ export class QrelsBlocks {
     return REL_NONPOOL;
   }
 
-  private add(buf: Buffer, ds: number, de: number, g: number): void {
+  private add(buf: Buffer, ds: number, de: number, g: number, h: number): void {
     if (!this.judgments) {
       if (g > this.highest) this.highest = g;
       return;
@@ -146,7 +149,6 @@ export class QrelsBlocks {
       this.arena = bigger;
     }
     buf.copy(this.arena, this.used, ds, de);
-    const h = fnv1a(buf, ds, de) | 0;
     if (this.lookup(buf, ds, de, h) !== REL_NONPOOL) this.duplicate = true;
     this.dStart[i] = this.used;
     this.used += len;

@@ -316,7 +316,9 @@ describe('scanTrecQrelsFast', () => {
   const collect = (lines: QrelsLines, buf: Buffer): string[] => {
     const got: string[] = [];
     for (let k = 0; k < lines.n; k++)
-      got.push(`${lines.lineNo[k]}|${buf.toString('utf8', lines.qs[k], lines.qe[k])}|${buf.toString('utf8', lines.ds[k], lines.de[k])}|${lines.grade[k]}`);
+      got.push(
+        `${lines.lineNo[k]}|${buf.toString('utf8', lines.qs[k], lines.qe[k])}|${buf.toString('utf8', lines.ds[k], lines.de[k])}|${lines.grade[k]}|${lines.hash[k]}|${lines.same[k]}`,
+      );
     return got;
   };
   /** The fast scanner either takes the whole file, handing on what scanTrecQrels does, or gives up after a prefix of it. */
@@ -343,6 +345,15 @@ describe('scanTrecQrelsFast', () => {
     expect(check('q1 0 d1 -0\n')).toBe(true);
     // 100 lines: the arrays grow from 16 to 128 lines during the scan.
     expect(check(Array.from({ length: 100 }, (_, i) => `q${i % 7} 0 d${i} ${i % 3}\n`).join(''))).toBe(true);
+    const lines = new QrelsLines(1);
+    const buf = Buffer.from('q1 0 ab 1\nq1 0 b 0\nq10 0 ab 1\n\nq10\t0 c 2\nq1 0 d 1\n');
+    expect(scanTrecQrelsFast(buf, lines)).toBe(true);
+    // Each query id compared with the line before's, the blank line in between notwithstanding.
+    expect([...lines.same.subarray(0, lines.n)]).toEqual([0, 1, 0, 1, 0]);
+    // fnv1a('ab') by hand: h = (0x811c9dc5 ^ 0x61) * 0x01000193, then (h ^ 0x62) * 0x01000193, mod 2^32.
+    const step = (h: number, c: number) => Math.imul(h ^ c, 0x01000193);
+    expect(lines.hash[0]).toBe(step(step(0x811c9dc5 | 0, 0x61), 0x62));
+    expect(lines.hash[2]).toBe(lines.hash[0]);
     for (const text of [
       'query-id\tcorpus-id\tscore\nq1\td1\t1\n',
       'q1 0 d1\n',

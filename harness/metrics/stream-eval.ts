@@ -82,8 +82,9 @@ export interface QrelsIndexParts {
 
 /**
  * The lines of a qrels text as typed arrays (line k: its query and document ids' byte ranges, its grade, its
- * line number), which scanTrecQrelsFast fills in one loop: no call per line, so the scanner stays
- * monomorphic whichever reader (QrelsIndex, QrelsBlocks) uses it. Also a QrelsLineSink, for scanTrecQrels.
+ * line number, its document id's fnv1a, whether its query id is the line before's), which scanTrecQrelsFast
+ * fills in one loop while the line's bytes are in cache: no call per line, so the scanner stays monomorphic
+ * whichever reader (QrelsIndex, QrelsBlocks) uses it. Also a QrelsLineSink, for scanTrecQrels.
  */
 export class QrelsLines implements QrelsLineSink {
   n = 0;
@@ -93,6 +94,10 @@ export class QrelsLines implements QrelsLineSink {
   de: Int32Array;
   grade: Int32Array;
   lineNo: Int32Array;
+  /** fnv1a of the document id, as an int32. */
+  hash: Int32Array;
+  /** 1 when the query id is byte for byte the previous line's (of the same scan). */
+  same: Uint8Array;
 
   constructor(capacity: number) {
     const c = Math.max(16, capacity);
@@ -102,9 +107,11 @@ export class QrelsLines implements QrelsLineSink {
     this.de = new Int32Array(c);
     this.grade = new Int32Array(c);
     this.lineNo = new Int32Array(c);
+    this.hash = new Int32Array(c);
+    this.same = new Uint8Array(c);
   }
 
-  line(_buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void {
+  line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void {
     const k = this.n;
     if (k === this.qs.length) this.grow();
     this.qs[k] = qs;
@@ -113,17 +120,22 @@ export class QrelsLines implements QrelsLineSink {
     this.de[k] = de;
     this.grade[k] = grade;
     this.lineNo[k] = lineNo;
+    this.hash[k] = fnv1a(buf, ds, de) | 0;
+    this.same[k] = k > 0 && qe - qs === this.qe[k - 1]! - this.qs[k - 1]! && buf.compare(buf, qs, qe, this.qs[k - 1]!, this.qe[k - 1]!) === 0 ? 1 : 0;
     this.n = k + 1;
   }
 
   /** Doubles the capacity, keeping lines [0, n). */
   grow(): void {
     const m = 2 * this.qs.length;
-    for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'lineNo'] as const) {
+    for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'lineNo', 'hash'] as const) {
       const a = new Int32Array(m);
       a.set(this[k].subarray(0, this.n));
       this[k] = a;
     }
+    const same = new Uint8Array(m);
+    same.set(this.same.subarray(0, this.n));
+    this.same = same;
   }
 }
 
@@ -138,75 +150,69 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
     scanTrecQrels(bytes, file, lines);
   }
   const n = lines.n;
-  const { qs, qe, grade: gr, lineNo: ln } = lines;
+  const { qs, qe, grade: gr, lineNo: ln, hash, same } = lines;
   const dS = lines.ds;
   const dE = lines.de;
-  // Each line's query in order of first appearance, comparing its id's bytes with the line before's: a
-  // string and a map lookup only where the id changes (once per block in a grouped file).
+  // Each line's query in order of first appearance (a string and a map lookup only where the id changes:
+  // once per block in a grouped file), with each query's judgments and highest grade counted on the way.
   const lineQ = new Int32Array(n);
   const firstSeen: string[] = [];
   const seenIndex = new Map<string, number>();
-  let prevS = -1;
-  let prevL = -1;
-  let prevQ = -1;
+  let counts = new Int32Array(64);
+  let maxGrade = new Int32Array(64);
+  let q = -1;
   for (let i = 0; i < n; i++) {
-    const s = qs[i]!;
-    const l = qe[i]! - s;
-    let q = -1;
-    if (l === prevL) {
-      let k = 0;
-      while (k < l && bytes[s + k] === bytes[prevS + k]) k++;
-      if (k === l) q = prevQ;
-    }
-    if (q < 0) {
-      const qid = bytes.toString('utf8', s, s + l);
+    if (same[i] === 0) {
+      const qid = bytes.toString('utf8', qs[i]!, qe[i]!);
       q = seenIndex.get(qid) ?? -1;
       if (q < 0) {
         q = firstSeen.length;
         firstSeen.push(qid);
         seenIndex.set(qid, q);
+        if (q === counts.length) {
+          const c2 = new Int32Array(2 * q);
+          c2.set(counts);
+          counts = c2;
+          const m2 = new Int32Array(2 * q);
+          m2.set(maxGrade);
+          maxGrade = m2;
+        }
+        maxGrade[q] = -1;
       }
     }
-    prevS = s;
-    prevL = l;
-    prevQ = q;
-    lineQ[i] = q;
-  }
-  const qids = [...firstSeen].sort(compareIds);
-  const remap = new Int32Array(firstSeen.length);
-  for (let i = 0; i < qids.length; i++) remap[seenIndex.get(qids[i]!)!] = i;
-  const nq = qids.length;
-  const counts = new Int32Array(nq);
-  const maxGrade = new Int32Array(nq).fill(-1);
-  for (let i = 0; i < n; i++) {
-    const q = remap[lineQ[i]!]!;
     lineQ[i] = q;
     counts[q]! += 1;
     if (gr[i]! > maxGrade[q]!) maxGrade[q] = gr[i]!;
   }
+  // Queries numbered in trec_eval's order: remap[first-seen number] is the query's rank among the ids.
+  const qids = [...firstSeen].sort(compareIds);
+  const nq = qids.length;
+  const remap = new Int32Array(nq);
+  for (let i = 0; i < nq; i++) remap[seenIndex.get(qids[i]!)!] = i;
   const tabBase = new Int32Array(nq);
   const tabMask = new Int32Array(nq);
   const levelStart = new Int32Array(nq + 1);
   let total = 0;
-  for (let q = 0; q < nq; q++) {
+  for (let r = 0; r < nq; r++) {
+    const f = seenIndex.get(qids[r]!)!;
     let size = 4;
-    while (size < 2 * counts[q]!) size <<= 1;
-    tabBase[q] = total;
-    tabMask[q] = size - 1;
+    while (size < 2 * counts[f]!) size <<= 1;
+    tabBase[r] = total;
+    tabMask[r] = size - 1;
     total += size;
-    levelStart[q + 1] = levelStart[q]! + Math.max(0, maxGrade[q]! + 1);
+    levelStart[r + 1] = levelStart[r]! + Math.max(0, maxGrade[f]! + 1);
   }
   const levels = new Int32Array(levelStart[nq]!);
   const table = new Int32Array(2 * total).fill(-1);
   for (let i = 0; i < n; i++) {
-    const q = lineQ[i]!;
+    const q = remap[lineQ[i]!]!;
     const g = gr[i]!;
     if (g >= 0) levels[levelStart[q]! + g]! += 1;
     const s0 = dS[i]!;
     const len = dE[i]! - s0;
     const base = tabBase[q]!;
     const mask = tabMask[q]!;
-    const h = fnv1a(bytes, s0, s0 + len) | 0;
+    const h = hash[i]!;
     let slot = h & mask;
     for (;;) {
       const j = table[(base + slot) << 1]!;
@@ -243,6 +249,9 @@ export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
   let c = 0;
   let k = out.n;
   let cap = out.qs.length;
+  // The previous line's query id (start, length), for out.same.
+  let prevS = -1;
+  let prevL = -1;
   try {
     while (p < end) {
       lineNo++;
@@ -264,7 +273,11 @@ export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
       if (c !== 32 && c !== 9) return false;
       while ((c = buf[++i]!) === 32 || c === 9);
       const ds = i;
-      while ((c = buf[i]!) > 32) i++;
+      let h = 0x811c9dc5 | 0;
+      while ((c = buf[i]!) > 32) {
+        h = Math.imul(h ^ c, 0x01000193);
+        i++;
+      }
       const de = i;
       if ((c !== 32 && c !== 9) || de === ds) return false;
       while ((c = buf[++i]!) === 32 || c === 9);
@@ -291,6 +304,13 @@ export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
       out.de[k] = de;
       out.grade[k] = neg ? -grade : grade;
       out.lineNo[k] = lineNo;
+      out.hash[k] = h;
+      const l = qe - qs;
+      let same = l === prevL ? 1 : 0;
+      for (let m = 0; same === 1 && m < l; m++) if (buf[qs + m] !== buf[prevS + m]) same = 0;
+      out.same[k] = same;
+      prevS = qs;
+      prevL = l;
       k++;
       p = i + 1;
     }
