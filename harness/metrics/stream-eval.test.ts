@@ -124,6 +124,36 @@ describe('run blocks', () => {
   });
 });
 
+describe('a run scanned in slices of 64 KB (BlockSink.scan)', () => {
+  // 300 queries x 30 lines of about 40 bytes: 360 KB, so slices end inside query blocks and inside the
+  // 8 MB chunk; the last line has no '\n'.
+  const qrels = Array.from({ length: 300 }, (_, q) => `q${q} 0 doc-${q}-7 1\nq${q} 0 doc-${q}-3 2\n`).join('');
+  const block = (q: number) => Array.from({ length: 30 }, (_, d) => `q${q} Q0 doc-${q}-${d} ${d} ${(30 - d) / 4} tag\n`).join('');
+  const all = Array.from({ length: 300 }, (_, q) => block(q)).join('');
+
+  it('scores each query as a file holding it alone, and counts lines across slices', async () => {
+    const index = QrelsIndex.fromBuffer(Buffer.from(qrels), 'q.qrels');
+    const plan = compileTrecPlan({ ...settings, measures: ['all_trec'] });
+    const path = join(dir, 'sliced.run');
+    writeFileSync(path, all.slice(0, -1));
+    const ev = await evaluateTrecRunFile(index, path, plan, { threads: 1 });
+    expect(ev.queryIds).toHaveLength(300);
+    const w = plan.width;
+    for (const q of [0, 1, 149, 150, 298, 299]) {
+      const one = join(dir, `one-${q}.run`);
+      writeFileSync(one, block(q));
+      const alone = await evaluateTrecRunFile(index, one, plan, { threads: 1 });
+      const k = ev.queryIds.indexOf(`q${q}`);
+      expect([...ev.rows.subarray(k * w, (k + 1) * w)], `q${q}`).toEqual([...alone.rows.subarray(0, w)]);
+    }
+    const bad = join(dir, 'sliced-bad.run');
+    const lines = all.split('\n');
+    lines[7776] = 'q259 Q0 doc-259-6 6 x1 tag';
+    writeFileSync(bad, lines.join('\n'));
+    await expect(evaluateTrecRunFile(index, bad, plan, { threads: 1 })).rejects.toThrow(/sliced-bad\.run:7777: score "x1" is not a decimal number/);
+  });
+});
+
 describe('splitAtQueryBoundaries', () => {
   it('gives the first part its share and cuts only where a query begins', () => {
     let run = '';
