@@ -7,6 +7,7 @@ import {
   busyBetween,
   chooseThreads,
   evaluateTrecRunFile,
+  lineAt,
   QrelsIndex,
   QrelsLines,
   scanTrecQrelsFast,
@@ -85,6 +86,13 @@ describe('QrelsIndex', () => {
   it('still rejects a document judged twice for one query', () => {
     expect(() => QrelsIndex.fromBuffer(Buffer.from('q 0 a 1\nq 0 b 1\nq 0 a 0\n'), 'd.qrels')).toThrow(
       /d\.qrels:3: document "a" is judged twice for query "q" \(first at line 1\)/,
+    );
+    // Blank and comment lines count; so do the lines of BEIR's TSV (read by scanTrecQrels, header included).
+    expect(() => QrelsIndex.fromBuffer(Buffer.from('# c\n\nq 0 a 1\n\r\nr 0 a 1\nq 0 b 1\nq\t0 a 0\n'), 'd.qrels')).toThrow(
+      /d\.qrels:7: document "a" is judged twice for query "q" \(first at line 3\)/,
+    );
+    expect(() => QrelsIndex.fromBuffer(Buffer.from('query-id\tcorpus-id\tscore\nq\ta b\t1\nq\tc\t1\nq\ta b\t2\n'), 'd.tsv')).toThrow(
+      /d\.tsv:4: document "a b" is judged twice for query "q" \(first at line 2\)/,
     );
   });
 });
@@ -347,7 +355,7 @@ describe('scanTrecQrelsFast', () => {
     const got: string[] = [];
     for (let k = 0; k < lines.n; k++)
       got.push(
-        `${lines.lineNo[k]}|${buf.toString('utf8', lines.qs[k], lines.qe[k])}|${buf.toString('utf8', lines.ds[k], lines.de[k])}|${lines.grade[k]}|${lines.hash[k]}|${lines.same[k]}`,
+        `${lineAt(buf, lines.qs[k]!)}|${buf.toString('utf8', lines.qs[k], lines.qe[k])}|${buf.toString('utf8', lines.ds[k], lines.de[k])}|${lines.grade[k]}|${lines.hash[k]}|${lines.same[k]}`,
       );
     return got;
   };

@@ -82,7 +82,8 @@ export interface QrelsIndexParts {
 
 /**
  * The lines of a qrels text as typed arrays (line k: its query and document ids' byte ranges, its grade, its
- * line number, its document id's fnv1a, whether its query id is the line before's), which scanTrecQrelsFast
+ * document id's fnv1a, whether its query id is the line before's; no line number, which only an error needs:
+ * see lineAt), which scanTrecQrelsFast
  * fills in one loop while the line's bytes are in cache: no call per line, so the scanner stays monomorphic
  * whichever reader (QrelsIndex, QrelsBlocks) uses it. Also a QrelsLineSink, for scanTrecQrels.
  */
@@ -93,7 +94,6 @@ export class QrelsLines implements QrelsLineSink {
   ds: Int32Array;
   de: Int32Array;
   grade: Int32Array;
-  lineNo: Int32Array;
   /** fnv1a of the document id, as an int32. */
   hash: Int32Array;
   /** 1 when the query id is byte for byte the previous line's (of the same scan). */
@@ -106,12 +106,11 @@ export class QrelsLines implements QrelsLineSink {
     this.ds = new Int32Array(c);
     this.de = new Int32Array(c);
     this.grade = new Int32Array(c);
-    this.lineNo = new Int32Array(c);
     this.hash = new Int32Array(c);
     this.same = new Uint8Array(c);
   }
 
-  line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void {
+  line(buf: Buffer, _lineNo: number, qs: number, qe: number, ds: number, de: number, grade: number): void {
     const k = this.n;
     if (k === this.qs.length) this.grow();
     this.qs[k] = qs;
@@ -119,7 +118,6 @@ export class QrelsLines implements QrelsLineSink {
     this.ds[k] = ds;
     this.de[k] = de;
     this.grade[k] = grade;
-    this.lineNo[k] = lineNo;
     this.hash[k] = fnv1a(buf, ds, de) | 0;
     this.same[k] = k > 0 && qe - qs === this.qe[k - 1]! - this.qs[k - 1]! && buf.compare(buf, qs, qe, this.qs[k - 1]!, this.qe[k - 1]!) === 0 ? 1 : 0;
     this.n = k + 1;
@@ -128,7 +126,7 @@ export class QrelsLines implements QrelsLineSink {
   /** Doubles the capacity, keeping lines [0, n). */
   grow(): void {
     const m = 2 * this.qs.length;
-    for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'lineNo', 'hash'] as const) {
+    for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'hash'] as const) {
       const a = new Int32Array(m);
       a.set(this[k].subarray(0, this.n));
       this[k] = a;
@@ -139,20 +137,33 @@ export class QrelsLines implements QrelsLineSink {
   }
 }
 
+/** The 1-based line of a text at byte `at`: the line numbers of scanTrecQrels (lines end at '\n'). */
+export function lineAt(bytes: Uint8Array, at: number): number {
+  let line = 1;
+  for (let i = bytes.indexOf(10); i >= 0 && i < at; i = bytes.indexOf(10, i + 1)) line++;
+  return line;
+}
+
 /** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
 function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
-  // A qrels line is rarely under 16 bytes ("q1 0 d1 1\n" is 10): one doubling at most for such files, no
-  // counting pass over the text first.
-  let lines = new QrelsLines((bytes.length >> 4) + 64);
+  // Sized from the lines of the first 64 KB (10% over), not by counting every line first: a file of lines
+  // of one length fills it without growing; the arrays the index keeps are cut to size below.
+  const head = Math.min(bytes.length, 1 << 16);
+  let headLines = 1;
+  for (let i = bytes.indexOf(10); i >= 0 && i < head; i = bytes.indexOf(10, i + 1)) headLines++;
+  let lines = new QrelsLines(Math.ceil((1.1 * headLines * bytes.length) / Math.max(1, head)) + 64);
   if (!scanTrecQrelsFast(bytes, lines)) {
     // A line the fast scanner does not take: start again with the full reader, which also names errors.
     lines = new QrelsLines(lines.n);
     scanTrecQrels(bytes, file, lines);
   }
   const n = lines.n;
-  const { qs, qe, grade: gr, lineNo: ln, hash, same } = lines;
-  const dS = lines.ds;
-  const dE = lines.de;
+  const { qs, qe, hash, same } = lines;
+  // Kept by the index: copied to their length when the estimate left more than an eighth unused.
+  const fit = (a: Int32Array): Int32Array => (a.length - n > n >> 3 ? a.slice(0, n) : a.subarray(0, n));
+  const dS = fit(lines.ds);
+  const dE = fit(lines.de);
+  const gr = fit(lines.grade);
   // Each line's query in order of first appearance (a string and a map lookup only where the id changes:
   // once per block in a grouped file), with each query's judgments and highest grade counted on the way.
   const lineQ = new Int32Array(n);
@@ -220,8 +231,8 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
       if (table[((base + slot) << 1) + 1] === h && dE[j]! - dS[j]! === len && bytes.compare(bytes, s0, s0 + len, dS[j]!, dE[j]!) === 0) {
         throw new InputError(
           file,
-          ln[i]!,
-          `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${ln[j]})`,
+          lineAt(bytes, s0),
+          `document "${bytes.toString('utf8', s0, s0 + len)}" is judged twice for query "${qids[q]}" (first at line ${lineAt(bytes, dS[j]!)})`,
           {
             hint: 'keep one judgment per (query, document); trec_eval rejects duplicates too',
           },
@@ -232,20 +243,19 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
     table[(base + slot) << 1] = i;
     table[((base + slot) << 1) + 1] = h;
   }
-  return { qids, bytes, levelStart, levels, docStart: dS.subarray(0, n), docEnd: dE.subarray(0, n), grade: gr.subarray(0, n), tabBase, tabMask, table };
+  return { qids, bytes, levelStart, levels, docStart: dS, docEnd: dE, grade: gr, tabBase, tabMask, table };
 }
 
 /**
  * scanTrecQrels(buf, file, sink) for the common file, in one pass with no bound test per byte: every line
  * `qid iter docid grade` with fields separated by spaces or tabs, an integer grade, an optional '\r'
- * before the '\n', or blank, or a comment. Appends each line of buf to `out` (numbered from 1). Returns false at the first other line (BEIR's TSV, another
+ * before the '\n', or blank, or a comment. Appends each line of buf to `out`. Returns false at the first other line (BEIR's TSV, another
  * blank byte, too few or too many fields, a grade that is not an integer), having appended the lines before
  * it: the caller then starts again with scanTrecQrels. A third of scanTrecQrels' time on 250,000 judgments.
  */
 export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
   const end = buf.length;
   let p = 0;
-  let lineNo = 0;
   let c = 0;
   let k = out.n;
   let cap = out.qs.length;
@@ -254,7 +264,6 @@ export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
   let prevL = -1;
   try {
     while (p < end) {
-      lineNo++;
       let i = p;
       while ((c = buf[i]!) === 32 || c === 9) i++;
       const qs = i;
@@ -303,7 +312,6 @@ export function scanTrecQrelsFast(buf: Buffer, out: QrelsLines): boolean {
       out.ds[k] = ds;
       out.de[k] = de;
       out.grade[k] = neg ? -grade : grade;
-      out.lineNo[k] = lineNo;
       out.hash[k] = h;
       const l = qe - qs;
       let same = l === prevL ? 1 : 0;
