@@ -160,10 +160,10 @@ function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
   const n = lines.n;
   const { qs, qe, hash, same } = lines;
   // Kept by the index: copied to their length when the estimate left more than an eighth unused.
-  const fit = (a: Int32Array): Int32Array => (a.length - n > n >> 3 ? a.slice(0, n) : a.subarray(0, n));
-  const dS = fit(lines.ds);
-  const dE = fit(lines.de);
-  const gr = fit(lines.grade);
+  const toLength = (a: Int32Array): Int32Array => (a.length - n > n >> 3 ? a.slice(0, n) : a.subarray(0, n));
+  const dS = toLength(lines.ds);
+  const dE = toLength(lines.de);
+  const gr = toLength(lines.grade);
   // Each line's query in order of first appearance (a string and a map lookup only where the id changes:
   // once per block in a grouped file), with each query's judgments and highest grade counted on the way.
   const lineQ = new Int32Array(n);
