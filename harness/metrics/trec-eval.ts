@@ -1,21 +1,35 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
+import { bpref, binaryG, inferredAp, interpolatedPrecisionAt, MIN_GEO_MEAN } from './kernels/ap.js';
 import {
-  averagePrecision,
-  bpref,
-  binaryG,
-  elevenPointAverage,
-  inferredAp,
-  interpolatedPrecisionAt,
-  logAveragePrecision,
-  logBpref,
-  MIN_GEO_MEAN,
-  reciprocalRank,
-  rPrecision,
-  rPrecisionMult,
-} from './kernels/ap.js';
-import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, relString, rNdcg, setupGains, type GainOverride, type GainTable } from './kernels/gain.js';
+  gMeasure,
+  ndcg,
+  ndcgAt,
+  ndcgRel,
+  rbp,
+  rbpResidual,
+  relString,
+  rNdcg,
+  setupGains,
+  type DcgResult,
+  type GainOverride,
+  type GainTable,
+} from './kernels/gain.js';
+import {
+  apAtFromPrefix,
+  averagePrecisionFromPrefix,
+  newRankPrefix,
+  precisionFromPrefix,
+  rankPrefix,
+  recallFromPrefix,
+  reciprocalRankFromPrefix,
+  relativePrecisionFromPrefix,
+  rPrecisionFromPrefix,
+  rPrecisionMultFromPrefix,
+  successFromPrefix,
+  unjudgedFromPrefix,
+  type RankPrefix,
+} from './kernels/prefix.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
 import { formatFixed, formatLong, padRight, printfFixed } from './printf.js';
 import type { JudgedRanking } from './ranking.js';
@@ -51,11 +65,94 @@ export interface TrecEvalSettings {
 type Kind = 'runid' | 'count' | 'single' | 'cutLong' | 'cutDouble' | 'doubleParams' | 'pairParams' | 'relstring';
 type Averaging = 'mean' | 'sum' | 'gm' | 'numQ' | 'none';
 
-interface Ctx {
-  readonly level: number;
-  readonly numDocsInColl: number;
+/**
+ * What the measures of one query share, each computed on first use and kept until the next query: the
+ * running counts of one forward pass (kernels/prefix.ts), the gain table, nDCG's triple, Bpref, the
+ * interpolated precisions (11pt_avg is their mean). Reusing a value gives the very double the measure's
+ * own kernel computes; the per-measure kernels of ap.ts and cutoff.ts stay the definitions (prefix.test.ts).
+ */
+class QueryMemo {
+  level = 1;
+  numDocsInColl = 0;
+  private r: JudgedRanking | undefined;
+  private readonly pre: RankPrefix = newRankPrefix();
+  private preOk = false;
+  private bprefValue = 0;
+  private bprefOk = false;
+  private gainPairs: readonly GainOverride[] | undefined;
+  private gainTable: GainTable | undefined;
+  private dcgPairs: readonly GainOverride[] | undefined;
+  private dcg: DcgResult | undefined;
+  private iprecRecalls: readonly number[] | undefined;
+  private iprecValues = new Float64Array(16);
+
+  begin(r: JudgedRanking, level: number, numDocsInColl: number): void {
+    this.r = r;
+    this.level = level;
+    this.numDocsInColl = numDocsInColl;
+    this.preOk = false;
+    this.bprefOk = false;
+    this.gainTable = undefined;
+    this.dcg = undefined;
+    this.iprecRecalls = undefined;
+  }
+
+  prefix(): RankPrefix {
+    if (!this.preOk) {
+      rankPrefix(this.r!, this.level, this.pre);
+      this.preOk = true;
+    }
+    return this.pre;
+  }
+
+  bpref(): number {
+    if (!this.bprefOk) {
+      this.bprefValue = bpref(this.r!, this.level);
+      this.bprefOk = true;
+    }
+    return this.bprefValue;
+  }
+
   /** The query's gain table for these overrides, built once per query and shared by the gain measures. */
-  gains(r: JudgedRanking, pairs: readonly GainOverride[]): GainTable;
+  gains(pairs: readonly GainOverride[]): GainTable {
+    if (pairs !== this.gainPairs || this.gainTable === undefined) {
+      this.gainPairs = pairs;
+      this.gainTable = setupGains(this.r!, pairs);
+    }
+    return this.gainTable;
+  }
+
+  ndcg(pairs: readonly GainOverride[]): DcgResult {
+    if (pairs !== this.dcgPairs || this.dcg === undefined) {
+      this.dcgPairs = pairs;
+      this.dcg = ndcg(this.r!, this.gains(pairs));
+    }
+    return this.dcg;
+  }
+
+  /** IPrec at `recalls` (interpolatedPrecisionAt into a zeroed buffer), values [0, recalls.length). */
+  iprec(recalls: readonly number[]): Float64Array {
+    if (recalls !== this.iprecRecalls) {
+      if (this.iprecValues.length < recalls.length) this.iprecValues = new Float64Array(recalls.length);
+      this.iprecValues.fill(0, 0, recalls.length);
+      interpolatedPrecisionAt(this.r!, this.level, recalls, this.iprecValues, 0);
+      this.iprecRecalls = recalls;
+    }
+    return this.iprecValues;
+  }
+}
+
+type Ctx = QueryMemo;
+
+/**
+ * 11ptAvg as elevenPointAverage (ap.ts) sums it: the interpolated precisions from the last recall point to
+ * the first (points that are never reached add their 0), over the number of points.
+ */
+function elevenPointFromIprec(values: Float64Array, n: number): number {
+  if (n === 0) return 0;
+  let sum = 0.0;
+  for (let j = n - 1; j >= 0; j--) sum += values[j]!;
+  return sum / n;
 }
 
 const NO_PAIRS: readonly GainOverride[] = Object.freeze([]);
@@ -92,31 +189,46 @@ const DEFS: readonly Def[] = [
   { name: 'num_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRet(r)) },
   { name: 'num_rel', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRel(r)) },
   { name: 'num_rel_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRelRet(r)) },
-  { name: 'map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = averagePrecision(r, c.level)) },
-  { name: 'gm_map', kind: 'single', avg: 'gm', perQuery: false, calc: (r, c, _p, o, i) => void (o[i] = logAveragePrecision(r, c.level)) },
-  { name: 'Rprec', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = rPrecision(r, c.level)) },
-  { name: 'bpref', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = bpref(r, c.level)) },
-  { name: 'recip_rank', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = reciprocalRank(r, c.level)) },
+  { name: 'map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = averagePrecisionFromPrefix(c.prefix(), r.numRel)) },
+  {
+    name: 'gm_map',
+    kind: 'single',
+    avg: 'gm',
+    perQuery: false,
+    // logAveragePrecision (ap.ts) of the shared AP.
+    calc: (r, c, _p, o, i) => void (o[i] = Math.log(Math.max(averagePrecisionFromPrefix(c.prefix(), r.numRel), MIN_GEO_MEAN))),
+  },
+  { name: 'Rprec', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = rPrecisionFromPrefix(c.prefix(), r.numRel)) },
+  { name: 'bpref', kind: 'single', avg: 'mean', perQuery: true, calc: (_r, c, _p, o, i) => void (o[i] = c.bpref()) },
+  { name: 'recip_rank', kind: 'single', avg: 'mean', perQuery: true, calc: (_r, c, _p, o, i) => void (o[i] = reciprocalRankFromPrefix(c.prefix())) },
   {
     name: 'iprec_at_recall',
     kind: 'cutDouble',
     avg: 'mean',
     perQuery: true,
     defaults: RECALLS,
-    calc: (r, c, p, o, i) => interpolatedPrecisionAt(r, c.level, p.numbers, o, i),
+    calc: (_r, c, p, o, i) => o.set(c.iprec(p.numbers).subarray(0, p.numbers.length), i),
   },
-  { name: 'P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => precisionAt(r, c.level, p.numbers, o, i) },
+  { name: 'P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (_r, c, p, o, i) => precisionFromPrefix(c.prefix(), p.numbers, o, i) },
   { name: 'relstring', kind: 'relstring', avg: 'none', perQuery: true, defaults: [10], calc: () => {} },
-  { name: 'recall', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => recallAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'recall',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: CUTOFFS,
+    calc: (r, c, p, o, i) => recallFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
+  },
   { name: 'infAP', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = inferredAp(r, c.level)) },
-  { name: 'gm_bpref', kind: 'single', avg: 'gm', perQuery: false, calc: (r, c, _p, o, i) => void (o[i] = logBpref(r, c.level)) },
+  // logBpref (ap.ts) of the shared Bpref.
+  { name: 'gm_bpref', kind: 'single', avg: 'gm', perQuery: false, calc: (_r, c, _p, o, i) => void (o[i] = Math.log(Math.max(c.bpref(), MIN_GEO_MEAN))) },
   {
     name: 'Rprec_mult',
     kind: 'cutDouble',
     avg: 'mean',
     perQuery: true,
     defaults: [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
-    calc: (r, c, p, o, i) => rPrecisionMult(r, c.level, p.numbers, o, i),
+    calc: (r, c, p, o, i) => rPrecisionMultFromPrefix(c.prefix(), r.numRel, r.numRelRet, p.numbers, o, i),
   },
   {
     name: 'utility',
@@ -132,35 +244,56 @@ const DEFS: readonly Def[] = [
     avg: 'mean',
     perQuery: true,
     defaults: RECALLS,
-    calc: (r, c, p, o, i) => void (o[i] = elevenPointAverage(r, c.level, p.numbers)),
+    calc: (_r, c, p, o, i) => void (o[i] = elevenPointFromIprec(c.iprec(p.numbers), p.numbers.length)),
   },
   { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryG(r, c.level)) },
-  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(r, p.pairs))) },
-  { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).dcg) },
-  { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).idcg) },
-  { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).ndcg) },
-  { name: 'ndcg_rel', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcgRel(r, c.gains(r, p.pairs))) },
-  { name: 'Rndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rNdcg(r, c.gains(r, p.pairs))) },
+  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(p.pairs))) },
+  { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).dcg) },
+  { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).idcg) },
+  { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).ndcg) },
+  { name: 'ndcg_rel', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcgRel(r, c.gains(p.pairs))) },
+  { name: 'Rndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rNdcg(r, c.gains(p.pairs))) },
   { name: 'ndcg_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, _c, p, o, i) => ndcgAt(r, p.numbers, o, i) },
-  { name: 'map_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => apAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'map_cut',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: CUTOFFS,
+    calc: (r, c, p, o, i) => apAtFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
+  },
   {
     name: 'relative_P',
     kind: 'cutLong',
     avg: 'mean',
     perQuery: true,
     defaults: CUTOFFS,
-    calc: (r, c, p, o, i) => relativePrecisionAt(r, c.level, p.numbers, o, i),
+    calc: (r, c, p, o, i) => relativePrecisionFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
   },
-  { name: 'success', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: [1, 5, 10], calc: (r, c, p, o, i) => successAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'success',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [1, 5, 10],
+    calc: (_r, c, p, o, i) => successFromPrefix(c.prefix(), p.numbers, o, i),
+  },
   { name: 'set_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setP(r)) },
   { name: 'set_relative_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setRelP(r)) },
   { name: 'set_recall', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setRecall(r)) },
   { name: 'set_map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setAp(r)) },
   { name: 'set_F', kind: 'doubleParams', avg: 'mean', perQuery: true, defaults: [1.0], calc: (r, _c, p, o, i) => void (o[i] = setF(r, p.numbers[0])) },
   { name: 'num_nonrel_judged_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numNonrelJudgedRet(r)) },
-  { name: 'rbp', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rbp(r, c.gains(r, p.pairs), pOf(p.pairs))) },
+  { name: 'rbp', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rbp(r, c.gains(p.pairs), pOf(p.pairs))) },
   { name: 'rbp_resid', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, _c, p, o, i) => void (o[i] = rbpResidual(r, pOf(p.pairs))) },
-  { name: 'unj', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: [5, 10, 20], calc: (r, _c, p, o, i) => unjudgedAt(r, p.numbers, o, i) },
+  {
+    name: 'unj',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [5, 10, 20],
+    calc: (_r, c, p, o, i) => unjudgedFromPrefix(c.prefix(), p.numbers, o, i),
+  },
 ];
 
 const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
@@ -374,24 +507,16 @@ export function atof(s: string): number {
 /** The document trec_eval ranks alone for a qrels query missing from the run under -c (then zeroes some values). */
 export const BOGUS_DOCNO = 'ceci_nest_pas_un_docno';
 
+// computeTrecRow runs one query to the end before the next starts (no await, no re-entry): one memo serves all.
+const MEMO = new QueryMemo();
+
 /**
  * Computes one query's value row (`row[off .. off + plan.width)`, zeroed first) and returns the
  * relstring when that measure is requested. `bogus` applies trec_eval's clean-up for a -c filler query.
  */
 export function computeTrecRow(plan: TrecPlan, r: JudgedRanking, row: Float64Array, off: number, bogus = false): string | undefined {
-  let memoPairs: readonly GainOverride[] | undefined;
-  let memoTable: GainTable | undefined;
-  const c: Ctx = {
-    level: plan.settings.relevanceLevel,
-    numDocsInColl: plan.settings.numDocsInColl,
-    gains(rr, pairs) {
-      if (pairs !== memoPairs || memoTable === undefined) {
-        memoPairs = pairs;
-        memoTable = setupGains(rr, pairs);
-      }
-      return memoTable;
-    },
-  };
+  const c = MEMO;
+  c.begin(r, plan.settings.relevanceLevel, plan.settings.numDocsInColl);
   row.fill(0, off, off + plan.width);
   let rel: string | undefined;
   for (const inst of plan.instances) {
