@@ -13,7 +13,8 @@ import {
   rPrecisionMult,
 } from './kernels/ap.js';
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { log2Rank, ndcg, setupGains } from './kernels/gain.js';
+import { type GainOverride, log2Rank, ndcg, ndcgRel, rNdcg, setupGains } from './kernels/gain.js';
+import { gainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -32,8 +33,8 @@ import { judgeRankingWithLevels, type JudgedRanking, REL_NONPOOL, REL_UNJUDGED }
 import { compileTrecPlan, computeTrecRow } from './trec-eval.js';
 
 /**
- * The shared one-pass values (kernels/prefix.ts, the per-query memo of computeTrecRow, the log2 table of the
- * gain kernels) against the per-measure kernels they stand in for, bit for bit (Object.is, so -0 and NaN
+ * The shared one-pass values (kernels/prefix.ts, the gain kernels over gained ranks of kernels/gain-sparse.ts,
+ * the per-query memo of computeTrecRow, the log2 table of the gain kernels) against the per-measure kernels they stand in for, bit for bit (Object.is, so -0 and NaN
  * count), on seeded random rankings: graded, with unjudged (negative grade) and unpooled documents, score
  * ties irrelevant here (the ranking is given), empty rankings, rankings shorter and longer than every cutoff.
  */
@@ -177,6 +178,44 @@ describe('rankPrefix: the shared counts of one pass', () => {
   });
 });
 
+describe('the gain kernels over the gained ranks only', () => {
+  /** Gain overrides as `ndcg.1=3,2=0` gives them: some grades, unjudged and unpooled ones too, gains of any sign or 0. */
+  function randomOverrides(next: () => number): GainOverride[] {
+    if (next() < 0.3) return [];
+    const out: GainOverride[] = [];
+    const k = 1 + Math.floor(next() * 4);
+    for (let j = 0; j < k; j++) {
+      const grade = Math.floor(next() * 7) - 2; // -2 .. 4
+      const u = next();
+      const value = u < 0.2 ? 0 : u < 0.35 ? -Math.floor(next() * 3) : u < 0.6 ? Math.floor(next() * 10) : next() * 5 - 1;
+      out.push({ name: String(grade), value });
+    }
+    return out;
+  }
+
+  it('gives ndcg, ndcgRel and rNdcg the very doubles of the rank-by-rank kernels', () => {
+    const next = rng(424242);
+    const nz = newGainedRanks();
+    let cases = 0;
+    for (let round = 0; round < 60; round++) {
+      for (const n of LENGTHS) {
+        const level = Math.floor(next() * 3);
+        const r = randomRanking(next, n, level);
+        const t = setupGains(r, randomOverrides(next), next() < 0.2);
+        gainedRanks(r, t, nz);
+        const tag = `round ${round} n=${n} levels=${JSON.stringify(t.levels)}`;
+        const d = ndcg(r, t);
+        const s = ndcgSparse(t, nz);
+        same([s.dcg, s.idcg, s.ndcg], [d.dcg, d.idcg, d.ndcg], `ndcg ${tag}`);
+        same([ndcgRelSparse(t, nz)], [ndcgRel(r, t)], `ndcgRel ${tag}`);
+        same([rNdcgSparse(r, t, nz)], [rNdcg(r, t)], `rNdcg ${tag}`);
+        cases++;
+      }
+    }
+    expect(cases).toBe(60 * LENGTHS.length);
+  });
+});
+
 describe('log2Rank', () => {
   it('is Math.log2(i + 2), in the table and past it', () => {
     for (let i = 0; i < 5000; i++) if (!Object.is(log2Rank(i), Math.log2(i + 2))) expect.fail(`log2Rank(${i})`);
@@ -191,7 +230,9 @@ describe('computeTrecRow: the per-query memo', () => {
     const plans = [
       compileTrecPlan(trecSettings({ measures: ['all_trec', 'dcg', 'ideal_dcg'] })),
       compileTrecPlan(trecSettings({ measures: ['11pt_avg.0.5,0.2,0.9', 'gm_map', 'gm_bpref', 'dcg'], relevanceLevel: 2 })),
-      compileTrecPlan(trecSettings({ measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0'], relevanceLevel: 0 })),
+      compileTrecPlan(
+        trecSettings({ measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1'], relevanceLevel: 0 }),
+      ),
     ];
     const next = rng(99);
     const value = (plan: (typeof plans)[number], row: Float64Array, name: string): number => {
@@ -225,6 +266,8 @@ describe('computeTrecRow: the per-query memo', () => {
                 `iprec ${tag}`,
               );
             }
+            if (inst.name === 'ndcg_rel') same(got, [ndcgRel(r, setupGains(r, inst.params.pairs))], `ndcg_rel ${tag}`);
+            if (inst.name === 'Rndcg') same(got, [rNdcg(r, setupGains(r, inst.params.pairs))], `Rndcg ${tag}`);
             if (inst.name === 'dcg' || inst.name === 'ideal_dcg' || inst.name === 'ndcg') {
               const d = ndcg(r, setupGains(r, inst.params.pairs));
               same(got, [inst.name === 'dcg' ? d.dcg : inst.name === 'ideal_dcg' ? d.idcg : d.ndcg], `${inst.name} ${tag}`);

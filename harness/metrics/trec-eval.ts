@@ -1,20 +1,8 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { bpref, binaryG, inferredAp, interpolatedPrecisionAt, MIN_GEO_MEAN } from './kernels/ap.js';
-import {
-  gMeasure,
-  ndcg,
-  ndcgAt,
-  ndcgRel,
-  rbp,
-  rbpResidual,
-  relString,
-  rNdcg,
-  setupGains,
-  type DcgResult,
-  type GainOverride,
-  type GainTable,
-} from './kernels/gain.js';
+import { gMeasure, ndcgAt, rbp, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
+import { gainedRanks, type GainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -81,6 +69,9 @@ class QueryMemo {
   private bprefOk = false;
   private gainPairs: readonly GainOverride[] | undefined;
   private gainTable: GainTable | undefined;
+  private readonly nz: GainedRanks = newGainedRanks();
+  private nzPairs: readonly GainOverride[] | undefined;
+  private nzOk = false;
   private dcgPairs: readonly GainOverride[] | undefined;
   private dcg: DcgResult | undefined;
   private iprecRecalls: readonly number[] | undefined;
@@ -93,6 +84,7 @@ class QueryMemo {
     this.preOk = false;
     this.bprefOk = false;
     this.gainTable = undefined;
+    this.nzOk = false;
     this.dcg = undefined;
     this.iprecRecalls = undefined;
   }
@@ -122,10 +114,20 @@ class QueryMemo {
     return this.gainTable;
   }
 
+  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel and RnDCG walk (gain-sparse.ts). */
+  gained(pairs: readonly GainOverride[]): GainedRanks {
+    if (pairs !== this.nzPairs || !this.nzOk) {
+      gainedRanks(this.r!, this.gains(pairs), this.nz);
+      this.nzPairs = pairs;
+      this.nzOk = true;
+    }
+    return this.nz;
+  }
+
   ndcg(pairs: readonly GainOverride[]): DcgResult {
     if (pairs !== this.dcgPairs || this.dcg === undefined) {
       this.dcgPairs = pairs;
-      this.dcg = ndcg(this.r!, this.gains(pairs));
+      this.dcg = ndcgSparse(this.gains(pairs), this.gained(pairs));
     }
     return this.dcg;
   }
@@ -251,8 +253,20 @@ const DEFS: readonly Def[] = [
   { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).dcg) },
   { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).idcg) },
   { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).ndcg) },
-  { name: 'ndcg_rel', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcgRel(r, c.gains(p.pairs))) },
-  { name: 'Rndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rNdcg(r, c.gains(p.pairs))) },
+  {
+    name: 'ndcg_rel',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (_r, c, p, o, i) => void (o[i] = ndcgRelSparse(c.gains(p.pairs), c.gained(p.pairs))),
+  },
+  {
+    name: 'Rndcg',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (r, c, p, o, i) => void (o[i] = rNdcgSparse(r, c.gains(p.pairs), c.gained(p.pairs))),
+  },
   { name: 'ndcg_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, _c, p, o, i) => ndcgAt(r, p.numbers, o, i) },
   {
     name: 'map_cut',
