@@ -694,7 +694,8 @@ function fixed4Into(out: Uint8Array, p: number, x: number): number {
   const n = r > 0.5 ? f + 1 : f;
   if (x < 0) out[p++] = 45;
   const ip = Math.floor(n / 10000);
-  p = ip < 10 ? ((out[p] = 48 + ip), p + 1) : uintInto(out, p, ip);
+  if (ip < 10) out[p++] = 48 + ip;
+  else p = uintInto(out, p, ip);
   out[p++] = 46;
   // frac < 10^4 is an integer: int32 digits (a double's % is a call to fmod, four per value).
   let f4 = (n - ip * 10000) | 0;
