@@ -18,6 +18,8 @@ import { gainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } f
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
+  binaryGFromPrefix,
+  interpolatedPrecisionFromPrefix,
   newRankPrefix,
   precisionFromPrefix,
   rankPrefix,
@@ -144,6 +146,13 @@ describe('rankPrefix: the shared counts of one pass', () => {
           same([averagePrecisionFromPrefix(p, r.numRel)], [averagePrecision(r, level)], `AP ${tag}`);
           same([reciprocalRankFromPrefix(p)], [reciprocalRank(r, level)], `RR ${tag}`);
           same([rPrecisionFromPrefix(p, r.numRel)], [rPrecision(r, level)], `Rprec ${tag}`);
+          same([binaryGFromPrefix(p, r.numRel)], [binaryG(r, level)], `BinG ${tag}`);
+          const recalls = next() < 0.5 ? [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] : [0.05, 0.25, 0.5, 0.75, 1, 1.5];
+          same(
+            cutoffKernel((o) => interpolatedPrecisionFromPrefix(p, r.numRel, r.numRelRet, recalls, o, 0), recalls.length),
+            cutoffKernel((o) => interpolatedPrecisionAt(r, level, recalls, o), recalls.length),
+            `IPrec ${tag}`,
+          );
           const mults = next() < 0.5 ? [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0] : [-0.5, 0, 0.05, 0.5, 1, 3, 40];
           same(
             cutoffKernel((o) => rPrecisionMultFromPrefix(p, r.numRel, r.numRelRet, mults, o, 0), mults.length),

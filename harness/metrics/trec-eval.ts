@@ -1,11 +1,13 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { bpref, binaryG, inferredAp, interpolatedPrecisionAt, MIN_GEO_MEAN } from './kernels/ap.js';
+import { bpref, inferredAp, MIN_GEO_MEAN } from './kernels/ap.js';
 import { gMeasure, ndcgAt, rbp, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
 import { gainedRanks, type GainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
+  binaryGFromPrefix,
+  interpolatedPrecisionFromPrefix,
   newRankPrefix,
   precisionFromPrefix,
   rankPrefix,
@@ -132,12 +134,12 @@ class QueryMemo {
     return this.dcg;
   }
 
-  /** IPrec at `recalls` (interpolatedPrecisionAt into a zeroed buffer), values [0, recalls.length). */
+  /** IPrec at `recalls` (interpolatedPrecisionAt, from the prefix, into a zeroed buffer), values [0, recalls.length). */
   iprec(recalls: readonly number[]): Float64Array {
     if (recalls !== this.iprecRecalls) {
       if (this.iprecValues.length < recalls.length) this.iprecValues = new Float64Array(recalls.length);
       this.iprecValues.fill(0, 0, recalls.length);
-      interpolatedPrecisionAt(this.r!, this.level, recalls, this.iprecValues, 0);
+      interpolatedPrecisionFromPrefix(this.prefix(), this.r!.numRel, this.r!.numRelRet, recalls, this.iprecValues, 0);
       this.iprecRecalls = recalls;
     }
     return this.iprecValues;
@@ -248,7 +250,7 @@ const DEFS: readonly Def[] = [
     defaults: RECALLS,
     calc: (_r, c, p, o, i) => void (o[i] = elevenPointFromIprec(c.iprec(p.numbers), p.numbers.length)),
   },
-  { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryG(r, c.level)) },
+  { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryGFromPrefix(c.prefix(), r.numRel)) },
   { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(p.pairs))) },
   { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).dcg) },
   { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).idcg) },

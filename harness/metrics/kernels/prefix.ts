@@ -1,9 +1,11 @@
 import { REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from '../ranking.js';
+import { log2Rank } from './gain.js';
 
 /**
  * One forward pass over a judged ranking that keeps the running counts the cutoff measures share, so that
  * P@k, R@k, RelP@k, Success@k, AP@k, Unj@k, AP, RR, Rprec and RprecMult of one query are read off the
- * arrays in O(number of cutoffs) instead of one pass over the ranking each (trec_eval all_trec walks each
+ * arrays in O(number of cutoffs), and IPrec and BinG walk the relevant ranks only, instead of one pass over
+ * the ranking each (trec_eval all_trec walks each
  * ranking about 35 times). Every value is computed with the same operations, in the same order, as the
  * per-measure kernel it replaces (cutoff.ts, ap.ts), so the results are the same doubles bit for bit
  * (pinned by prefix.test.ts on random rankings). Formulas and citations: see those kernels.
@@ -15,6 +17,8 @@ export interface RankPrefix {
   unjAt: Int32Array;
   /** apSum[i] = Σ_{relevant at rank j <= i} relAt[j] / j, AP's running sum, added in rank order. */
   apSum: Float64Array;
+  /** relPos[k] = 0-based rank of the (k+1)-th relevant document, k < relAt[numRet]. */
+  relPos: Int32Array;
   /** 0-based rank of the first relevant document, -1 if none is retrieved. */
   firstRel: number;
   numRet: number;
@@ -22,7 +26,7 @@ export interface RankPrefix {
 
 /** An empty prefix whose arrays rankPrefix grows and reuses across queries. */
 export function newRankPrefix(): RankPrefix {
-  return { relAt: new Int32Array(1024), unjAt: new Int32Array(1024), apSum: new Float64Array(1024), firstRel: -1, numRet: 0 };
+  return { relAt: new Int32Array(1024), unjAt: new Int32Array(1024), apSum: new Float64Array(1024), relPos: new Int32Array(1024), firstRel: -1, numRet: 0 };
 }
 
 /** Fills `p` (growing its arrays when the ranking is longer than they are) for `r` at relevance `level`. */
@@ -33,8 +37,9 @@ export function rankPrefix(r: JudgedRanking, level: number, p: RankPrefix = newR
     p.relAt = new Int32Array(size);
     p.unjAt = new Int32Array(size);
     p.apSum = new Float64Array(size);
+    p.relPos = new Int32Array(size);
   }
-  const { relAt, unjAt, apSum } = p;
+  const { relAt, unjAt, apSum, relPos } = p;
   const rels = r.rels;
   let rel = 0;
   let unj = 0;
@@ -46,6 +51,7 @@ export function rankPrefix(r: JudgedRanking, level: number, p: RankPrefix = newR
   for (let i = 0; i < n; i++) {
     const g = rels[i]!;
     if (g >= level) {
+      relPos[rel] = i;
       rel++;
       sum += rel / (i + 1);
       if (first < 0) first = i;
@@ -135,4 +141,50 @@ export function rPrecisionMultFromPrefix(p: RankPrefix, numRel: number, numRelRe
     if (k > p.numRet) out[off + j] = numRelRet / k;
     else if (k > 0) out[off + j] = p.relAt[k]! / k;
   }
+}
+
+/**
+ * interpolatedPrecisionAt (ap.ts) from the relevant ranks. The kernel walks every rank from the bottom,
+ * keeping the highest precision seen; between two relevant documents the precision only falls as the rank
+ * grows (same numerator, IEEE division is monotone), so the highest of such a stretch is the one at its
+ * relevant document, and visiting the relevant ranks alone leaves every maximum the same double.
+ */
+export function interpolatedPrecisionFromPrefix(
+  p: RankPrefix,
+  numRel: number,
+  numRelRet: number,
+  recalls: ArrayLike<number>,
+  out: Float64Array,
+  off: number,
+): void {
+  const n = recalls.length;
+  let cur = n - 1;
+  while (cur >= 0 && lround(recalls[cur]! * numRel) > numRelRet) cur--;
+  let intPrecis = numRelRet / p.numRet;
+  const relPos = p.relPos;
+  for (let relSoFar = numRelRet; relSoFar > 0; relSoFar--) {
+    const precis = relSoFar / (relPos[relSoFar - 1]! + 1);
+    if (intPrecis < precis) intPrecis = precis;
+    while (cur >= 0 && relSoFar === lround(recalls[cur]! * numRel)) {
+      out[off + cur] = intPrecis;
+      cur--;
+    }
+  }
+  while (cur >= 0) {
+    out[off + cur] = intPrecis;
+    cur--;
+  }
+}
+
+/** C lround: nearest integer, halves away from zero (as ap.ts rounds the recall points). */
+function lround(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+/** binaryG (ap.ts) from the relevant ranks. */
+export function binaryGFromPrefix(p: RankPrefix, numRel: number): number {
+  const n = p.relAt[p.numRet]!;
+  let sum = 0.0;
+  for (let k = 0; k < n; k++) sum += 1.0 / log2Rank(p.relPos[k]! - k);
+  return n ? sum / numRel : 0;
 }
