@@ -13,8 +13,8 @@ import {
   rPrecisionMult,
 } from './kernels/ap.js';
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { type GainOverride, log2Rank, ndcg, ndcgRel, rNdcg, setupGains } from './kernels/gain.js';
-import { gainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
+import { type GainOverride, gMeasure, log2Rank, ndcg, ndcgRel, rNdcg, setupGains } from './kernels/gain.js';
+import { gainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -202,7 +202,7 @@ describe('the gain kernels over the gained ranks only', () => {
     return out;
   }
 
-  it('gives ndcg, ndcgRel and rNdcg the very doubles of the rank-by-rank kernels', () => {
+  it('gives ndcg, ndcgRel, rNdcg and G the very doubles of the rank-by-rank kernels', () => {
     const next = rng(424242);
     const nz = newGainedRanks();
     let cases = 0;
@@ -218,6 +218,7 @@ describe('the gain kernels over the gained ranks only', () => {
         same([s.dcg, s.idcg, s.ndcg], [d.dcg, d.idcg, d.ndcg], `ndcg ${tag}`);
         same([ndcgRelSparse(t, nz)], [ndcgRel(r, t)], `ndcgRel ${tag}`);
         same([rNdcgSparse(r, t, nz)], [rNdcg(r, t)], `rNdcg ${tag}`);
+        same([gMeasureSparse(r, t, nz)], [gMeasure(r, t)], `G ${tag}`);
         cases++;
       }
     }
@@ -240,7 +241,10 @@ describe('computeTrecRow: the per-query memo', () => {
       compileTrecPlan(trecSettings({ measures: ['all_trec', 'dcg', 'ideal_dcg'] })),
       compileTrecPlan(trecSettings({ measures: ['11pt_avg.0.5,0.2,0.9', 'gm_map', 'gm_bpref', 'dcg'], relevanceLevel: 2 })),
       compileTrecPlan(
-        trecSettings({ measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1'], relevanceLevel: 0 }),
+        trecSettings({
+          measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1', 'G.1=0.3,2=2.5'],
+          relevanceLevel: 0,
+        }),
       ),
     ];
     const next = rng(99);
@@ -276,6 +280,7 @@ describe('computeTrecRow: the per-query memo', () => {
               );
             }
             if (inst.name === 'ndcg_rel') same(got, [ndcgRel(r, setupGains(r, inst.params.pairs))], `ndcg_rel ${tag}`);
+            if (inst.name === 'G') same(got, [gMeasure(r, setupGains(r, inst.params.pairs))], `G ${tag}`);
             if (inst.name === 'Rndcg') same(got, [rNdcg(r, setupGains(r, inst.params.pairs))], `Rndcg ${tag}`);
             if (inst.name === 'dcg' || inst.name === 'ideal_dcg' || inst.name === 'ndcg') {
               const d = ndcg(r, setupGains(r, inst.params.pairs));

@@ -1,8 +1,8 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { bpref, inferredAp, MIN_GEO_MEAN } from './kernels/ap.js';
-import { gMeasure, ndcgAt, rbp, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
-import { gainedRanks, type GainedRanks, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
+import { ndcgAt, rbp, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
+import { gainedRanks, type GainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -116,7 +116,7 @@ class QueryMemo {
     return this.gainTable;
   }
 
-  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel and RnDCG walk (gain-sparse.ts). */
+  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel, RnDCG and G walk (gain-sparse.ts). */
   gained(pairs: readonly GainOverride[]): GainedRanks {
     if (pairs !== this.nzPairs || !this.nzOk) {
       gainedRanks(this.r!, this.gains(pairs), this.nz);
@@ -251,7 +251,7 @@ const DEFS: readonly Def[] = [
     calc: (_r, c, p, o, i) => void (o[i] = elevenPointFromIprec(c.iprec(p.numbers), p.numbers.length)),
   },
   { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryGFromPrefix(c.prefix(), r.numRel)) },
-  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(p.pairs))) },
+  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasureSparse(r, c.gains(p.pairs), c.gained(p.pairs))) },
   { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).dcg) },
   { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).idcg) },
   { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).ndcg) },

@@ -173,3 +173,64 @@ export function rNdcgSparse(r: JudgedRanking, t: GainTable, nz: GainedRanks): nu
   }
   return sum / numChanged;
 }
+
+/**
+ * gMeasure (gain.ts) from the gained ranks. Past the ideal ranking every rank adds a cost of 1: when the
+ * cost so far is an integer (it is with integer gains, trec_eval's default) each of those sums is exact, so
+ * the cost at a later rank is computed directly and only the gained ranks are visited; otherwise rank by
+ * rank, as the kernel does.
+ */
+export function gMeasureSparse(r: JudgedRanking, t: GainTable, nz: GainedRanks): number {
+  const ls = t.levels;
+  let resultsG = 0.0;
+  let sumResults = 0.0;
+  let sumIdeal = 0.0;
+  let sumCost = 0.0;
+  let cur = ls.length - 1;
+  let idealGain = cur >= 0 ? ls[cur]!.gain : 0.0;
+  let numAtLevel = 0;
+  const minCost = 1.0;
+  let k = 0;
+  let i = 0;
+  for (; i < r.numRet && idealGain > 0.0; i++) {
+    let g = 0.0;
+    if (k < nz.n && nz.pos[k] === i) g = nz.gain[k++]!;
+    sumResults += g;
+    numAtLevel++;
+    while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
+      numAtLevel = 1;
+      cur--;
+      idealGain = cur >= 0 ? ls[cur]!.gain : 0.0;
+    }
+    if (idealGain > 0.0) sumIdeal += idealGain;
+    sumCost += idealGain >= minCost ? idealGain : minCost;
+    if (g !== 0) resultsG += g / Math.log2(2 + sumCost - sumResults);
+  }
+  if (Number.isInteger(sumCost) && sumCost + r.numRet < 2 ** 53) {
+    // The cost after tail rank j is sumCost + (j - i + 1), every partial sum an exact integer.
+    const base = sumCost + 1 - i;
+    for (; k < nz.n; k++) {
+      const g = nz.gain[k]!;
+      sumResults += g;
+      resultsG += g / Math.log2(2 + (base + nz.pos[k]!) - sumResults);
+    }
+  } else {
+    for (; i < r.numRet; i++) {
+      let g = 0.0;
+      if (k < nz.n && nz.pos[k] === i) g = nz.gain[k++]!;
+      sumResults += g;
+      sumCost += minCost;
+      if (g !== 0) resultsG += g / Math.log2(2 + sumCost - sumResults);
+    }
+  }
+  while (idealGain > 0.0) {
+    numAtLevel++;
+    while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
+      numAtLevel = 1;
+      cur--;
+      idealGain = cur >= 0 ? ls[cur]!.gain : 0.0;
+    }
+    if (idealGain > 0.0) sumIdeal += idealGain;
+  }
+  return sumIdeal > 0.0 ? resultsG / sumIdeal : 0;
+}
