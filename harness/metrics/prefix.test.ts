@@ -13,8 +13,8 @@ import {
   rPrecisionMult,
 } from './kernels/ap.js';
 import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { type GainOverride, gMeasure, log2Rank, ndcg, ndcgRel, rNdcg, setupGains } from './kernels/gain.js';
-import { gainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
+import { type GainOverride, gMeasure, log2Rank, ndcg, ndcgRel, rbp, rNdcg, setupGains } from './kernels/gain.js';
+import { gainedRanks, gMeasureSparse, ndcgRelSparse, rbpSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -202,7 +202,7 @@ describe('the gain kernels over the gained ranks only', () => {
     return out;
   }
 
-  it('gives ndcg, ndcgRel, rNdcg and G the very doubles of the rank-by-rank kernels', () => {
+  it('gives ndcg, ndcgRel, rNdcg, G and rbp the very doubles of the rank-by-rank kernels', () => {
     const next = rng(424242);
     const nz = newGainedRanks();
     let cases = 0;
@@ -219,6 +219,7 @@ describe('the gain kernels over the gained ranks only', () => {
         same([ndcgRelSparse(t, nz)], [ndcgRel(r, t)], `ndcgRel ${tag}`);
         same([rNdcgSparse(r, t, nz)], [rNdcg(r, t)], `rNdcg ${tag}`);
         same([gMeasureSparse(r, t, nz)], [gMeasure(r, t)], `G ${tag}`);
+        for (const p of [0.9, 0.5, 0.95, next()]) same([rbpSparse(r, t, nz, p)], [rbp(r, t, p)], `rbp p=${p} ${tag}`);
         cases++;
       }
     }
@@ -242,7 +243,7 @@ describe('computeTrecRow: the per-query memo', () => {
       compileTrecPlan(trecSettings({ measures: ['11pt_avg.0.5,0.2,0.9', 'gm_map', 'gm_bpref', 'dcg'], relevanceLevel: 2 })),
       compileTrecPlan(
         trecSettings({
-          measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1', 'G.1=0.3,2=2.5'],
+          measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1', 'G.1=0.3,2=2.5', 'rbp.p=0.7,2=0.5'],
           relevanceLevel: 0,
         }),
       ),
@@ -280,6 +281,10 @@ describe('computeTrecRow: the per-query memo', () => {
               );
             }
             if (inst.name === 'ndcg_rel') same(got, [ndcgRel(r, setupGains(r, inst.params.pairs))], `ndcg_rel ${tag}`);
+            if (inst.name === 'rbp') {
+              const p = inst.params.pairs.find((q) => q.name === 'p')?.value ?? 0.9;
+              same(got, [rbp(r, setupGains(r, inst.params.pairs), p)], `rbp ${tag}`);
+            }
             if (inst.name === 'G') same(got, [gMeasure(r, setupGains(r, inst.params.pairs))], `G ${tag}`);
             if (inst.name === 'Rndcg') same(got, [rNdcg(r, setupGains(r, inst.params.pairs))], `Rndcg ${tag}`);
             if (inst.name === 'dcg' || inst.name === 'ideal_dcg' || inst.name === 'ndcg') {

@@ -1,8 +1,8 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { bpref, inferredAp, MIN_GEO_MEAN } from './kernels/ap.js';
-import { ndcgAt, rbp, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
-import { gainedRanks, type GainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
+import { ndcgAt, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
+import { gainedRanks, type GainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rbpSparse, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -116,7 +116,7 @@ class QueryMemo {
     return this.gainTable;
   }
 
-  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel, RnDCG and G walk (gain-sparse.ts). */
+  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel, RnDCG, G and RBP walk (gain-sparse.ts). */
   gained(pairs: readonly GainOverride[]): GainedRanks {
     if (pairs !== this.nzPairs || !this.nzOk) {
       gainedRanks(this.r!, this.gains(pairs), this.nz);
@@ -300,7 +300,13 @@ const DEFS: readonly Def[] = [
   { name: 'set_map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setAp(r)) },
   { name: 'set_F', kind: 'doubleParams', avg: 'mean', perQuery: true, defaults: [1.0], calc: (r, _c, p, o, i) => void (o[i] = setF(r, p.numbers[0])) },
   { name: 'num_nonrel_judged_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numNonrelJudgedRet(r)) },
-  { name: 'rbp', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rbp(r, c.gains(p.pairs), pOf(p.pairs))) },
+  {
+    name: 'rbp',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (r, c, p, o, i) => void (o[i] = rbpSparse(r, c.gains(p.pairs), c.gained(p.pairs), pOf(p.pairs))),
+  },
   { name: 'rbp_resid', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, _c, p, o, i) => void (o[i] = rbpResidual(r, pOf(p.pairs))) },
   {
     name: 'unj',

@@ -1,5 +1,5 @@
 import type { JudgedRanking } from '../ranking.js';
-import { type DcgResult, type GainTable, gainOf, log2Rank } from './gain.js';
+import { type DcgResult, type GainTable, gainOf, log2Rank, rbp } from './gain.js';
 
 /**
  * nDCG, nDCGRel and RnDCG (gain.ts) over the ranks whose gain is not 0, listed once per query and gain
@@ -233,4 +233,49 @@ export function gMeasureSparse(r: JudgedRanking, t: GainTable, nz: GainedRanks):
     if (idealGain > 0.0) sumIdeal += idealGain;
   }
   return sumIdeal > 0.0 ? resultsG / sumIdeal : 0;
+}
+
+/** p^i for i = 0, 1, ...: the products of rbp's running curP = curP * p, kept for the last p asked for. */
+let powP = Number.NaN;
+let pow = new Float64Array(0);
+let powLen = 0;
+
+/** pow[0 .. n) for this p (n >= 1: p^0 is always there). */
+function powers(p: number, want: number): Float64Array {
+  const n = Math.max(want, 1);
+  if (!Object.is(p, powP)) {
+    powP = p;
+    powLen = 0;
+  }
+  if (pow.length < n) {
+    const next = new Float64Array(Math.max(n, 2 * pow.length, 1024));
+    next.set(pow.subarray(0, powLen));
+    pow = next;
+  }
+  if (powLen === 0) pow[powLen++] = 1.0;
+  for (; powLen < n; powLen++) pow[powLen] = pow[powLen - 1]! * p;
+  return pow;
+}
+
+/**
+ * rbp (gain.ts) from the gained ranks. With no negative gain, the kernel's rescaling (g - 0) / (max - 0)
+ * keeps 0 at 0, so the ranks it adds are the gained ranks, each with g / max (or g), times the same p^i the
+ * kernel's running product reaches; with a negative gain every rank may count, and the kernel runs.
+ */
+export function rbpSparse(r: JudgedRanking, t: GainTable, nz: GainedRanks, p = 0.9): number {
+  let min = 0;
+  let max = 0;
+  for (const l of t.levels) {
+    if (l.gain < min) min = l.gain;
+    if (l.gain > max) max = l.gain;
+  }
+  if (min < 0) return rbp(r, t, p);
+  const scale = max > 1;
+  const pw = powers(p, r.numRet);
+  let sum = 0.0;
+  for (let k = 0; k < nz.n; k++) {
+    const g = scale ? (nz.gain[k]! - min) / (max - min) : nz.gain[k]!;
+    if (g !== 0) sum += g * pw[nz.pos[k]!]!;
+  }
+  return (1.0 - p) * sum;
 }
