@@ -1,21 +1,25 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
+import { bpref, inferredAp, MIN_GEO_MEAN } from './kernels/ap.js';
+import { ndcgAt, rbpResidual, relString, setupGains, type DcgResult, type GainOverride, type GainTable } from './kernels/gain.js';
+import { gainedRanks, type GainedRanks, gMeasureSparse, ndcgRelSparse, ndcgSparse, newGainedRanks, rbpSparse, rNdcgSparse } from './kernels/gain-sparse.js';
 import {
-  averagePrecision,
-  bpref,
-  binaryG,
-  elevenPointAverage,
-  inferredAp,
-  interpolatedPrecisionAt,
-  logAveragePrecision,
-  logBpref,
-  MIN_GEO_MEAN,
-  reciprocalRank,
-  rPrecision,
-  rPrecisionMult,
-} from './kernels/ap.js';
-import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, relString, rNdcg, setupGains, type GainOverride, type GainTable } from './kernels/gain.js';
+  apAtFromPrefix,
+  averagePrecisionFromPrefix,
+  binaryGFromPrefix,
+  interpolatedPrecisionFromPrefix,
+  newRankPrefix,
+  precisionFromPrefix,
+  rankPrefix,
+  recallFromPrefix,
+  reciprocalRankFromPrefix,
+  relativePrecisionFromPrefix,
+  rPrecisionFromPrefix,
+  rPrecisionMultFromPrefix,
+  successFromPrefix,
+  unjudgedFromPrefix,
+  type RankPrefix,
+} from './kernels/prefix.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
 import { formatFixed, formatLong, padRight, printfFixed } from './printf.js';
 import type { JudgedRanking } from './ranking.js';
@@ -51,11 +55,108 @@ export interface TrecEvalSettings {
 type Kind = 'runid' | 'count' | 'single' | 'cutLong' | 'cutDouble' | 'doubleParams' | 'pairParams' | 'relstring';
 type Averaging = 'mean' | 'sum' | 'gm' | 'numQ' | 'none';
 
-interface Ctx {
-  readonly level: number;
-  readonly numDocsInColl: number;
+/**
+ * What the measures of one query share, each computed on first use and kept until the next query: the
+ * running counts of one forward pass (kernels/prefix.ts), the gain table, nDCG's triple, Bpref, the
+ * interpolated precisions (11pt_avg is their mean). Reusing a value gives the very double the measure's
+ * own kernel computes; the per-measure kernels of ap.ts and cutoff.ts stay the definitions (prefix.test.ts).
+ */
+class QueryMemo {
+  level = 1;
+  numDocsInColl = 0;
+  private r: JudgedRanking | undefined;
+  private readonly pre: RankPrefix = newRankPrefix();
+  private preOk = false;
+  private bprefValue = 0;
+  private bprefOk = false;
+  private gainPairs: readonly GainOverride[] | undefined;
+  private gainTable: GainTable | undefined;
+  private readonly nz: GainedRanks = newGainedRanks();
+  private nzPairs: readonly GainOverride[] | undefined;
+  private nzOk = false;
+  private dcgPairs: readonly GainOverride[] | undefined;
+  private dcg: DcgResult | undefined;
+  private iprecRecalls: readonly number[] | undefined;
+  private iprecValues = new Float64Array(16);
+
+  begin(r: JudgedRanking, level: number, numDocsInColl: number): void {
+    this.r = r;
+    this.level = level;
+    this.numDocsInColl = numDocsInColl;
+    this.preOk = false;
+    this.bprefOk = false;
+    this.gainTable = undefined;
+    this.nzOk = false;
+    this.dcg = undefined;
+    this.iprecRecalls = undefined;
+  }
+
+  prefix(): RankPrefix {
+    if (!this.preOk) {
+      rankPrefix(this.r!, this.level, this.pre);
+      this.preOk = true;
+    }
+    return this.pre;
+  }
+
+  bpref(): number {
+    if (!this.bprefOk) {
+      this.bprefValue = bpref(this.r!, this.level);
+      this.bprefOk = true;
+    }
+    return this.bprefValue;
+  }
+
   /** The query's gain table for these overrides, built once per query and shared by the gain measures. */
-  gains(r: JudgedRanking, pairs: readonly GainOverride[]): GainTable;
+  gains(pairs: readonly GainOverride[]): GainTable {
+    if (pairs !== this.gainPairs || this.gainTable === undefined) {
+      this.gainPairs = pairs;
+      this.gainTable = setupGains(this.r!, pairs);
+    }
+    return this.gainTable;
+  }
+
+  /** The ranks whose gain (for these overrides) is not 0: what nDCG, nDCGRel, RnDCG, G and RBP walk (gain-sparse.ts). */
+  gained(pairs: readonly GainOverride[]): GainedRanks {
+    if (pairs !== this.nzPairs || !this.nzOk) {
+      gainedRanks(this.r!, this.gains(pairs), this.nz);
+      this.nzPairs = pairs;
+      this.nzOk = true;
+    }
+    return this.nz;
+  }
+
+  ndcg(pairs: readonly GainOverride[]): DcgResult {
+    if (pairs !== this.dcgPairs || this.dcg === undefined) {
+      this.dcgPairs = pairs;
+      this.dcg = ndcgSparse(this.gains(pairs), this.gained(pairs));
+    }
+    return this.dcg;
+  }
+
+  /** IPrec at `recalls` (interpolatedPrecisionAt, from the prefix, into a zeroed buffer), values [0, recalls.length). */
+  iprec(recalls: readonly number[]): Float64Array {
+    if (recalls !== this.iprecRecalls) {
+      if (this.iprecValues.length < recalls.length) this.iprecValues = new Float64Array(recalls.length);
+      this.iprecValues.fill(0, 0, recalls.length);
+      interpolatedPrecisionFromPrefix(this.prefix(), this.r!.numRel, this.r!.numRelRet, recalls, this.iprecValues, 0);
+      this.iprecRecalls = recalls;
+    }
+    return this.iprecValues;
+  }
+}
+
+type Ctx = QueryMemo;
+
+/**
+ * 11ptAvg as elevenPointAverage (ap.ts) sums it: the interpolated precisions from the last recall point to
+ * the first (points that are never reached add their 0), over the number of points.
+ */
+function elevenPointFromIprec(values: Float64Array, n: number): number {
+  if (n === 0) return 0;
+  let sum = 0.0;
+  for (let j = n - 1; j >= 0; j--) sum += values[j]!;
+  return sum / n;
 }
 
 const NO_PAIRS: readonly GainOverride[] = Object.freeze([]);
@@ -92,31 +193,46 @@ const DEFS: readonly Def[] = [
   { name: 'num_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRet(r)) },
   { name: 'num_rel', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRel(r)) },
   { name: 'num_rel_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numRelRet(r)) },
-  { name: 'map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = averagePrecision(r, c.level)) },
-  { name: 'gm_map', kind: 'single', avg: 'gm', perQuery: false, calc: (r, c, _p, o, i) => void (o[i] = logAveragePrecision(r, c.level)) },
-  { name: 'Rprec', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = rPrecision(r, c.level)) },
-  { name: 'bpref', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = bpref(r, c.level)) },
-  { name: 'recip_rank', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = reciprocalRank(r, c.level)) },
+  { name: 'map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = averagePrecisionFromPrefix(c.prefix(), r.numRel)) },
+  {
+    name: 'gm_map',
+    kind: 'single',
+    avg: 'gm',
+    perQuery: false,
+    // logAveragePrecision (ap.ts) of the shared AP.
+    calc: (r, c, _p, o, i) => void (o[i] = Math.log(Math.max(averagePrecisionFromPrefix(c.prefix(), r.numRel), MIN_GEO_MEAN))),
+  },
+  { name: 'Rprec', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = rPrecisionFromPrefix(c.prefix(), r.numRel)) },
+  { name: 'bpref', kind: 'single', avg: 'mean', perQuery: true, calc: (_r, c, _p, o, i) => void (o[i] = c.bpref()) },
+  { name: 'recip_rank', kind: 'single', avg: 'mean', perQuery: true, calc: (_r, c, _p, o, i) => void (o[i] = reciprocalRankFromPrefix(c.prefix())) },
   {
     name: 'iprec_at_recall',
     kind: 'cutDouble',
     avg: 'mean',
     perQuery: true,
     defaults: RECALLS,
-    calc: (r, c, p, o, i) => interpolatedPrecisionAt(r, c.level, p.numbers, o, i),
+    calc: (_r, c, p, o, i) => o.set(c.iprec(p.numbers).subarray(0, p.numbers.length), i),
   },
-  { name: 'P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => precisionAt(r, c.level, p.numbers, o, i) },
+  { name: 'P', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (_r, c, p, o, i) => precisionFromPrefix(c.prefix(), p.numbers, o, i) },
   { name: 'relstring', kind: 'relstring', avg: 'none', perQuery: true, defaults: [10], calc: () => {} },
-  { name: 'recall', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => recallAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'recall',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: CUTOFFS,
+    calc: (r, c, p, o, i) => recallFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
+  },
   { name: 'infAP', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = inferredAp(r, c.level)) },
-  { name: 'gm_bpref', kind: 'single', avg: 'gm', perQuery: false, calc: (r, c, _p, o, i) => void (o[i] = logBpref(r, c.level)) },
+  // logBpref (ap.ts) of the shared Bpref.
+  { name: 'gm_bpref', kind: 'single', avg: 'gm', perQuery: false, calc: (_r, c, _p, o, i) => void (o[i] = Math.log(Math.max(c.bpref(), MIN_GEO_MEAN))) },
   {
     name: 'Rprec_mult',
     kind: 'cutDouble',
     avg: 'mean',
     perQuery: true,
     defaults: [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
-    calc: (r, c, p, o, i) => rPrecisionMult(r, c.level, p.numbers, o, i),
+    calc: (r, c, p, o, i) => rPrecisionMultFromPrefix(c.prefix(), r.numRel, r.numRelRet, p.numbers, o, i),
   },
   {
     name: 'utility',
@@ -132,35 +248,74 @@ const DEFS: readonly Def[] = [
     avg: 'mean',
     perQuery: true,
     defaults: RECALLS,
-    calc: (r, c, p, o, i) => void (o[i] = elevenPointAverage(r, c.level, p.numbers)),
+    calc: (_r, c, p, o, i) => void (o[i] = elevenPointFromIprec(c.iprec(p.numbers), p.numbers.length)),
   },
-  { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryG(r, c.level)) },
-  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasure(r, c.gains(r, p.pairs))) },
-  { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).dcg) },
-  { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).idcg) },
-  { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcg(r, c.gains(r, p.pairs)).ndcg) },
-  { name: 'ndcg_rel', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = ndcgRel(r, c.gains(r, p.pairs))) },
-  { name: 'Rndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rNdcg(r, c.gains(r, p.pairs))) },
+  { name: 'binG', kind: 'single', avg: 'mean', perQuery: true, calc: (r, c, _p, o, i) => void (o[i] = binaryGFromPrefix(c.prefix(), r.numRel)) },
+  { name: 'G', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = gMeasureSparse(r, c.gains(p.pairs), c.gained(p.pairs))) },
+  { name: 'dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).dcg) },
+  { name: 'ideal_dcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).idcg) },
+  { name: 'ndcg', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (_r, c, p, o, i) => void (o[i] = c.ndcg(p.pairs).ndcg) },
+  {
+    name: 'ndcg_rel',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (_r, c, p, o, i) => void (o[i] = ndcgRelSparse(c.gains(p.pairs), c.gained(p.pairs))),
+  },
+  {
+    name: 'Rndcg',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (r, c, p, o, i) => void (o[i] = rNdcgSparse(r, c.gains(p.pairs), c.gained(p.pairs))),
+  },
   { name: 'ndcg_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, _c, p, o, i) => ndcgAt(r, p.numbers, o, i) },
-  { name: 'map_cut', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: CUTOFFS, calc: (r, c, p, o, i) => apAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'map_cut',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: CUTOFFS,
+    calc: (r, c, p, o, i) => apAtFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
+  },
   {
     name: 'relative_P',
     kind: 'cutLong',
     avg: 'mean',
     perQuery: true,
     defaults: CUTOFFS,
-    calc: (r, c, p, o, i) => relativePrecisionAt(r, c.level, p.numbers, o, i),
+    calc: (r, c, p, o, i) => relativePrecisionFromPrefix(c.prefix(), r.numRel, p.numbers, o, i),
   },
-  { name: 'success', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: [1, 5, 10], calc: (r, c, p, o, i) => successAt(r, c.level, p.numbers, o, i) },
+  {
+    name: 'success',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [1, 5, 10],
+    calc: (_r, c, p, o, i) => successFromPrefix(c.prefix(), p.numbers, o, i),
+  },
   { name: 'set_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setP(r)) },
   { name: 'set_relative_P', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setRelP(r)) },
   { name: 'set_recall', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setRecall(r)) },
   { name: 'set_map', kind: 'single', avg: 'mean', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = setAp(r)) },
   { name: 'set_F', kind: 'doubleParams', avg: 'mean', perQuery: true, defaults: [1.0], calc: (r, _c, p, o, i) => void (o[i] = setF(r, p.numbers[0])) },
   { name: 'num_nonrel_judged_ret', kind: 'count', avg: 'sum', perQuery: true, calc: (r, _c, _p, o, i) => void (o[i] = numNonrelJudgedRet(r)) },
-  { name: 'rbp', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, c, p, o, i) => void (o[i] = rbp(r, c.gains(r, p.pairs), pOf(p.pairs))) },
+  {
+    name: 'rbp',
+    kind: 'pairParams',
+    avg: 'mean',
+    perQuery: true,
+    calc: (r, c, p, o, i) => void (o[i] = rbpSparse(r, c.gains(p.pairs), c.gained(p.pairs), pOf(p.pairs))),
+  },
   { name: 'rbp_resid', kind: 'pairParams', avg: 'mean', perQuery: true, calc: (r, _c, p, o, i) => void (o[i] = rbpResidual(r, pOf(p.pairs))) },
-  { name: 'unj', kind: 'cutLong', avg: 'mean', perQuery: true, defaults: [5, 10, 20], calc: (r, _c, p, o, i) => unjudgedAt(r, p.numbers, o, i) },
+  {
+    name: 'unj',
+    kind: 'cutLong',
+    avg: 'mean',
+    perQuery: true,
+    defaults: [5, 10, 20],
+    calc: (_r, c, p, o, i) => unjudgedFromPrefix(c.prefix(), p.numbers, o, i),
+  },
 ];
 
 const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
@@ -374,24 +529,16 @@ export function atof(s: string): number {
 /** The document trec_eval ranks alone for a qrels query missing from the run under -c (then zeroes some values). */
 export const BOGUS_DOCNO = 'ceci_nest_pas_un_docno';
 
+// computeTrecRow runs one query to the end before the next starts (no await, no re-entry): one memo serves all.
+const MEMO = new QueryMemo();
+
 /**
  * Computes one query's value row (`row[off .. off + plan.width)`, zeroed first) and returns the
  * relstring when that measure is requested. `bogus` applies trec_eval's clean-up for a -c filler query.
  */
 export function computeTrecRow(plan: TrecPlan, r: JudgedRanking, row: Float64Array, off: number, bogus = false): string | undefined {
-  let memoPairs: readonly GainOverride[] | undefined;
-  let memoTable: GainTable | undefined;
-  const c: Ctx = {
-    level: plan.settings.relevanceLevel,
-    numDocsInColl: plan.settings.numDocsInColl,
-    gains(rr, pairs) {
-      if (pairs !== memoPairs || memoTable === undefined) {
-        memoPairs = pairs;
-        memoTable = setupGains(rr, pairs);
-      }
-      return memoTable;
-    },
-  };
+  const c = MEMO;
+  c.begin(r, plan.settings.relevanceLevel, plan.settings.numDocsInColl);
   row.fill(0, off, off + plan.width);
   let rel: string | undefined;
   for (const inst of plan.instances) {
@@ -418,43 +565,71 @@ export function computeTrecRow(plan: TrecPlan, r: JudgedRanking, row: Float64Arr
 export class TrecQueryWriter {
   private buf = Buffer.allocUnsafe(1 << 20);
   private pos = 0;
-  /** The per-query lines in print order: `name\t` bytes, the row column, and how the value prints. */
-  private readonly prefixes: Buffer[] = [];
-  private readonly columns: number[] = [];
-  private readonly kinds: ('count' | 'fixed' | 'relstring')[] = [];
+  /** The per-query lines in print order: `name\t` bytes (names[nameStart[k] .. nameStart[k + 1])), the row column, and how the value prints. */
+  private readonly names: Uint8Array;
+  private readonly nameStart: Int32Array;
+  private readonly columns: Int32Array;
+  private readonly kinds: Uint8Array;
   private readonly maxPrefix: number;
 
   constructor(
     plan: TrecPlan,
     private readonly emit: (text: string) => void,
   ) {
+    const prefixes: Buffer[] = [];
+    const columns: number[] = [];
+    const kinds: number[] = [];
     for (const inst of plan.instances) {
       if (!inst.perQuery) continue;
       inst.printNames.forEach((n, j) => {
-        this.prefixes.push(Buffer.from(`${n}\t`, 'utf8'));
-        this.columns.push(inst.offset + j);
-        this.kinds.push(inst.kind === 'relstring' ? 'relstring' : inst.kind === 'count' ? 'count' : 'fixed');
+        prefixes.push(Buffer.from(`${n}\t`, 'utf8'));
+        columns.push(inst.offset + j);
+        kinds.push(inst.kind === 'relstring' ? RELSTRING : inst.kind === 'count' ? COUNT : FIXED);
       });
     }
-    this.maxPrefix = Math.max(0, ...this.prefixes.map((p) => p.length));
+    this.names = Buffer.concat(prefixes);
+    this.nameStart = new Int32Array(prefixes.length + 1);
+    prefixes.forEach((b, k) => (this.nameStart[k + 1] = this.nameStart[k]! + b.length));
+    this.columns = Int32Array.from(columns);
+    this.kinds = Uint8Array.from(kinds);
+    this.maxPrefix = Math.max(0, ...prefixes.map((b) => b.length));
   }
 
-  /** Appends one query's lines: `%-22s\t%s\t%6.4f` (`%ld` for counts, `'%s'` for relstring). */
+  /**
+   * Appends one query's lines: `%-22s\t%s\t%6.4f` (`%ld` for counts, `'%s'` for relstring). The usual line
+   * is written byte by byte into the buffer through local variables, with room for the whole query reserved
+   * once; a value the digit writers decline (huge, -0, near a rounding half, not ASCII) goes through
+   * printfFixed / formatLong, which reserve for themselves, and the room for the rest is reserved again.
+   */
   query(qid: string, row: Float64Array, off: number, relstring: string | undefined): void {
     const q = Buffer.from(`${qid}\t`, 'utf8');
-    // A value prints in at most 24 bytes unless it is huge (%6.4f of 1e300); text() checks room itself.
-    const line = this.maxPrefix + q.length + 32 + (relstring?.length ?? 0) * 4;
-    const { prefixes, columns, kinds } = this;
-    for (let k = 0; k < prefixes.length; k++) {
-      this.reserve(line);
-      this.bytes(prefixes[k]!);
-      this.bytes(q);
+    const qLen = q.length;
+    const rel = relstring ?? '';
+    const { names, nameStart, columns, kinds } = this;
+    const n = kinds.length;
+    // A value prints in at most 24 bytes unless it takes the slow path; a relstring in 4 bytes a character.
+    const lineMax = this.maxPrefix + qLen + 32;
+    const room = 4 * rel.length;
+    this.reserve(n * lineMax + room);
+    let out = this.buf;
+    let p = this.pos;
+    for (let k = 0; k < n; k++) {
+      for (let i = nameStart[k]!, e = nameStart[k + 1]!; i < e; i++) out[p++] = names[i]!;
+      for (let i = 0; i < qLen; i++) out[p++] = q[i]!;
       const kind = kinds[k]!;
-      if (kind === 'fixed') this.fixed4(row[off + columns[k]!]!);
-      else if (kind === 'count') this.long(row[off + columns[k]!]!);
-      else this.quoted(relstring ?? '');
-      this.buf[this.pos++] = 10;
+      const x = row[off + columns[k]!]!;
+      let end = kind === FIXED ? fixed4Into(out, p, x) : kind === COUNT ? longInto(out, p, x) : quotedInto(out, p, rel);
+      if (end < 0) {
+        this.pos = p;
+        this.text(kind === FIXED ? printfFixed(x, 6, 4) : kind === COUNT ? formatLong(x) : `'${rel}'`);
+        this.reserve((n - k) * lineMax + room);
+        out = this.buf;
+        end = this.pos;
+      }
+      out[end] = 10;
+      p = end + 1;
     }
+    this.pos = p;
   }
 
   /** Emits what is buffered. */
@@ -469,91 +644,75 @@ export class TrecQueryWriter {
     if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
   }
 
-  private bytes(b: Buffer): void {
-    const out = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < b.length; i++) out[p++] = b[i]!;
-    this.pos = p;
-  }
-
   private text(s: string): void {
     this.reserve(3 * s.length + 1);
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
+}
 
-  /**
-   * `%ld` of `(long) x` (formatLong) digit by digit below 2^31, where the digits are an int32's; larger
-   * values through formatLong. Buffer.write is a call into C++ per value, a fifth of -q printing's time.
-   */
-  private long(x: number): void {
-    const t = Math.trunc(x);
-    if (!(t >= 0 && t <= 0x7fffffff)) {
-      this.text(formatLong(x));
-      return;
-    }
-    let v = t | 0;
-    let len = 1;
-    for (let u = v; u >= 10; u = (u / 10) | 0) len++;
-    const out = this.buf;
-    const end = this.pos + len;
-    for (let p = end - 1; p >= this.pos; p--) {
-      const d = (v / 10) | 0;
-      out[p] = 48 + v - d * 10;
-      v = d;
-    }
-    this.pos = end;
-  }
+const FIXED = 0;
+const COUNT = 1;
+const RELSTRING = 2;
 
-  /** `'%s'`, the relstring: its characters are ASCII (grade digits, 'R', '-', 'N'), written as bytes; others through text(). */
-  private quoted(s: string): void {
-    this.reserve(s.length + 2);
-    const out = this.buf;
-    const start = this.pos;
-    let p = start;
-    out[p++] = 39;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 128) {
-        this.pos = start;
-        this.text(`'${s}'`);
-        return;
-      }
-      out[p++] = c;
-    }
-    out[p++] = 39;
-    this.pos = p;
+/** The decimal digits of an int32 v >= 0 at out[p..]; returns the position after them. */
+function uintInto(out: Uint8Array, p: number, v: number): number {
+  let len = 1;
+  for (let u = v; u >= 10; u = (u / 10) | 0) len++;
+  const end = p + len;
+  for (let i = end - 1; i >= p; i--) {
+    const d = (v / 10) | 0;
+    out[i] = 48 + v - d * 10;
+    v = d;
   }
+  return end;
+}
 
-  /** `%6.4f` digit by digit; the same fast path and fallback as formatFixed (printf.ts). */
-  private fixed4(x: number): void {
-    const a = Math.abs(x);
-    if (a < 1e6 && !Object.is(x, -0)) {
-      const t = a * 10000;
-      const f = Math.floor(t);
-      const r = t - f;
-      if (r < 0.4999 || r > 0.5001) {
-        const n = r > 0.5 ? f + 1 : f;
-        const out = this.buf;
-        if (x < 0) out[this.pos++] = 45;
-        const ip = Math.floor(n / 10000);
-        const frac = n - ip * 10000;
-        if (ip < 10) out[this.pos++] = 48 + ip;
-        else this.text(String(ip));
-        out[this.pos++] = 46;
-        // frac < 10^4 is an integer: int32 digits (a double's % is a call to fmod, four per value).
-        const p = this.pos;
-        let f4 = frac | 0;
-        for (let k = 3; k >= 0; k--) {
-          const d = (f4 / 10) | 0;
-          out[p + k] = 48 + f4 - d * 10;
-          f4 = d;
-        }
-        this.pos = p + 4;
-        return;
-      }
-    }
-    this.text(printfFixed(x, 6, 4));
+/**
+ * `%ld` of `(long) x` (formatLong) digit by digit when it lies in 0 .. 2^31 − 1, where the digits are an
+ * int32's (Buffer.write would be a call into C++ per value); -1 for the rest, which formatLong prints.
+ */
+function longInto(out: Uint8Array, p: number, x: number): number {
+  const t = Math.trunc(x);
+  return t >= 0 && t <= 0x7fffffff ? uintInto(out, p, t | 0) : -1;
+}
+
+/** `'%s'` of the relstring when it is ASCII (grade digits, '-', '.', '>'), as bytes; -1 otherwise. */
+function quotedInto(out: Uint8Array, p: number, s: string): number {
+  out[p++] = 39;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) return -1;
+    out[p++] = c;
   }
+  out[p++] = 39;
+  return p;
+}
+
+/**
+ * `%6.4f` digit by digit with formatFixed's fast path (printf.ts): |x| < 10^6, not -0, and x·10^4 not
+ * within 10^-4 of a half, where the double product rounds as the exact value does. -1 otherwise (printfFixed).
+ */
+function fixed4Into(out: Uint8Array, p: number, x: number): number {
+  const a = Math.abs(x);
+  if (!(a < 1e6) || Object.is(x, -0)) return -1;
+  const t = a * 10000;
+  const f = Math.floor(t);
+  const r = t - f;
+  if (!(r < 0.4999 || r > 0.5001)) return -1;
+  const n = r > 0.5 ? f + 1 : f;
+  if (x < 0) out[p++] = 45;
+  const ip = Math.floor(n / 10000);
+  if (ip < 10) out[p++] = 48 + ip;
+  else p = uintInto(out, p, ip);
+  out[p++] = 46;
+  // frac < 10^4 is an integer: int32 digits (a double's % is a call to fmod, four per value).
+  let f4 = (n - ip * 10000) | 0;
+  for (let k = 3; k >= 0; k--) {
+    const d = (f4 / 10) | 0;
+    out[p + k] = 48 + f4 - d * 10;
+    f4 = d;
+  }
+  return p + 4;
 }
 
 /**

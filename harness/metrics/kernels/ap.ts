@@ -1,4 +1,5 @@
 import { REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from '../ranking.js';
+import { log2Rank } from './gain.js';
 
 /**
  * Average-precision family and other rank-position kernels, each trec_eval's per-query value. `level` is
@@ -211,7 +212,7 @@ export function binaryG(r: JudgedRanking, level: number): number {
   for (let i = 0; i < r.numRet; i++) {
     if (rels[i]! >= level) {
       relSoFar++;
-      sum += 1.0 / Math.log2(3 + i - relSoFar);
+      sum += 1.0 / log2Rank(1 + i - relSoFar);
     }
   }
   return relSoFar ? sum / r.numRel : 0;

@@ -8,6 +8,18 @@ import type { JudgedRanking } from '../ranking.js';
  * ACM TOIS 20(4), 2002, doi:10.1145/582415.582418.
  */
 
+/** Math.log2(i + 2) for i < 4096, the DCG discount of 0-based rank i, computed once: the same doubles as the call. */
+const LOG2_RANK = Float64Array.from({ length: 4096 }, (_, i) => Math.log2(i + 2));
+
+/**
+ * log2(i + 2), the discount of 0-based rank i: from the table above for i < 4096 (the ranks of a usual ranking),
+ * else Math.log2. The gain kernels take one per relevant rank and one per ideal rank; the call into V8's log2
+ * costs more than the rest of such a step.
+ */
+export function log2Rank(i: number): number {
+  return i < 4096 ? LOG2_RANK[i]! : Math.log2(i + 2);
+}
+
 /** One grade's gain and how many judged documents carry that grade (trec_eval REL_GAIN). */
 export interface GainLevel {
   readonly level: number;
@@ -101,18 +113,18 @@ export function ndcg(r: JudgedRanking, t: GainTable): DcgResult {
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
     const g = lutGain(r.rels[i]!, t);
-    if (g !== 0) resultsDcg += g / Math.log2(i + 2);
+    if (g !== 0) resultsDcg += g / log2Rank(i);
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
       numAtLevel = 1;
       cur--;
       idealGain = cur >= 0 ? ls[cur]!.gain : 0.0;
     }
-    if (idealGain > 0.0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0.0) idealDcg += idealGain / log2Rank(i);
   }
   for (; i < r.numRet; i++) {
     const g = lutGain(r.rels[i]!, t);
-    if (g !== 0) resultsDcg += g / Math.log2(i + 2);
+    if (g !== 0) resultsDcg += g / log2Rank(i);
   }
   while (idealGain > 0.0) {
     numAtLevel++;
@@ -121,7 +133,7 @@ export function ndcg(r: JudgedRanking, t: GainTable): DcgResult {
       cur--;
       idealGain = cur >= 0 ? ls[cur]!.gain : 0.0;
     }
-    if (idealGain > 0.0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0.0) idealDcg += idealGain / log2Rank(i);
     i++;
   }
   return { dcg: resultsDcg, idcg: idealDcg, ndcg: idealDcg > 0.0 ? resultsDcg / idealDcg : 0 };
@@ -143,7 +155,7 @@ export function ndcgAt(r: JudgedRanking, cutoffs: ArrayLike<number>, out: Float6
       if (++c === n) break;
     }
     const g = rels[i]!;
-    if (g > 0) sum += (exponential ? 2 ** g - 1 : g) / Math.log2(i + 2);
+    if (g > 0) sum += (exponential ? 2 ** g - 1 : g) / log2Rank(i);
   }
   for (; c < n; c++) out[off + c] = sum;
   c = 0;
@@ -161,7 +173,7 @@ export function ndcgAt(r: JudgedRanking, cutoffs: ArrayLike<number>, out: Float6
       if (idealDcg > 0.0) out[off + c] = out[off + c]! / idealDcg;
       if (++c === n) break;
     }
-    idealDcg += (exponential ? 2 ** curLvl - 1 : curLvl) / Math.log2(i + 2);
+    idealDcg += (exponential ? 2 ** curLvl - 1 : curLvl) / log2Rank(i);
   }
   for (; c < n; c++) if (idealDcg > 0.0) out[off + c] = out[off + c]! / idealDcg;
 }
@@ -183,7 +195,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
   let i = 0;
   for (; i < r.numRet && idealGain > 0.0; i++) {
     const g = lutGain(r.rels[i]!, t);
-    if (g !== 0) resultsDcg += g / Math.log2(i + 2);
+    if (g !== 0) resultsDcg += g / log2Rank(i);
     numAtLevel++;
     while (cur >= 0 && numAtLevel > ls[cur]!.numAtLevel) {
       numAtLevel = 1;
@@ -192,7 +204,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
     }
     if (idealGain > 0.0) {
       numRel++;
-      idealDcg += idealGain / Math.log2(i + 2);
+      idealDcg += idealGain / log2Rank(i);
     }
     if (g > 0) {
       sum += resultsDcg / idealDcg;
@@ -201,7 +213,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
   }
   for (; i < r.numRet; i++) {
     const g = lutGain(r.rels[i]!, t);
-    if (g !== 0) resultsDcg += g / Math.log2(i + 2);
+    if (g !== 0) resultsDcg += g / log2Rank(i);
     if (g > 0) {
       sum += resultsDcg / idealDcg;
       numRelRet++;
@@ -216,7 +228,7 @@ export function ndcgRel(r: JudgedRanking, t: GainTable): number {
     }
     if (idealGain > 0.0) {
       numRel++;
-      idealDcg += idealGain / Math.log2(i + 2);
+      idealDcg += idealGain / log2Rank(i);
     }
     i++;
   }
@@ -255,13 +267,13 @@ export function rNdcg(r: JudgedRanking, t: GainTable): number {
       }
       oldIdealGain = idealGain;
     }
-    if (g !== 0) resultsDcg += g / Math.log2(i + 2);
-    if (idealGain > 0.0) idealDcg += idealGain / Math.log2(i + 2);
+    if (g !== 0) resultsDcg += g / log2Rank(i);
+    if (idealGain > 0.0) idealDcg += idealGain / log2Rank(i);
   }
   if (i < r.numRet) {
     for (; i < r.numRet; i++) {
       const g = lutGain(r.rels[i]!, t);
-      if (g !== 0) resultsDcg += g / Math.log2(i + 2);
+      if (g !== 0) resultsDcg += g / log2Rank(i);
     }
     if (idealDcg > 0.0) {
       sum += resultsDcg / idealDcg;
@@ -282,7 +294,7 @@ export function rNdcg(r: JudgedRanking, t: GainTable): number {
       }
       oldIdealGain = idealGain;
     }
-    if (idealGain > 0.0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0.0) idealDcg += idealGain / log2Rank(i);
     i++;
   }
   return sum / numChanged;
