@@ -44,12 +44,10 @@ export async function runEval(
   try {
     // Qrels and run in trec_eval's order are merged as two streams: memory stays flat in the number of queries
     // (ADR 0023). Anything else indexes the whole qrels, as before; so does a run that `--threads auto` gives
-    // more than one thread with -q, unless the qrels are as large as INDEX_NOTE_BYTES: then their index and a row
-    // per query grow with the queries (3.5 GB at 500k x 100) while the streams stay flat; below it the index
-    // path's second thread keeps its speed (5k x 1,000 and 50k x 100 have 4.5 and 45 MB of qrels).
+    // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
     const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
     const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
-    if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || qrelsBytes >= INDEX_NOTE_BYTES || chooseThreads(runBytes) === 1))) {
+    if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || qrelsBytes >= STREAM_Q_BYTES || chooseThreads(runBytes) === 1))) {
       const streamable = streamableQrels(args.qrelsPath);
       if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
       // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
@@ -102,6 +100,16 @@ export async function runEval(
     spool?.dispose();
   }
 }
+
+/**
+ * `--threads auto -q` streams qrels of this size or more when they and the run are in trec_eval's order (one
+ * thread), instead of indexing them for several: the index path keeps the index and a row per query (7.2 kB a
+ * query with all_trec: 3.5 GB at 500k x 100), which at 32 MB of qrels (about 25,000 queries of 50 judgments)
+ * is already some 300 MB against the streams' flat 70 MB and the spool's 32 MB. Inputs out of trec_eval's
+ * order are refused after their first 64 kB, so the bench's 5k x 1,000 and 50k x 100 (unpadded ids, 4.5 and
+ * 45 MB of qrels) keep the index path and its threads.
+ */
+const STREAM_Q_BYTES = 32 * 2 ** 20;
 
 /** Qrels this large take hundreds of MB once indexed: below it, reading them into memory is not worth a note. */
 export const INDEX_NOTE_BYTES = 64 * 2 ** 20;
