@@ -58,7 +58,14 @@ export class OutputSpool {
   drain(out: (text: string) => void): void {
     try {
       if (this.fd === undefined) {
-        for (const p of this.pieces) out(p);
+        // Each piece is let go once printed: the budget is not held twice over (text and its printed copy).
+        const pieces = this.pieces;
+        this.pieces = [];
+        for (let i = 0; i < pieces.length; i++) {
+          const p = pieces[i]!;
+          pieces[i] = '';
+          out(p);
+        }
         return;
       }
       const buf = Buffer.allocUnsafe(1 << 20);
