@@ -47,7 +47,7 @@ export async function runEval(
     // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
     const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
     const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
-    if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || qrelsBytes >= STREAM_Q_BYTES || chooseThreads(runBytes) === 1))) {
+    if (triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))) {
       const streamable = streamableQrels(args.qrelsPath);
       if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
       // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
@@ -109,7 +109,17 @@ export async function runEval(
  * order are refused after their first 64 kB, so the bench's 5k x 1,000 and 50k x 100 (unpadded ids, 4.5 and
  * 45 MB of qrels) keep the index path and its threads.
  */
-const STREAM_Q_BYTES = 32 * 2 ** 20;
+export const STREAM_Q_BYTES = 32 * 2 ** 20;
+
+/**
+ * Whether harness eval first tries to stream qrels and run (then falls back to the index when they are not in
+ * trec_eval's order): on one thread, without -q under `--threads auto`, and with -q when auto would give one
+ * thread (`autoThreads`, asked only then) or the qrels are STREAM_Q_BYTES or more; never for `--threads N`, N > 1.
+ */
+export function triesStreams(threads: number | 'auto', perQuery: boolean, qrelsBytes: number, autoThreads: () => number): boolean {
+  if (threads !== 'auto') return threads === 1;
+  return !perQuery || qrelsBytes >= STREAM_Q_BYTES || autoThreads() === 1;
+}
 
 /** Qrels this large take hundreds of MB once indexed: below it, reading them into memory is not worth a note. */
 export const INDEX_NOTE_BYTES = 64 * 2 ** 20;

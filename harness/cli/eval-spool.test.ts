@@ -9,7 +9,7 @@ import { evaluateStreamed } from '../metrics/stream-eval.js';
 import { compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { parseTrecEvalArgs } from './eval.command.js';
-import { runEval } from './eval-run.js';
+import { runEval, STREAM_Q_BYTES, triesStreams } from './eval-run.js';
 
 /**
  * `harness eval -q` through the bounded spool (qrels and run streamed, each query's lines formatted as it is
@@ -138,5 +138,23 @@ if (!built) process.stderr.write('[skip] eval -q spool against pieces: dist/ is 
       pieces += te.formatTrecSummary(plan, ev.summary, ev.runTag);
       expect(await evalOut(argv, 1, 64)).toBe(pieces);
     }
+  });
+});
+
+describe('triesStreams', () => {
+  it('streams on one thread, without -q, and with -q under auto for large qrels or one thread; never for --threads N > 1', () => {
+    const never = () => {
+      throw new Error('chooseThreads asked needlessly');
+    };
+    expect(triesStreams(1, true, 0, never)).toBe(true);
+    expect(triesStreams(2, false, STREAM_Q_BYTES, never)).toBe(false);
+    expect(triesStreams(4, true, STREAM_Q_BYTES, never)).toBe(false);
+    expect(triesStreams('auto', false, 0, never)).toBe(true);
+    expect(triesStreams('auto', true, STREAM_Q_BYTES, never)).toBe(true);
+    // 45 MB of qrels (the bench's 50k x 100) are above it: tried, refused in its first 64 kB (unpadded ids); 4.5 MB (5k x 1,000) below.
+    expect(triesStreams('auto', true, 45e6, never)).toBe(true);
+    expect(triesStreams('auto', true, 4.5e6, () => 2)).toBe(false);
+    expect(triesStreams('auto', true, STREAM_Q_BYTES - 1, () => 2)).toBe(false);
+    expect(triesStreams('auto', true, STREAM_Q_BYTES - 1, () => 1)).toBe(true);
   });
 });
