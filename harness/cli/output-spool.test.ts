@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../testing/shared.js';
 import { OutputSpool } from './output-spool.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spool-'));
@@ -69,5 +72,56 @@ describe('OutputSpool', () => {
       }),
     ).toThrow('stdout closed');
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+const DIST_SPOOL = join(PROJECT_ROOT, 'dist', 'harness', 'cli', 'output-spool.js');
+const built = existsSync(DIST_SPOOL);
+if (!built) process.stderr.write('[skip] OutputSpool at exit and signals: dist/ is not built (run `npm run build`)\n');
+
+(built ? describe : describe.skip)('OutputSpool when the process ends first (dist/)', () => {
+  // A child spills a spool, prints the file's path, then exits (code 3) or waits for a signal.
+  const child = (end: string) =>
+    spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { OutputSpool } from ${JSON.stringify(pathToFileURL(DIST_SPOOL).href)};
+         const s = new OutputSpool({ budgetBytes: 0, dir: ${JSON.stringify(dir)} });
+         s.write('-q lines');
+         process.stdout.write(s.file + '\\n');
+         ${end}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+  const run = (end: string, signal?: NodeJS.Signals) =>
+    new Promise<{ file: string; code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+      const c = child(end);
+      let out = '';
+      c.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (signal && out.endsWith('\n')) {
+          expect(existsSync(out.trim())).toBe(true);
+          c.kill(signal);
+        }
+      });
+      c.on('error', reject);
+      c.on('exit', (code, sig) => resolve({ file: out.trim(), code, signal: sig }));
+    });
+
+  it('removes the file at process.exit()', async () => {
+    const r = await run('process.exit(3);');
+    expect(r.code).toBe(3);
+    expect(r.file).not.toBe('');
+    expect(existsSync(r.file)).toBe(false);
+  });
+
+  it('removes the file at SIGINT and SIGTERM, then dies of the signal', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const r = await run('setInterval(() => {}, 1000);', signal);
+      expect(r.signal).toBe(signal);
+      expect(existsSync(r.file)).toBe(false);
+    }
   });
 });

@@ -7,6 +7,8 @@ import { StringDecoder } from 'node:string_decoder';
 /** What an OutputSpool holds in memory before it moves its text to a temporary file: 32 MB (ADR 0023). */
 export const SPOOL_BUDGET_BYTES = 32 * 2 ** 20;
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** Where an OutputSpool spills, and beyond how many bytes. */
 export interface SpoolOptions {
   /** Bytes of text kept in memory before everything goes to a file; default SPOOL_BUDGET_BYTES. */
@@ -19,7 +21,7 @@ export interface SpoolOptions {
  * Output held back until a command has succeeded (`harness eval -q`: a late input error must print nothing
  * partial), with bounded memory: text is kept in memory up to `budgetBytes`, then everything so far and after
  * goes to a temporary file in os.tmpdir() (mode 0600), which is removed by dispose(), by drain() and, should
- * the process end first, on exit.
+ * the process end first, on exit or at SIGINT, SIGTERM or SIGHUP (then re-raised).
  */
 export class OutputSpool {
   private readonly budget: number;
@@ -29,6 +31,11 @@ export class OutputSpool {
   private fd: number | undefined;
   private path: string | undefined;
   private readonly onExit = (): void => this.dispose();
+  // Ctrl-C and kill end the process without 'exit': remove the file, then die of the signal as before.
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.dispose();
+    process.kill(process.pid, signal);
+  };
   /** Bytes written so far (UTF-8). */
   bytes = 0;
 
@@ -97,6 +104,7 @@ export class OutputSpool {
       rmSync(this.path, { force: true });
       this.path = undefined;
       process.removeListener('exit', this.onExit);
+      for (const signal of SIGNALS) process.removeListener(signal, this.onSignal);
     }
   }
 
@@ -106,6 +114,7 @@ export class OutputSpool {
     this.fd = openSync(path, 'wx+', 0o600);
     this.path = path;
     process.once('exit', this.onExit);
+    for (const signal of SIGNALS) process.once(signal, this.onSignal);
     for (const p of this.pieces) writeSync(this.fd, p, null, 'utf8');
     this.pieces = [];
     this.held = 0;
