@@ -105,7 +105,7 @@ export async function runEval(
  * `--threads auto -q` streams qrels of this size or more when they and the run are in trec_eval's order (one
  * thread), instead of indexing them for several: the index path keeps the index and a row per query (7.2 kB a
  * query with all_trec: 3.5 GB at 500k x 100), which at 32 MB of qrels (about 25,000 queries of 50 judgments)
- * is already some 300 MB against the streams' flat 70 MB and the spool's 32 MB. Inputs out of trec_eval's
+ * is already some 300 MB against the streams' flat 70 MB and the spool's 8 MB. Inputs out of trec_eval's
  * order are refused after their first 64 kB, so the bench's 5k x 1,000 and 50k x 100 (unpadded ids, 4.5 and
  * 45 MB of qrels) keep the index path and its threads.
  */
