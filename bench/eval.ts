@@ -234,7 +234,8 @@ export async function main(): Promise<void> {
     );
     if (!trecEval) process.stdout.write('  TREC_EVAL is not set: reference trec_eval absent, printing our absolute numbers only\n');
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);
-    for (const [i, w] of workloads.entries()) {
+    // BENCH_EVAL_SMALL=0 runs the memory workloads alone (a few minutes at 500k).
+    for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries()) {
       const t0 = Date.now();
       const files = generate(dir, w, seed + i);
       const auto = chooseThreads(files.runBytes, cores);
@@ -296,11 +297,13 @@ export async function main(): Promise<void> {
 
 /**
  * The memory workloads: `sizes` queries x depth 100 (default 50,000, 200,000 and 500,000), query ids in
- * trec_eval's order, each evaluated once without -q (`--threads auto`: qrels and run streamed, ADR 0023), and
- * the largest once more with -q (a row per query until printed). Peak RSS of each, no reference.
+ * trec_eval's order, each evaluated once without -q and once with -q (`--threads auto`: qrels and run
+ * streamed, the -q lines spooled, ADR 0023), and, at the two smallest sizes, once with `--threads 2 -q`,
+ * which indexes the qrels as any input out of trec_eval's order does. Peak RSS of each, no reference.
  */
 export function memoryWorkloads(dir: string, seed: number, sizes: readonly number[]): void {
-  const peaks: [number, number][] = [];
+  const peaks = { sums: [] as [number, number][], rows: [] as [number, number][], index: [] as [number, number][] };
+  const sorted = [...sizes].sort((a, b) => a - b);
   for (const queries of sizes) {
     const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50, padded: true };
     const t0 = Date.now();
@@ -310,26 +313,42 @@ export function memoryWorkloads(dir: string, seed: number, sizes: readonly numbe
     );
     try {
       const sums = measure(process.execPath, [BIN, 'eval', '-m', 'all_trec', files.qrels, files.run]);
-      process.stdout.write(`    harness eval (no -q): ${fmt(sums)}\n`);
-      if (sums.peakMb !== undefined) peaks.push([queries, sums.peakMb]);
-      if (queries === Math.max(...sizes)) {
-        const rows = measure(process.execPath, [BIN, 'eval', '-q', '-m', 'all_trec', files.qrels, files.run]);
+      process.stdout.write(`    harness eval (no -q)         : ${fmt(sums)}\n`);
+      if (sums.peakMb !== undefined) peaks.sums.push([queries, sums.peakMb]);
+      const rows = measure(process.execPath, [BIN, 'eval', '-q', '-m', 'all_trec', files.qrels, files.run]);
+      process.stdout.write(`    harness eval -q              : ${fmt(rows)}\n`);
+      if (rows.peakMb !== undefined) peaks.rows.push([queries, rows.peakMb]);
+      if (sorted.indexOf(queries) < 2) {
+        const index = measure(process.execPath, [BIN, 'eval', '--threads', '2', '-q', '-m', 'all_trec', files.qrels, files.run]);
         process.stdout.write(
-          `    harness eval -q     : ${fmt(rows)} (a row per query, ${(((rows.peakMb ?? 0) * 1048576) / queries).toFixed(0)} bytes of peak RSS a query)\n`,
+          `    harness eval --threads 2 -q  : ${fmt(index)} (qrels indexed, a row per query kept: ${(((index.peakMb ?? 0) * 1048576) / queries).toFixed(0)} bytes of peak RSS a query)\n`,
         );
+        if (index.peakMb !== undefined) peaks.index.push([queries, index.peakMb]);
       }
     } finally {
       rmSync(files.run);
       rmSync(files.qrels);
     }
   }
-  if (peaks.length > 1) {
-    const [q0, m0] = peaks[0]!;
-    const [q1, m1] = peaks[peaks.length - 1]!;
+  const line = (what: string, p: readonly [number, number][], verdict: (growth: number, lastStep: number) => string) => {
+    if (p.length < 2) return;
+    const [q0, m0] = p[0]!;
+    const [q1, m1] = p[p.length - 1]!;
+    const [qb, mb] = p[p.length - 2]!;
+    // What a query added between the two largest sizes: the size of whatever is kept per query.
+    const perQuery = (((m1 - mb) * 1048576) / (q1 - qb)).toFixed(0);
     process.stdout.write(
-      `  peak RSS without -q: ${peaks.map(([q, m]) => `${q / 1000}k ${m.toFixed(0)} MB`).join(', ')}; ${q1 / q0}x the queries, ${(m1 / m0).toFixed(2)}x the memory (${m1 / m0 < 1.2 ? 'flat' : 'NOT flat'})\n`,
+      `  peak RSS ${what}: ${p.map(([q, m]) => `${q / 1000}k ${m.toFixed(0)} MB`).join(', ')}; ${q1 / q0}x the queries, ${(m1 / m0).toFixed(2)}x the memory; ${perQuery} bytes a query from ${qb / 1000}k to ${q1 / 1000}k (${verdict(m1 / m0, m1 / mb)})\n`,
     );
-  }
+  };
+  line('without -q', peaks.sums, (g) => (g < 1.2 ? 'flat' : 'NOT flat'));
+  // Bounded: no growth left between the two largest sizes (a row per query would add 7 kB each).
+  line('with -q (streamed, spooled)', peaks.rows, (g, last) =>
+    g < 1.2 ? 'flat' : peaks.rows.length > 2 && last < 1.1 ? 'bounded: no longer grows' : 'NOT bounded',
+  );
+  line('with -q on the index path', peaks.index, (g) =>
+    g < 1.2 ? 'flat' : 'grows: the qrels index must hold every judgment, and a row per query is kept until printed',
+  );
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

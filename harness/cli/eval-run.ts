@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
+import { OutputSpool, type SpoolOptions } from './output-spool.js';
 import type { EvalArgs, EvalFormat } from './eval.command.js';
 import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
@@ -11,7 +12,14 @@ import { chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsI
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
-export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, threads: number | 'auto' = 'auto'): Promise<void> {
+export async function runEval(
+  args: EvalArgs,
+  format: EvalFormat,
+  io: CliIo,
+  threads: number | 'auto' = 'auto',
+  /** Where and beyond how many bytes the -q lines spill to a file (OutputSpool); tests set a small budget. */
+  spoolOptions: SpoolOptions = {},
+): Promise<void> {
   // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
   const cpuSince = cpuSample();
   const plan = compileTrecPlan(args.settings);
@@ -29,45 +37,88 @@ export async function runEval(args: EvalArgs, format: EvalFormat, io: CliIo, thr
   };
   let ev: TrecEvaluation | undefined;
   let indexed: string | undefined;
-  // On one thread, qrels and run in trec_eval's order are merged as two streams: without -q memory stays flat
-  // in the number of queries, with -q it holds the rows to print (ADR 0023). Anything else indexes the whole
-  // qrels, as before; so does a run that `--threads auto` gives more than one thread (-q only).
-  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
-  if (threads === 1 || (threads === 'auto' && (!args.settings.perQuery || chooseThreads(runBytes) === 1))) {
-    const streamable = streamableQrels(args.qrelsPath);
-    if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
-    // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
-    else if (relevanceLevelProblemOfGrade(streamable.highestGrade, level) === undefined) {
-      run = await peekRun();
-      const streamed = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable);
-      if (typeof streamed !== 'string') ev = streamed;
-      else if (streamed.startsWith('a document')) indexed = `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`;
-      else indexed = `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`;
+  // With -q in trec format the streamed path formats each query's lines as it is scored into a spool, printed
+  // once everything has succeeded (a late input error prints nothing partial), so memory stays bounded.
+  const spool = args.settings.perQuery && format === 'trec' ? new OutputSpool(spoolOptions) : undefined;
+  let spooled = false;
+  try {
+    // Qrels and run in trec_eval's order are merged as two streams: memory stays flat in the number of queries
+    // (ADR 0023). Anything else indexes the whole qrels, as before; so does a run that `--threads auto` gives
+    // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
+    const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
+    const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
+    if (triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))) {
+      const streamable = streamableQrels(args.qrelsPath);
+      if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
+      // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
+      else if (relevanceLevelProblemOfGrade(streamable.highestGrade, level) === undefined) {
+        run = await peekRun();
+        const writer = spool && new TrecQueryWriter(plan, (text) => spool.write(text));
+        const streamed = await evaluateStreamed(
+          args.qrelsPath,
+          args.runPath,
+          plan,
+          streamable,
+          writer && ((qid, row, off, rel) => writer.query(qid, row, off, rel)),
+        );
+        if (typeof streamed !== 'string') {
+          writer?.flush();
+          spooled = writer !== undefined;
+          ev = streamed;
+        } else {
+          // The queries spooled before the streams gave up are scored again from the index.
+          spool?.dispose();
+          if (streamed.startsWith('a document')) indexed = `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`;
+          else indexed = `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`;
+        }
+      }
     }
+    if (ev === undefined) {
+      const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
+      // Said once the qrels are read: a file that does not stream for an error gets the error alone.
+      const said = indexNote(indexed, statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0);
+      if (said !== undefined) note(said);
+      checkLevel(highestGrade(qrels));
+      run ??= await peekRun();
+      // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
+      ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
+    }
+    if (ev.droppedRunQueries.length > 0) {
+      io.log.info(
+        `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
+      );
+    }
+    if (ev.missingQueries.length > 0) {
+      io.log.info(
+        `harness eval: ${ev.missingQueries.length} qrels quer${ev.missingQueries.length === 1 ? 'y is' : 'ies are'} missing from the run; ` +
+          (args.settings.averageComplete ? 'scored as empty rankings (-c)' : 'left out of the averages (use -c to count them as 0)'),
+      );
+    }
+    if (format === 'trec') writeTrec(ev, io, spooled ? spool : undefined);
+    else await writeCanonical(ev, format, io);
+  } finally {
+    spool?.dispose();
   }
-  if (ev === undefined) {
-    const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
-    // Said once the qrels are read: a file that does not stream for an error gets the error alone.
-    const said = indexNote(indexed, statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0);
-    if (said !== undefined) note(said);
-    checkLevel(highestGrade(qrels));
-    run ??= await peekRun();
-    // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
-    ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
-  }
-  if (ev.droppedRunQueries.length > 0) {
-    io.log.info(
-      `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
-    );
-  }
-  if (ev.missingQueries.length > 0) {
-    io.log.info(
-      `harness eval: ${ev.missingQueries.length} qrels quer${ev.missingQueries.length === 1 ? 'y is' : 'ies are'} missing from the run; ` +
-        (args.settings.averageComplete ? 'scored as empty rankings (-c)' : 'left out of the averages (use -c to count them as 0)'),
-    );
-  }
-  if (format === 'trec') writeTrec(ev, io);
-  else await writeCanonical(ev, format, io);
+}
+
+/**
+ * `--threads auto -q` streams qrels of this size or more when they and the run are in trec_eval's order (one
+ * thread), instead of indexing them for several: the index path keeps the index and a row per query (7.2 kB a
+ * query with all_trec: 3.5 GB at 500k x 100), which at 32 MB of qrels (about 25,000 queries of 50 judgments)
+ * is already some 300 MB against the streams' flat 70 MB and the spool's 8 MB. Inputs out of trec_eval's
+ * order are refused after their first 64 kB, so the bench's 5k x 1,000 and 50k x 100 (unpadded ids, 4.5 and
+ * 45 MB of qrels) keep the index path and its threads.
+ */
+export const STREAM_Q_BYTES = 32 * 2 ** 20;
+
+/**
+ * Whether harness eval first tries to stream qrels and run (then falls back to the index when they are not in
+ * trec_eval's order): on one thread, without -q under `--threads auto`, and with -q when auto would give one
+ * thread (`autoThreads`, asked only then) or the qrels are STREAM_Q_BYTES or more; never for `--threads N`, N > 1.
+ */
+export function triesStreams(threads: number | 'auto', perQuery: boolean, qrelsBytes: number, autoThreads: () => number): boolean {
+  if (threads !== 'auto') return threads === 1;
+  return !perQuery || qrelsBytes >= STREAM_Q_BYTES || autoThreads() === 1;
 }
 
 /** Qrels this large take hundreds of MB once indexed: below it, reading them into memory is not worth a note. */
@@ -88,9 +139,11 @@ function highestGrade(qrels: QrelsIndex): number {
   return highest;
 }
 
-function writeTrec(ev: TrecEvaluation, io: CliIo): void {
+/** Prints the spooled -q lines (the streamed path) or the rows the evaluation kept, then the summary. */
+function writeTrec(ev: TrecEvaluation, io: CliIo, spool: OutputSpool | undefined): void {
   const { plan } = ev;
-  if (plan.settings.perQuery) {
+  if (spool !== undefined) spool.drain((text) => io.out(text));
+  else if (plan.settings.perQuery) {
     const w = new TrecQueryWriter(plan, (text) => io.out(text));
     ev.queryIds.forEach((qid, q) => w.query(qid, ev.rows, q * plan.width, ev.relstrings[q]));
     w.flush();

@@ -29,13 +29,16 @@ import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, summarizeTrec, type Tre
 export interface TrecEvaluation {
   readonly plan: TrecPlan;
   /**
-   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty without -q when the qrels were
-   * streamed (evaluateStreamed): their number is `evaluated`.
+   * Evaluated query ids, in trec_eval order (qrels ids sorted bytewise). Empty when the qrels were streamed
+   * (evaluateStreamed) without -q or with a PerQuerySink: their number is `evaluated`.
    */
   readonly queryIds: readonly string[];
   /** How many queries were evaluated. */
   readonly evaluated: number;
-  /** Row q holds query q's values: rows[q * plan.width + j]. Empty without -q (settings.perQuery): only the summary is kept. */
+  /**
+   * Row q holds query q's values: rows[q * plan.width + j]. Empty without -q (settings.perQuery), or when the
+   * rows went to a PerQuerySink: only the summary is kept.
+   */
   readonly rows: Float64Array;
   /** relstring per evaluated query, when requested (empty without -q). */
   readonly relstrings: readonly (string | undefined)[];
@@ -46,6 +49,12 @@ export interface TrecEvaluation {
   /** Run queries without qrels: not evaluated. */
   readonly droppedRunQueries: readonly string[];
 }
+
+/**
+ * Takes one evaluated query's values as soon as they are computed, in trec_eval's order: row[off .. off +
+ * plan.width) and its relstring (when requested). The row is reused for the next query: copy what you keep.
+ */
+export type PerQuerySink = (qid: string, row: Float64Array, off: number, relstring: string | undefined) => void;
 
 /** FNV-1a (32 bits) of buf[s, e): the hash of document ids in the qrels tables and the run scanner. */
 export function fnv1a(buf: Uint8Array, s: number, e: number): number {
@@ -1284,8 +1293,17 @@ async function sumInOrder(index: QrelsIndex, runPath: string, plan: TrecPlan): P
  * recurring), or at a document the qrels judge twice, this returns why it gave up, and the caller indexes the
  * whole qrels (whose reader reports the duplicate). Queries are added to the running
  * sums in trec_eval's order, the missing ones (-c) at their place, so the summary is sumInOrder's to the bit.
+ * With -q and `perQuery`, each query's row goes to it as soon as the query is scored (in trec_eval's order,
+ * the caller formats and spools it) and is not kept: the result's rows, queryIds and relstrings are empty, and
+ * memory stays flat with -q too. The caller must drop what it was given when this returns a string.
  */
-export async function evaluateStreamed(qrelsPath: string, runPath: string, plan: TrecPlan, qrels: StreamableQrels): Promise<TrecEvaluation | string> {
+export async function evaluateStreamed(
+  qrelsPath: string,
+  runPath: string,
+  plan: TrecPlan,
+  qrels: StreamableQrels,
+  perQuery?: PerQuerySink,
+): Promise<TrecEvaluation | string> {
   const w = plan.width;
   const s = plan.settings;
   const judge = { ...(s.maxDocs === undefined ? {} : { maxDocs: s.maxDocs }), judgedOnly: s.judgedOnly };
@@ -1293,14 +1311,15 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
   const acc = new Float64Array(w);
   const missing: string[] = [];
   let evaluated = 0;
-  // With -q, a row per query (and its id and relstring) until printed; without, running sums only.
-  let rows = new Float64Array(s.perQuery ? 64 * w : 0);
+  // With -q and no perQuery sink, a row per query (and its id and relstring) until printed; else running sums only.
+  const keep = s.perQuery && perQuery === undefined;
+  let rows = new Float64Array(keep ? 64 * w : 0);
   const queryIds: string[] = [];
   const relstrings: (string | undefined)[] = [];
   const blocks = new QrelsBlocks(qrelsPath);
   const add = (ranked: Int32Array, bogus: boolean): void => {
     const r = judgeRankingWithLevels(ranked, blocks.levels, s.relevanceLevel, judge);
-    if (s.perQuery) {
+    if (keep) {
       if ((evaluated + 1) * w > rows.length) {
         const bigger = new Float64Array(2 * rows.length);
         bigger.set(rows);
@@ -1309,8 +1328,9 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
       relstrings.push(computeTrecRow(plan, r, rows, evaluated * w, bogus));
       queryIds.push(blocks.qid);
     } else {
-      computeTrecRow(plan, r, row, 0, bogus);
+      const relstring = computeTrecRow(plan, r, row, 0, bogus);
       for (let j = 0; j < w; j++) acc[j] = acc[j]! + row[j]!;
+      if (s.perQuery) perQuery!(blocks.qid, row, 0, relstring);
     }
     evaluated++;
   };
@@ -1374,7 +1394,7 @@ export async function evaluateStreamed(qrelsPath: string, runPath: string, plan:
   }
   // summarizeTrec adds the rows in the order the running sums are added: the same bits either way.
   rows = rows.subarray(0, evaluated * w);
-  const summary = s.perQuery ? summarizeTrec(plan, rows, evaluated, qrels.queries) : finishTrecSummary(plan, acc, evaluated, qrels.queries);
+  const summary = keep ? summarizeTrec(plan, rows, evaluated, qrels.queries) : finishTrecSummary(plan, acc, evaluated, qrels.queries);
   return {
     plan,
     queryIds,
