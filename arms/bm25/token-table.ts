@@ -1,6 +1,6 @@
 /**
- * An open-addressing hash table from a range of a string to an int, looked up without cutting the range out
- * as a substring. Indexing looks up every token of the corpus; with a `Map<string, number>` each lookup first
+ * An open-addressing hash table from a range of UTF-16 code units to an int, looked up without cutting the range
+ * out as a substring. Indexing looks up every token of the corpus; with a `Map<string, number>` each lookup first
  * allocates the substring and hashes it, which made the lookup the largest single cost of indexing. Here the
  * hash (32-bit FNV-1a over UTF-16 code units) is computed over the text in place; each slot is one record of
  * four int32s (hash, value, key offset, key length) and keys are UTF-16 code units in one flat pool, so a probe
@@ -18,10 +18,10 @@ export class TokenTable {
   }
 
   /**
-   * The value stored for the non-empty range `text[start, end)`, or undefined. `h` is the range's
+   * The value stored for the non-empty range `units[start, end)`, or undefined. `h` is the range's
    * {@link hashRange}, which a caller that scanned the range already may pass.
    */
-  get(text: string, start: number, end: number, h = hashRange(text, start, end)): number | undefined {
+  get(units: Uint16Array, start: number, end: number, h = hashRange(units, start, end)): number | undefined {
     const { slots, pool } = this;
     const mask = (slots.length >> 2) - 1;
     const len = end - start;
@@ -31,13 +31,13 @@ export class TokenTable {
       if (slots[s] !== h || keyLen !== len) continue;
       const k = slots[s + 2]!;
       let i = 0;
-      while (i < len && pool[k + i] === text.charCodeAt(start + i)) i++;
+      while (i < len && pool[k + i] === units[start + i]) i++;
       if (i === len) return slots[s + 1]!;
     }
   }
 
-  /** Stores `value` for the non-empty range `text[start, end)`, which must not be in the table yet; `h` as in {@link get}. */
-  set(text: string, start: number, end: number, value: number, h = hashRange(text, start, end)): void {
+  /** Stores `value` for the non-empty range `units[start, end)`, which must not be in the table yet; `h` as in {@link get}. */
+  set(units: Uint16Array, start: number, end: number, value: number, h = hashRange(units, start, end)): void {
     const len = end - start;
     if (this.poolLen + len > this.pool.length) {
       const pool = new Uint16Array(Math.max(2 * this.pool.length, this.poolLen + len));
@@ -45,7 +45,7 @@ export class TokenTable {
       this.pool = pool;
     }
     const k = this.poolLen;
-    for (let i = 0; i < len; i++) this.pool[k + i] = text.charCodeAt(start + i);
+    this.pool.set(units.subarray(start, end), k);
     this.poolLen += len;
     place(this.slots, h, value, k, len);
     // Load factor at most 1/2 keeps probe runs short.
@@ -61,10 +61,10 @@ export class TokenTable {
 export const FNV_OFFSET = 0x811c9dc5 | 0;
 export const FNV_PRIME = 0x01000193;
 
-/** 32-bit FNV-1a over the UTF-16 code units of `text[start, end)`: `h = (h ^ unit) * FNV_PRIME` from {@link FNV_OFFSET}. */
-export function hashRange(text: string, start: number, end: number): number {
+/** 32-bit FNV-1a over the UTF-16 code units `units[start, end)`: `h = (h ^ unit) * FNV_PRIME` from {@link FNV_OFFSET}. */
+export function hashRange(units: Uint16Array, start: number, end: number): number {
   let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ units[i]!, FNV_PRIME);
   return h;
 }
 
