@@ -18,7 +18,7 @@ export class TermScanner {
   /** Term -> id, ids numbered from 0 in order of first appearance. */
   readonly vocabulary = new Map<string, number>();
   /** After {@link scan}: the term ids of the text's indexed tokens, in order, in `ids[0 .. returned count)`. */
-  ids = new Int32Array(1024);
+  ids = new Int32Array(1 << 14);
   private count = 0;
   private text = '';
   /**
@@ -46,6 +46,9 @@ export class TermScanner {
     if (n > this.units.length) {
       this.units = new Uint16Array(Math.max(n, 2 * this.units.length));
       this.unitBytes = bufferOver(this.units);
+      // A text has at most one token per code unit, so `push` never has to grow `ids` mid-scan: a growth
+      // branch first taken on a long real document deoptimised the whole scan loop (ADR 0012, 2026-11-23 evening).
+      this.ids = new Int32Array(this.units.length);
     }
     const u = this.units;
     copyUnits(text, u, this.unitBytes);
@@ -108,13 +111,7 @@ export class TermScanner {
   }
 
   private push(id: number): void {
-    if (id < 0) return;
-    if (this.count === this.ids.length) {
-      const ids = new Int32Array(this.ids.length * 2);
-      ids.set(this.ids);
-      this.ids = ids;
-    }
-    this.ids[this.count++] = id;
+    if (id >= 0) this.ids[this.count++] = id;
   }
 }
 
