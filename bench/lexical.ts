@@ -215,15 +215,15 @@ function warmupCorpus(): { docs: Document[]; queries: Query[] } {
     // step of Porter's algorithm.
     if (rng.nextFloat() < 0.3) w += pick(SUFFIXES);
     const u = rng.nextFloat();
-    if (u < 0.04) return number();
-    if (u < 0.05) return `(${w}`;
-    if (u < 0.06) return `${w})`;
-    if (u < 0.07) return `${w},`;
-    if (u < 0.075) return `${w}'s`;
-    if (u < 0.08) return `${w}-${pick(['related', 'based', 'induced', 'β', '3'])}`;
-    if (u < 0.085) return pick(['U.S.', 'e.g.', 'i.e.,', 'vs.', 'CO2', 'IL-6', 'mg/kg', 'p < 0.05', 'n = 12']);
-    if (u < 0.09) return pick(['β-carotene', 'α', 'μg', '±', '≥', 'naïve', 'Müller', '©', '–', '“quoted”', 'don’t']);
-    if (u < 0.1) return w.toUpperCase();
+    if (u < 0.05) return number();
+    if (u < 0.06) return `(${w}`;
+    if (u < 0.07) return `${w})`;
+    if (u < 0.08) return `${w},`;
+    if (u < 0.085) return `${w}${pick(["'s", '’s', "s'", "'t"])}`;
+    if (u < 0.09) return `${w}-${pick(['related', 'based', 'induced', 'β', '3'])}`;
+    if (u < 0.1) return pick(['U.S.', 'e.g.', 'i.e.,', 'vs.', 'CO2', 'IL-6', 'mg/kg', 'p < 0.05', 'n = 12', '4,5-', 'a:b', 'x_y']);
+    if (u < 0.11) return `${pick(['', 'β', 'α', 'μ', '±', '≥', '©', '–', '“', '‘'])}${w}${pick(['', 'é', 'ï', 'ö', 'ü', '\u0301', '’', '”', '·1', '−2'])}`;
+    if (u < 0.12) return w.toUpperCase();
     return w;
   };
   const docs = base.docs.map((d): Document => {
