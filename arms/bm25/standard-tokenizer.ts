@@ -123,21 +123,22 @@ export const ASCII_DIGIT = NUMERIC;
 /**
  * Whether a run of ASCII letters and digits that {@link standardTokenizeAt} would start at a token boundary,
  * ending before `end` with a character of class `last` (`ASCII_LETTER` or `ASCII_DIGIT`), is a whole token of
- * at most 255 units by itself. False means "not decided here" (a non-ASCII neighbour, `_`, or a separator
- * between two letters or two digits, WB6/7 and WB11/12): the caller then runs {@link standardTokenizeAt}.
+ * at most 255 units by itself. `units[0, n)` are the text's UTF-16 code units (a scanner's copy of the string).
+ * False means "not decided here" (a non-ASCII neighbour, `_`, or a separator between two letters or two
+ * digits, WB6/7 and WB11/12): the caller then runs {@link standardTokenizeAt}.
  */
-export function asciiRunIsToken(text: string, start: number, end: number, last: number): boolean {
+export function asciiRunIsToken(units: Uint16Array, n: number, start: number, end: number, last: number): boolean {
   if (end - start > MAX_TOKEN_LENGTH) return false;
-  if (end >= text.length) return true;
-  const c = text.charCodeAt(end);
+  if (end >= n) return true;
+  const c = units[end]!;
   if (c >= 128) return false;
   const next = ASCII[c]!;
   if (next === OTHER) return true;
   if (next === EXTENDNUMLET) return false;
   // A separator joins only when it fits the run's last class and the character after it has that class.
   const mid = last === ALETTER ? next === MIDLETTER || next === MIDNUMLETQ : next === MIDNUM || next === MIDNUMLETQ;
-  if (!mid || end + 1 >= text.length) return true;
-  const after = text.charCodeAt(end + 1);
+  if (!mid || end + 1 >= n) return true;
+  const after = units[end + 1]!;
   return after < 128 && ASCII[after] !== last;
 }
 
