@@ -1,3 +1,4 @@
+import { mulberry32 } from '../testing/mulberry32.js';
 import { describe, expect, it } from 'vitest';
 import { trecSettings } from '../testing/trec-settings.js';
 import {
@@ -40,18 +41,6 @@ import { compileTrecPlan, computeTrecRow } from './trec-eval.js';
  * count), on seeded random rankings: graded, with unjudged (negative grade) and unpooled documents, score
  * ties irrelevant here (the ranking is given), empty rankings, rankings shorter and longer than every cutoff.
  */
-
-/** mulberry32: a small seeded generator, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LENGTHS = [0, 1, 2, 3, 4, 7, 12, 30, 99, 100, 101, 250, 999, 1000, 1001, 1300];
 
@@ -102,7 +91,7 @@ function cutoffKernel(fill: (out: Float64Array) => void, n: number): Float64Arra
 
 describe('rankPrefix: the shared counts of one pass', () => {
   it('gives every cutoff and rank kernel the very doubles it computes itself', () => {
-    const next = rng(20261123);
+    const next = mulberry32(20261123);
     const p = newRankPrefix();
     let cases = 0;
     for (let round = 0; round < 40; round++) {
@@ -167,7 +156,7 @@ describe('rankPrefix: the shared counts of one pass', () => {
   });
 
   it('grows its arrays for a ranking longer than they are and still reads the short one after', () => {
-    const next = rng(7);
+    const next = mulberry32(7);
     const p = newRankPrefix();
     const long = randomRanking(next, 5000, 1);
     rankPrefix(long, 1, p);
@@ -203,7 +192,7 @@ describe('the gain kernels over the gained ranks only', () => {
   }
 
   it('gives ndcg, ndcgRel, rNdcg, G and rbp the very doubles of the rank-by-rank kernels', () => {
-    const next = rng(424242);
+    const next = mulberry32(424242);
     const nz = newGainedRanks();
     let cases = 0;
     for (let round = 0; round < 60; round++) {
@@ -248,7 +237,7 @@ describe('computeTrecRow: the per-query memo', () => {
         }),
       ),
     ];
-    const next = rng(99);
+    const next = mulberry32(99);
     const value = (plan: (typeof plans)[number], row: Float64Array, name: string): number => {
       for (const inst of plan.instances) {
         const j = inst.valueNames.indexOf(name);

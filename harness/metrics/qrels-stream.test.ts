@@ -1,3 +1,4 @@
+import { mulberry32 } from '../testing/mulberry32.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,13 +25,7 @@ function file(name: string, text: string | Buffer): string {
   return p;
 }
 
-let a = 7;
-const rand = () => {
-  a = (a + 0x6d2b79f5) >>> 0;
-  let t = Math.imul(a ^ (a >>> 15), a | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = mulberry32(7);
 
 // 400 qrels queries with zero-padded ids (bytewise order is numeric order), grades -1..3 and a long id; the
 // run skips every 9th, adds queries without qrels (x*, and q0000 before the first), scores with ties.

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../testing/mulberry32.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -331,13 +332,7 @@ describe('scanTrecRunFast', () => {
 
   it('agrees with scanTrecRun on random lines built from the bytes that matter', () => {
     // mulberry32: seeded, so a failure reproduces.
-    let a = 12345;
-    const rand = () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(a ^ (a >>> 15), a | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rand = mulberry32(12345);
     const parts = ['q1', 'Q0', 'd', '7', '0.25', '-3', '1e2', '.', '#', ' ', ' ', ' ', '\t', '\r', '\x0b', '\n', '\n', 'tag', '12.5', '\x02'];
     for (let k = 0; k < 2000; k++) {
       let text = '';
@@ -405,13 +400,7 @@ describe('scanTrecQrelsFast', () => {
   });
 
   it('agrees with scanTrecQrels on random lines built from the bytes that matter', () => {
-    let a = 777;
-    const rand = () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(a ^ (a >>> 15), a | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rand = mulberry32(777);
     const parts = ['q1', '0', 'd', '7', '-3', '+', '#', ' ', ' ', '\t', '\r', '\x0b', '\n', '\n', 'x', '1.5'];
     let took = 0;
     for (let k = 0; k < 2000; k++) {
@@ -429,13 +418,7 @@ describe('scanTrecQrelsFast', () => {
 
 describe('evaluation without -q', () => {
   // 300 qrels queries; the run skips every 7th and adds queries without qrels (x*), scores with ties.
-  let a = 99;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(99);
   let qrels = '';
   const blocks: [string, string][] = [];
   for (let q = 1; q <= 300; q++) {
