@@ -76,7 +76,7 @@ export async function runEval(
     if (ev === undefined) {
       const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
       // Said once the qrels are read: a file that does not stream for an error gets the error alone.
-      const said = indexNote(indexed, statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0);
+      const said = indexNote(indexed, qrelsBytes);
       if (said !== undefined) note(said);
       checkLevel(highestGrade(qrels));
       run ??= await peekRun();
