@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../log.js';
 import { runCaptured } from '../testing/cli.js';
-import { fastEvalArgs, runEvalFast } from './eval-fast.js';
+import { evalArgsOf, fastEvalArgs, runEvalFast } from './eval-fast.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-fast-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,5 +77,23 @@ describe('harness eval without yargs', () => {
       threads: 'auto',
       verbose: true,
     });
+  });
+
+  it('takes eval options given before the command, as yargs does', async () => {
+    for (const line of [
+      ['--threads', '1', 'eval', '-q', '-m', 'all_trec', QRELS, RUN],
+      ['--threads=2', '--verbose', 'eval', QRELS, BAD],
+      ['--format', 'csv', 'eval', '-q', QRELS, RUN],
+    ]) {
+      const args = evalArgsOf(line);
+      expect(args, line.join(' ')).toBeDefined();
+      expect(await fast(args!), line.join(' ')).toEqual(await runCaptured(line, dir));
+    }
+    expect(evalArgsOf(['eval', QRELS, RUN])).toEqual([QRELS, RUN]);
+    expect(evalArgsOf(['--threads', '1', 'eval', '-q'])).toEqual(['-q', '--threads', '1']);
+    // Anything else before the command, or no command, is yargs' to read.
+    for (const line of [['--help', 'eval'], ['ablate', '--config', 'eval'], ['--threads', 'eval', QRELS], ['--jobs', '2', 'eval'], []]) {
+      expect(evalArgsOf(line), line.join(' ')).toBeUndefined();
+    }
   });
 });

@@ -48,6 +48,22 @@ export function fastEvalArgs(argv: readonly string[]): { args: string[]; format:
 }
 
 /**
+ * The arguments of `harness eval` in a whole command line, or undefined when it is not one the fast path may
+ * take. eval's options may stand before the command too (`harness --threads 1 eval QRELS RUN`, as yargs reads
+ * it); they are moved after it, where fastEvalArgs reads them wherever they stand.
+ */
+export function evalArgsOf(argv: readonly string[]): string[] | undefined {
+  let i = 0;
+  while (i < argv.length) {
+    const a = argv[i]!;
+    if (a === '--verbose' || /^--(format|threads)=./.test(a)) i += 1;
+    else if (a === '--format' || a === '--threads') i += 2;
+    else break;
+  }
+  return argv[i] === 'eval' ? [...argv.slice(i + 1), ...argv.slice(0, i)] : undefined;
+}
+
+/**
  * Runs `harness eval ARGV` as runCli(['eval', ...ARGV]) would, with the same output and exit code, or returns
  * undefined without doing anything when the command line needs yargs (see fastEvalArgs).
  */
@@ -62,6 +78,12 @@ export async function runEvalFast(argv: readonly string[], io: CliIo = stdIo()):
     const { reportError } = await import('./main.js');
     return reportError(err, fast.verbose);
   }
+}
+
+/** runEvalFast on a whole command line (bin.ts): undefined when it is not an eval command the fast path takes. */
+export async function runEvalFastCommandLine(argv: readonly string[]): Promise<ExitCode | undefined> {
+  const args = evalArgsOf(argv);
+  return args === undefined ? undefined : runEvalFast(args);
 }
 
 /** The process's streams, as main.ts's defaultIo (which would load yargs). */
