@@ -21,7 +21,7 @@ export async function runEval(
   spoolOptions: SpoolOptions = {},
 ): Promise<void> {
   // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
-  const cpuSince = cpuSample();
+  const cpuSince = threads === 'auto' ? cpuSample() : undefined;
   const plan = compileTrecPlan(args.settings);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
   const level = args.settings.relevanceLevel;
