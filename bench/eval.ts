@@ -3,7 +3,11 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseTrecEvalArgs } from '../harness/cli/eval.command.js';
 import { chooseThreads } from '../harness/metrics/stream-eval.js';
+import { compileTrecPlan } from '../harness/metrics/trec-eval.js';
+
+const ALL_TREC_WIDTH = compileTrecPlan(parseTrecEvalArgs(['-q', '-m', 'all_trec', 'qrels', 'run']).settings).width;
 
 /**
  * Benchmark of `harness eval -q -m all_trec` (the built CLI, run end to end as a user runs it, start-up
@@ -238,7 +242,8 @@ export async function main(): Promise<void> {
     for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries()) {
       const t0 = Date.now();
       const files = generate(dir, w, seed + i);
-      const auto = chooseThreads(files.runBytes, cores);
+      // What `--threads auto` weighs once the qrels are read: every query judged, all_trec's row.
+      const auto = chooseThreads(files.runBytes, cores, undefined, { queries: w.queries, width: ALL_TREC_WIDTH });
       process.stdout.write(
         `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now\n`,
       );

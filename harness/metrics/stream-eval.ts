@@ -1031,13 +1031,43 @@ const PIECE_BYTES = 4 << 20;
 const PIECE_CHUNK = 1 << 20;
 
 /**
+ * One thread's scoring pace at `eval -q -m all_trec` (bench/eval.ts on the 2-core machine, ADR 0023 "auto by
+ * the work"): reading, parsing and sorting a run byte, and computing one value of a query's row. 185 MB at
+ * depth 1,000 (5,000 queries) scored in 1.1-1.35 s, the same bytes at depth 100 (50,000 queries) in 1.3 s
+ * for one measure and 2.1 s for all_trec's 99 values.
+ */
+const SCORING_NS_PER_RUN_BYTE = 6;
+const SCORING_NS_PER_VALUE = 160;
+/**
+ * `--threads auto` gives a run a worker only when one thread would score it for this long. A worker starts
+ * ~0.2 s late, runs its first pieces cold, and on 2 cores shares the second core with the main thread's
+ * collector and compiler, so each thread scores ~1.5x slower: it saves time only when the scoring is longer
+ * than about four times what it costs. At 5k x 1,000 (1.2 s estimated) two threads measured 0.97-1.05x one
+ * thread's wall time; at 50k x 100 (1.9 s) 1.03-1.19x.
+ */
+const AUTO_MIN_SCORING_SECONDS = 1.5;
+
+/** What a run asks of its scoring: the queries with judgments and the values of each query's row (plan.width). */
+export interface ScoringWork {
+  readonly queries: number;
+  readonly width: number;
+}
+
+/** The seconds one thread is expected to score a run in: runBytes x 6 ns + queries x width x 160 ns. */
+export function scoringSeconds(runBytes: number, work: ScoringWork): number {
+  return (runBytes * SCORING_NS_PER_RUN_BYTE + work.queries * work.width * SCORING_NS_PER_VALUE) / 1e9;
+}
+
+/**
  * How many threads `--threads auto` gives a run of `runBytes` bytes: one per AUTO_BYTES_PER_THREAD of run
  * (so one below 128 MB), up to MAX_THREADS and the cores no other thread is running on now (`cores - busy`).
  * A worker with no idle core only competes with the main thread for one and costs its start-up, memory and
  * cold JIT: then one thread. `busy` is what runs now (busyThreads), not the 1-minute load average, which
- * lags by a minute and counts this process's own previous runs.
+ * lags by a minute and counts this process's own previous runs. Given the `work` (known once the qrels are
+ * read), one thread as well when its scoring is shorter than AUTO_MIN_SCORING_SECONDS.
  */
-export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads()): number {
+export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads(), work?: ScoringWork): number {
+  if (work !== undefined && scoringSeconds(runBytes, work) < AUTO_MIN_SCORING_SECONDS) return 1;
   // A quarter core of slack for what a measurement over a short window calls busy (daemons, this process's GC).
   const idle = Math.floor(cores - busy + 0.25);
   return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / AUTO_BYTES_PER_THREAD)));
@@ -1112,7 +1142,9 @@ export async function evaluateTrecRunFile(
   if (size === undefined) throw new InputError(runPath, undefined, 'file not found');
   const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
   const threads =
-    opts.threads === 'auto' ? chooseThreads(size, availableParallelism(), busyThreads(opts.cpuSince)) : Math.min(opts.threads ?? 1, availableParallelism());
+    opts.threads === 'auto'
+      ? chooseThreads(size, availableParallelism(), busyThreads(opts.cpuSince), { queries: index.qids.length, width: plan.width })
+      : Math.min(opts.threads ?? 1, availableParallelism());
   const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
   const s = plan.settings;
   if (!s.perQuery && !parallel) {
