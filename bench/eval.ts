@@ -288,6 +288,7 @@ export async function main(): Promise<void> {
       rmSync(files.run);
       rmSync(files.qrels);
     }
+    if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1) threadsWorkload(dir, seed + workloads.length + 1, repeat, cores);
     const large = process.env['BENCH_EVAL_LARGE'] ?? '50000,200000,500000';
     if (large !== '0') {
       const sizes = large.split(',').map(Number);
@@ -297,6 +298,42 @@ export async function main(): Promise<void> {
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Whether two threads pay off where `--threads auto` takes them: a run three times the bench's 50k x 100
+ * (150,000 queries x depth 100, 564 MB, ~5.8 s of one thread's scoring by stream-eval's estimate), `--threads 1`
+ * against `auto`, paired rounds, outputs compared; no reference (trec_eval would take minutes a run).
+ * BENCH_EVAL_THREADS=0 skips it.
+ */
+export function threadsWorkload(dir: string, seed: number, repeat: number, cores: number): void {
+  const w: Workload = { name: '150k-x-100', queries: 150_000, depth: 100, judged: 50 };
+  const t0 = Date.now();
+  const files = generate(dir, w, seed);
+  const auto = chooseThreads(files.runBytes, cores, undefined, { queries: w.queries, width: ALL_TREC_WIDTH });
+  process.stdout.write(
+    `  ${w.name} (threads): run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now; no reference\n`,
+  );
+  const outPaths = [join(dir, 'threads-1'), join(dir, 'threads-auto')];
+  try {
+    const commands: Command[] = ['1', 'auto'].map((t) => ({
+      name: `harness eval --threads ${t}`,
+      cmd: process.execPath,
+      args: [BIN, 'eval', '--threads', t, '-q', '-m', 'all_trec', files.qrels, files.run],
+    }));
+    const rounds = measureRounds(commands, outPaths, repeat);
+    const width = Math.max(...commands.map((c) => c.name.length));
+    commands.forEach((c, i) => process.stdout.write(`    ${c.name.padEnd(width)}: ${fmt(medianOf(rounds, i))} (medians of ${repeat})\n`));
+    if (readFileSync(outPaths[1]!, 'utf8') !== readFileSync(outPaths[0]!, 'utf8'))
+      throw new Error(`${w.name}: --threads auto printed something else than --threads 1`);
+    const wall = pairedRatios(rounds, 0, 1, 'wallSeconds')!;
+    const cpu = pairedRatios(rounds, 0, 1, 'cpuSeconds');
+    process.stdout.write(
+      `    --threads auto vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${wall.median >= 1.05 ? 'pays off' : wall.median >= 0.97 ? 'no clear gain' : 'SLOWER'})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
+    );
+  } finally {
+    for (const o of [...outPaths, files.run, files.qrels]) rmSync(o, { force: true });
   }
 }
 

@@ -56,17 +56,20 @@ describe('chooseThreads', () => {
     expect(chooseThreads(10_000 * MB, 8, 5)).toBe(3);
   });
   it('gives one thread to a run whose scoring is too short for a worker to pay, once the work is known', () => {
-    // The bench's two workloads: 185 MB each, all_trec's 99 values a query.
+    // The bench's two workloads (185 MB each, all_trec's 99 values a query), and a run 3x the second.
     const deep = { queries: 5_000, width: 99 };
     const wide = { queries: 50_000, width: 99 };
+    const long = { queries: 150_000, width: 99 };
     expect(scoringSeconds(185e6, deep)).toBeCloseTo((185e6 * 6 + 5_000 * 99 * 160) / 1e9, 12);
     expect(scoringSeconds(185e6, wide)).toBeCloseTo((185e6 * 6 + 50_000 * 99 * 160) / 1e9, 12);
     expect(chooseThreads(185e6, 2, 0, deep)).toBe(1);
-    expect(chooseThreads(185e6, 2, 0, wide)).toBe(2);
-    // A deeper or longer run of the first shape has the work for two.
-    expect(chooseThreads(2 * 185e6, 2, 0, deep)).toBe(2);
+    expect(chooseThreads(185e6, 2, 0, wide)).toBe(1);
+    expect(chooseThreads(564e6, 2, 0, long)).toBe(2);
+    // Just under and at 4 s of scoring: 4e9 ns of run bytes alone at 6 ns a byte.
+    expect(chooseThreads(4e9 / 6 - 6, 2, 0, { queries: 0, width: 99 })).toBe(1);
+    expect(chooseThreads(4e9 / 6, 2, 0, { queries: 0, width: 99 })).toBe(2);
     // The work only ever takes threads away: busy cores and the bytes still cap it.
-    expect(chooseThreads(185e6, 2, 1, wide)).toBe(1);
+    expect(chooseThreads(564e6, 2, 1, long)).toBe(1);
     expect(chooseThreads(100 * MB, 8, 0, { queries: 1e6, width: 99 })).toBe(1);
     expect(chooseThreads(10_000 * MB, 8, 0, wide)).toBe(4);
   });

@@ -1040,12 +1040,13 @@ const SCORING_NS_PER_RUN_BYTE = 6;
 const SCORING_NS_PER_VALUE = 160;
 /**
  * `--threads auto` gives a run a worker only when one thread would score it for this long. A worker starts
- * ~0.2 s late, runs its first pieces cold, and on 2 cores shares the second core with the main thread's
- * collector and compiler, so each thread scores ~1.5x slower: it saves time only when the scoring is longer
- * than about four times what it costs. At 5k x 1,000 (1.2 s estimated) two threads measured 0.97-1.05x one
- * thread's wall time; at 50k x 100 (1.9 s) 1.03-1.19x.
+ * ~0.2 s late and runs its first pieces cold, and on the 2-core machine two threads each score ~1.5x slower
+ * than one alone (a single thread already keeps ~1.2 cores busy with its collector and compiler), so a worker
+ * saves time only on long runs. Paired wall ratios of `--threads 2` against one thread, 2026-11-24: 5k x 1,000
+ * (1.2 s estimated) 0.98-1.05; 50k x 100 (1.9 s) 0.93-1.13, median 0.99; 150k x 100 (5.8 s) 1.05-1.27,
+ * median 1.14 (ADR 0023, "auto by the work").
  */
-const AUTO_MIN_SCORING_SECONDS = 1.5;
+const AUTO_MIN_SCORING_SECONDS = 4;
 
 /** What a run asks of its scoring: the queries with judgments and the values of each query's row (plan.width). */
 export interface ScoringWork {
@@ -1064,7 +1065,7 @@ export function scoringSeconds(runBytes: number, work: ScoringWork): number {
  * A worker with no idle core only competes with the main thread for one and costs its start-up, memory and
  * cold JIT: then one thread. `busy` is what runs now (busyThreads), not the 1-minute load average, which
  * lags by a minute and counts this process's own previous runs. Given the `work` (known once the qrels are
- * read), one thread as well when its scoring is shorter than AUTO_MIN_SCORING_SECONDS.
+ * read), one thread as well when its scoring is shorter than AUTO_MIN_SCORING_SECONDS (4 s).
  */
 export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads(), work?: ScoringWork): number {
   if (work !== undefined && scoringSeconds(runBytes, work) < AUTO_MIN_SCORING_SECONDS) return 1;
