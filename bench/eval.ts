@@ -288,7 +288,8 @@ export async function main(): Promise<void> {
       rmSync(files.run);
       rmSync(files.qrels);
     }
-    if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1) threadsWorkload(dir, seed + workloads.length + 1, repeat, cores);
+    if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1)
+      threadsWorkload(dir, seed + workloads.length + 1, repeat, cores);
     const large = process.env['BENCH_EVAL_LARGE'] ?? '50000,200000,500000';
     if (large !== '0') {
       const sizes = large.split(',').map(Number);
