@@ -8,7 +8,7 @@ import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';
 import { streamableQrels } from '../metrics/qrels-stream.js';
-import { chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
+import { autoMayThread, chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
 import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
@@ -20,8 +20,10 @@ export async function runEval(
   /** Where and beyond how many bytes the -q lines spill to a file (OutputSpool); tests set a small budget. */
   spoolOptions: SpoolOptions = {},
 ): Promise<void> {
-  // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
-  const cpuSince = threads === 'auto' ? cpuSample() : undefined;
+  const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
+  // What the machine does while the qrels are read tells `--threads auto` whether a core is free, for a run
+  // large enough that it may take more than one.
+  const cpuSince = threads === 'auto' && autoMayThread(runBytes) ? cpuSample() : undefined;
   const plan = compileTrecPlan(args.settings);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
   const level = args.settings.relevanceLevel;
@@ -45,7 +47,6 @@ export async function runEval(
     // Qrels and run in trec_eval's order are merged as two streams: memory stays flat in the number of queries
     // (ADR 0023). Anything else indexes the whole qrels, as before; so does a run that `--threads auto` gives
     // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
-    const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
     const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
     if (triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))) {
       const streamable = streamableQrels(args.qrelsPath);

@@ -1067,11 +1067,18 @@ export function scoringSeconds(runBytes: number, work: ScoringWork): number {
  * lags by a minute and counts this process's own previous runs. Given the `work` (known once the qrels are
  * read), one thread as well when its scoring is shorter than AUTO_MIN_SCORING_SECONDS (4 s).
  */
-export function chooseThreads(runBytes: number, cores = availableParallelism(), busy = busyThreads(), work?: ScoringWork): number {
+export function chooseThreads(runBytes: number, cores = availableParallelism(), busy: number | (() => number) = busyThreads, work?: ScoringWork): number {
+  // The byte and work rules first: they need no reading of /proc, which most runs (one thread) then skip.
+  if (!autoMayThread(runBytes) || cores < 2) return 1;
   if (work !== undefined && scoringSeconds(runBytes, work) < AUTO_MIN_SCORING_SECONDS) return 1;
   // A quarter core of slack for what a measurement over a short window calls busy (daemons, this process's GC).
-  const idle = Math.floor(cores - busy + 0.25);
+  const idle = Math.floor(cores - (typeof busy === 'number' ? busy : busy()) + 0.25);
   return Math.max(1, Math.min(idle, MAX_THREADS, Math.floor(runBytes / AUTO_BYTES_PER_THREAD)));
+}
+
+/** Whether `--threads auto` may give a run of `runBytes` bytes more than one thread on any machine. */
+export function autoMayThread(runBytes: number): boolean {
+  return runBytes >= 2 * AUTO_BYTES_PER_THREAD;
 }
 
 /** The machine's CPU time counters (/proc/stat, clock ticks) and this process's CPU time, at one moment. */
@@ -1144,7 +1151,7 @@ export async function evaluateTrecRunFile(
   const minBytes = opts.minParallelBytes ?? PARALLEL_MIN_BYTES;
   const threads =
     opts.threads === 'auto'
-      ? chooseThreads(size, availableParallelism(), busyThreads(opts.cpuSince), { queries: index.qids.length, width: plan.width })
+      ? chooseThreads(size, availableParallelism(), () => busyThreads(opts.cpuSince), { queries: index.qids.length, width: plan.width })
       : Math.min(opts.threads ?? 1, availableParallelism());
   const parallel = threads > 1 && size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
   const s = plan.settings;
