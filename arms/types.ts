@@ -73,7 +73,8 @@ export interface ArmFactory<S extends z.ZodType = z.ZodType> {
   readonly summary: string;
   /** A strict zod schema (unknown keys rejected) with defaults filled in. */
   readonly params: S;
-  readonly requires?: ArmRequirements;
+  /** What every arm of the kind needs, or what these params need (an ANN index's package only when chosen). */
+  readonly requires?: ArmRequirements | ((params: z.output<S>) => ArmRequirements);
   /**
    * Everything that makes two arms return the same run for the same corpus and queries. Goes into cache keys
    * and the manifest, so it must never contain a secret.

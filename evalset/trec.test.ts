@@ -1,8 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../harness/errors.js';
 import {
   formatTrecQrels,
@@ -16,9 +15,9 @@ import {
   writeTrecRun,
   type RunLineSink,
 } from './trec.js';
+import { tempDir } from '../harness/testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'trec-test-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('trec-test');
 
 describe('TREC qrels', () => {
   it('reads graded and negative judgments, comment lines, blank lines and CRLF', () => {

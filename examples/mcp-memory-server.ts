@@ -3,7 +3,7 @@
  * `store` (one memory into a scope) and `search` (a scope's best memories for a query), over the keyword
  * memory of examples/keyword-memory.ts, speaking MCP over stdio with the official SDK.
  *
- *   node --import tsx examples/mcp-memory-server.ts
+ *   node dist/examples/mcp-memory-server.js      (built by npm run build; from source: node --import tsx examples/mcp-memory-server.ts)
  *
  * configs/own-system.yaml evaluates it against bm25 and a fused candidate. Its answers carry the hits both as
  * structured content and as JSON text, as servers in the wild do one or the other.

@@ -1,16 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../harness/util/project.js';
 import { EXAMPLE_FILES, EXAMPLE_RELATIVE_DIR, writeExample } from './make-example.js';
+import { tempDir } from '../harness/testing/temp.js';
 
 const root = projectRoot();
 const committedDir = join(root, EXAMPLE_RELATIVE_DIR);
 const script = join(root, 'scripts/make-example.ts');
-const tmpRoot = mkdtempSync(join(tmpdir(), 'make-example-'));
-afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
+const tmpRoot = tempDir('make-example');
 
 interface MemoryLine {
   id: string;

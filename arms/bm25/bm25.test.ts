@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { tmpdir } from 'node:os';
 import { anseriniTieAdjusted, bm25Arm } from './index.js';
 import type { ArmContext } from '../types.js';
 import type { Document } from '../../evalset/types.js';
 import { ContentStore } from '../../harness/cache/index.js';
 import { stderrLogger } from '../../harness/log.js';
 import { lengthToNormByte, normByteToLength } from './small-float.js';
+import { tempDir } from '../../harness/testing/temp.js';
+import { join } from 'node:path';
 
-const ctx: ArmContext = { cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: {} };
+const dir = tempDir('harness-bm25');
+const ctx: ArmContext = { cache: new ContentStore(join(dir, 'cache')), log: stderrLogger({ quiet: true }), workDir: join(dir, 'work'), env: {} };
 
 async function armOver(docs: Document[], params: Record<string, unknown> = {}) {
   const arm = bm25Arm.create('t', bm25Arm.params.parse(params), ctx);

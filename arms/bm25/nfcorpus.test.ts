@@ -1,5 +1,4 @@
 import { beforeAll, expect, it } from 'vitest';
-import { tmpdir } from 'node:os';
 import { bm25Arm } from './index.js';
 import { sqliteFts5Arm } from '../sqlite-fts5/index.js';
 import type { ArmContext, ArmFactory } from '../types.js';
@@ -9,6 +8,8 @@ import { evaluate, parseMeasure } from '../../harness/metrics/index.js';
 import { ContentStore } from '../../harness/cache/index.js';
 import { stderrLogger } from '../../harness/log.js';
 import { describeShared, sharedPath } from '../../harness/testing/shared.js';
+import { tempDir } from '../../harness/testing/temp.js';
+import { join } from 'node:path';
 
 /**
  * Reproduction of Pyserini's BM25 "flat" baseline on BEIR NFCorpus (test split, 323 queries, top 1000 hits,
@@ -20,7 +21,8 @@ import { describeShared, sharedPath } from '../../harness/testing/shared.js';
 const PYSERINI = { ndcg10: 0.3218, r100: 0.2457 };
 const TOLERANCE = 0.005;
 
-const ctx: ArmContext = { cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: {} };
+const dir = tempDir('harness-bm25-nfcorpus');
+const ctx: ArmContext = { cache: new ContentStore(join(dir, 'cache')), log: stderrLogger({ quiet: true }), workDir: join(dir, 'work'), env: {} };
 const measures = [parseMeasure('nDCG@10'), parseMeasure('R@100')];
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own

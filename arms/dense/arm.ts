@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Corpus, Document, JsonValue, Query } from '../../evalset/types.js';
-import type { Arm, ArmContext, IndexStats, ScoredDoc } from '../types.js';
+import type { Arm, ArmContext, ArmRequirements, IndexStats, ScoredDoc } from '../types.js';
 import type { Embedder } from './embedder.js';
 import { exactTopK, normalizeRows, type TopK } from './exact.js';
 import { EmbeddingStore, type VectorMatrix } from './store.js';
@@ -37,6 +37,11 @@ export const denseSearchParams = {
   lancedb: lancedbParams.default(lancedbParams.parse({})),
 };
 export type DenseSearchParams = { index: 'exact' | 'lancedb'; lancedb: LancedbParams };
+
+/** What a dense arm kind needs: its own packages, and LanceDB's when `index: lancedb` is chosen. */
+export function denseRequires(packages: readonly string[], env: readonly string[] = []): (p: DenseSearchParams) => ArmRequirements {
+  return (p) => ({ env, packages: p.index === 'lancedb' ? [...packages, '@lancedb/lancedb'] : packages });
+}
 
 /** The part of the search params that changes results, for an arm kind's fingerprint. */
 export function searchFingerprint(p: DenseSearchParams): JsonValue {

@@ -1,5 +1,4 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -7,11 +6,12 @@ import { runCli } from '../../harness/cli/main.js';
 import { memoryLogger } from '../../harness/log.js';
 import { PROJECT_ROOT } from '../../harness/testing/shared.js';
 import { linkGloveInto } from './testing.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 // configs/example-dense.yaml end to end through the CLI: bm25, onnx-embed on the GloVe folder (real
 // transformers.js + onnxruntime), use-lite (real TF.js), and fusions, into a temp cache. Then the same config
 // again (nothing embedded), and a LanceDB twin of the GloVe arm (vectors shared through the store).
-const work = mkdtempSync(join(tmpdir(), 'harness-example-dense-'));
+const work = tempDir('harness-example-dense');
 const cache = join(work, 'cache');
 
 interface Manifest {

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
@@ -10,6 +11,25 @@ import type { VectorMatrix } from './store.js';
 
 /** The cutoffs at which ANN recall against exact top-k is measured when the index is built. */
 const RECALL_CUTOFFS = [10, 100] as const;
+
+/** Folders named as Rust's tempfile names them (`.tmpXXXXXX`) in the temp dir. */
+async function rustTempFolders(): Promise<Set<string>> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  return new Set(names.filter((n) => /^\.tmp[A-Za-z0-9]{6}$/.test(n)));
+}
+
+/**
+ * LanceDB 0.31 leaves the shuffle folder of every index build in the temp dir (lance-format/lance#8992). Removes
+ * the ones that appeared during our build and hold only Lance's shuffle files, so no other program's is touched.
+ */
+async function removeShuffleLeftovers(before: Set<string>): Promise<void> {
+  for (const name of await rustTempFolders()) {
+    if (before.has(name)) continue;
+    const dir = join(tmpdir(), name);
+    const files = await readdir(dir).catch(() => ['?']);
+    if (files.length > 0 && files.every((f) => f.startsWith('shuffle_'))) await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * An ANN index in embedded LanceDB (`@lancedb/lancedb`), for corpora past what exact search should scan. The
@@ -32,7 +52,7 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
         .vectorSearch(queries.subarray(off, off + dims))
         .distanceType('dot')
         .limit(topK)
-        .select(['row']);
+        .select(['row', '_distance']);
       if (p.indexType !== 'hnsw-sq') q = q.nprobes(p.nprobes);
       if (p.refineFactor !== undefined) q = q.refineFactor(p.refineFactor);
       const rows = (await q.toArray()) as { row: number; _distance: number }[];
@@ -59,6 +79,7 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
           : p.indexType === 'ivf-flat'
             ? lancedb.Index.ivfFlat({ distanceType: 'dot', numPartitions: p.numPartitions })
             : lancedb.Index.hnswSq({ distanceType: 'dot', numPartitions: p.numPartitions });
+      const tempBefore = await rustTempFolders();
       try {
         await table.createIndex('vector', { config, replace: true });
       } catch (err) {
@@ -67,6 +88,8 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
           hint: 'small corpora need fewer partitions (lancedb.numPartitions) or index: exact',
           cause: err,
         });
+      } finally {
+        await removeShuffleLeftovers(tempBefore);
       }
       const buildMs = performance.now() - t0;
       const sample = Math.min(p.recallSample, n);

@@ -1,17 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../harness/cli/main.js';
 import { memoryLogger } from '../../harness/log.js';
 import { describeShared, PROJECT_ROOT } from '../../harness/testing/shared.js';
 import { linkGloveInto } from './testing.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 // configs/nfcorpus-dense.yaml on BEIR NFCorpus test: onnx-embed on GloVe and use-lite (first 64 words of each
 // passage) embed all 3,633 passages through their real runtimes. USE-lite is the slow part: ~7 CPU-minutes;
 // the whole test took 9.6 min at load average ~6 on 2 cores (46 min at load 18), hence the long timeout.
 describeShared('configs/nfcorpus-dense.yaml: local dense arms on NFCorpus test', ['data/nfcorpus/qrels/test.tsv'], () => {
-  const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-dense-'));
+  const work = tempDir('harness-nfcorpus-dense');
   beforeAll(async () => linkGloveInto(join(work, 'cache')), 300_000);
 
   it('reproduces the pinned nDCG@10 and R@100 of GloVe, USE-lite and their fusion with BM25', async () => {

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFolderAtomic } from '../../harness/cache/index.js';
@@ -7,13 +6,14 @@ import { memoryLogger } from '../../harness/log.js';
 import { type Loopback, startLoopback } from '../../harness/testing/loopback.js';
 import { gloveFolder } from '../../scripts/build-glove-model.js';
 import { folderRevision, loadOnnxEmbedder, onnxEmbedArm } from './onnx.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 // A four-word GloVe-style folder built by the real builder (hand-written ONNX Gather + WordPiece tokenizer),
 // run through the real transformers.js + onnxruntime-node path: every expected vector is arithmetic on the
 // table below. Words are listed by frequency, so `the` is rank 1.
 const V = { the: [1, 0, 0, 0], cat: [0, 2, 0, 0], dog: [0, 0, 4, 0], sat: [0, 0, 0, 8] } as const;
 const tiny = { dimensions: 4, words: Object.keys(V), vectors: V as Record<string, readonly number[]> };
-const models = mkdtempSync(join(tmpdir(), 'harness-models-'));
+const models = tempDir('harness-models');
 const log = memoryLogger();
 const load = (p: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, modelDir = models) =>
   loadOnnxEmbedder(onnxEmbedArm.params.parse({ model: 'tiny', pooling: 'mean', normalize: false, queryPrefix: '', ...p }), { modelDir, env, log });
@@ -75,7 +75,7 @@ describe('onnx-embed hub download (transformers.js against a loopback hub)', () 
   afterAll(async () => hub.close());
 
   it('downloads the files into <modelDir>/hub with progress on the logger, then embeds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-hub-'));
+    const dir = tempDir('harness-hub');
     const e = await load({ model: 'test-org/tiny' }, { HF_ENDPOINT: hub.url }, dir);
     expect(rows(await e.embed(['cat'], 'document'))).toEqual([[0, 2, 0, 0]]);
     expect(e.identity.revision).toBe('main');

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 import type { ArmFactory } from '../types.js';
-import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from './arm.js';
+import { COSINE_MIN, denseArm, denseRequires, denseSearchParams, searchFingerprint } from './arm.js';
 import type { EmbedRole, Embedder } from './embedder.js';
 import { normalizeRows } from './exact.js';
 
@@ -76,6 +76,9 @@ export function folderRevision(folder: string, dtype: OnnxEmbedParams['dtype']):
  * progress on stderr; `HF_ENDPOINT` changes the host, `HF_HUB_OFFLINE=1` forbids downloading).
  */
 export async function loadOnnxEmbedder(p: OnnxEmbedParams, opts: { modelDir: string; env: NodeJS.ProcessEnv; log: Logger }): Promise<Embedder> {
+  // ONNX Runtime's telemetry writes .ses and mat-debug-<pid>.log files into the temp dir; nothing of a private
+  // study should be logged, or uploaded, by a dependency.
+  process.env['ORT_DISABLE_TELEMETRY'] ??= '1';
   const tf = await import('@huggingface/transformers');
   const root = isAbsolute(p.model) ? dirname(p.model) : (p.modelDir ?? opts.modelDir);
   const id = isAbsolute(p.model) ? basename(p.model) : p.model;
@@ -197,7 +200,7 @@ export const onnxEmbedArm: ArmFactory<typeof params> = {
   kind: 'onnx-embed',
   summary: 'local ONNX embeddings via transformers.js (default Xenova/bge-large-en-v1.5, CLS pooling, query instruction), cosine top-k',
   params,
-  requires: { packages: ['@huggingface/transformers'] },
+  requires: denseRequires(['@huggingface/transformers']),
   fingerprint: (p) => ({
     kind: 'onnx-embed',
     v: 1,

@@ -1,11 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContentStore, sha256Hex } from '../../harness/cache/index.js';
 import { memoryLogger } from '../../harness/log.js';
 import type { EmbedRole, Embedder, EmbedderIdentity } from './embedder.js';
 import { decodeMatrix, EmbeddingStore, encodeMatrix } from './store.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const DIMS = 3;
 
@@ -43,7 +43,7 @@ function hashEmbedder(opts: { batchSize?: number; failOnCall?: number; shortOnCa
 }
 
 const items = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((t, i) => ({ id: `d${i}`, text: t }));
-const freshCache = () => new ContentStore(mkdtempSync(join(tmpdir(), 'harness-embed-')), { log: memoryLogger() });
+const freshCache = () => new ContentStore(tempDir('harness-embed'), { log: memoryLogger() });
 const embedFiles = (cache: ContentStore) =>
   existsSync(join(cache.root, 'embed')) ? readdirSync(join(cache.root, 'embed'), { recursive: true, withFileTypes: true }).filter((d) => d.isFile()) : [];
 

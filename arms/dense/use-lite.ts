@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { HarnessError } from '../../harness/errors.js';
 import type { ArmFactory } from '../types.js';
-import { COSINE_MIN, denseArm, denseSearchParams, searchFingerprint } from './arm.js';
+import { COSINE_MIN, denseArm, denseRequires, denseSearchParams, searchFingerprint } from './arm.js';
 import type { Embedder } from './embedder.js';
 
 /** The three optional packages the arm needs; the weights package's version is the model revision. */
@@ -96,7 +96,7 @@ export const useLiteArm: ArmFactory<typeof params> = {
   kind: 'use-lite',
   summary: 'Universal Sentence Encoder lite (512-d, TF.js wasm, optional @energetic-ai packages), cosine top-k',
   params,
-  requires: { packages: [...USE_LITE_PACKAGES] },
+  requires: denseRequires(USE_LITE_PACKAGES),
   fingerprint: (p) => ({
     kind: 'use-lite',
     v: 1,

@@ -1,15 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../harness/cli/main.js';
 import { memoryLogger } from '../../harness/log.js';
 import { describeShared, PROJECT_ROOT } from '../../harness/testing/shared.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 // The two graph configs end to end: every graph system beside BM25 per stratum, alone and fused, with the
 // Graph systems block (seed coverage per stratum) in the report and the graph stats in the manifest.
 async function ablate(config: string): Promise<{ out: string; md: string; manifest: { systems?: unknown } & Record<string, unknown> }> {
-  const work = mkdtempSync(join(tmpdir(), 'harness-graph-config-'));
+  const work = tempDir('harness-graph-config');
   let out = '';
   const code = await runCli(['ablate', '--config', config, '--output', join(work, 'reports'), '--cache', join(work, 'cache')], {
     out: (t) => void (out += t),

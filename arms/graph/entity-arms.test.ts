@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
@@ -7,10 +5,12 @@ import { ContentStore } from '../../harness/cache/index.js';
 import { memoryLogger } from '../../harness/log.js';
 import { bfsScore, entityBfs, entityGraph, entityLaneArm, graphBfsArm, type EntityGraph } from './entity-arms.js';
 import { graphOf } from './graph.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 function ctx() {
   const log = memoryLogger();
-  return { cache: new ContentStore(mkdtempSync(join(tmpdir(), 'harness-entity-')), { log }), log, workDir: tmpdir(), env: {} };
+  const dir = tempDir('harness-entity');
+  return { cache: new ContentStore(join(dir, 'cache'), { log }), log, workDir: join(dir, 'work'), env: {} };
 }
 
 const q = (id: string, text: string, stratum = 'exact'): Query => ({ id, text, stratum });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../../evalset/types.js';
@@ -10,6 +9,7 @@ import { builderParams, corpusGraph, type SynonymParams } from './build.js';
 import { conceptsOfTokens, lexicalExtractor, matchConcepts } from './concepts.js';
 import { cachedGraph, conceptIndex, decodeGraph, encodeGraph, graphOf, LINK_SYNONYM, synonymLinks, withLinks } from './graph.js';
 import { addConceptSeeds, inputSeedWeights, shapeGraph } from './shapes.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const tok = (canon: string, pos: string, stop = false) => ({ canon, pos, stop });
 
@@ -91,7 +91,7 @@ describe('the concept graph', () => {
   });
 
   it('is cached by corpus and builder: a second build reads the cache; a damaged entry is rebuilt', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'harness-graph-'));
+    const root = tempDir('harness-graph');
     const log = memoryLogger();
     const cache = new ContentStore(root, { log });
     const corpus: Document[] = [
@@ -123,7 +123,7 @@ describe('the concept graph', () => {
   });
 
   it('corpusGraph extracts once per corpus and builder params', async () => {
-    const cache = new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-')), { log: memoryLogger() });
+    const cache = new ContentStore(tempDir('harness-graph'), { log: memoryLogger() });
     const corpus: Document[] = [{ id: 'a', text: 'Maya moved to Lisbon with her husband Tomás.' }];
     const ctx = { cache, log: memoryLogger(), env: {} };
     const first = await corpusGraph(corpus, { concepts: 'lexical', fields: 'flat' }, ctx);
@@ -166,7 +166,7 @@ describe('synonyms param', () => {
   });
 
   it('adds synonym links to the built graph, keyed apart from the graph without them', async () => {
-    const cache = new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-')), { log: memoryLogger() });
+    const cache = new ContentStore(tempDir('harness-graph'), { log: memoryLogger() });
     const ctx = { cache, log: memoryLogger(), env: {} };
     const corpus: Document[] = [
       { id: 'a', text: 'The puppy sleeps.' },

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Document } from '../../evalset/types.js';
 import { ContentStore } from '../../harness/cache/index.js';
@@ -10,6 +7,7 @@ import { filesContaining } from '../../harness/testing/secret.js';
 import { corpusGraph } from './build.js';
 import { LINK_RELATION } from './graph.js';
 import { parseTriples, TRIPLES_PROMPT } from './llm.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const SECRET = 'sk-graph-llm-test-0123456789';
 
@@ -79,7 +77,7 @@ describe('concepts: llm', () => {
       },
       { body: completion('I cannot help with that.') },
     );
-    const root = mkdtempSync(join(tmpdir(), 'harness-graph-llm-'));
+    const root = tempDir('harness-graph-llm');
     const log = memoryLogger();
     const ctx = { cache: new ContentStore(root, { log }), log, env: { OPENAI_API_KEY: SECRET } };
     const p = {
@@ -110,7 +108,7 @@ describe('concepts: llm', () => {
 
   it('names the missing key variable (exit 2) before sending anything', async () => {
     const log = memoryLogger();
-    const ctx = { cache: new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-llm-')), { log }), log, env: {} };
+    const ctx = { cache: new ContentStore(tempDir('harness-graph-llm'), { log }), log, env: {} };
     await expect(corpusGraph(corpus, { concepts: 'llm', fields: 'flat', llm: { model: 'm', apiKeyEnv: 'MY_KEY', batchSize: 8 } }, ctx)).rejects.toMatchObject({
       exitCode: 2,
       message: expect.stringContaining('MY_KEY'),

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ContentStore } from '../../harness/cache/index.js';
 import { memoryLogger } from '../../harness/log.js';
 import { fnv1a32, hashEmbed, hashEmbedArm } from './index.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'hash-embed-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('hash-embed');
 
 describe('fnv1a32', () => {
   it('matches the published FNV-1a 32-bit test vectors', () => {

@@ -1,18 +1,17 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../harness/testing/cli.js';
 import { PROJECT_ROOT } from '../../harness/testing/shared.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const EXAMPLE = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-run-file-'));
+  dir = tempDir('harness-run-file');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function config(name: string, arm: string): string {
   const file = join(dir, `${name}.yaml`);

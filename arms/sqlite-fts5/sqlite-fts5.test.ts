@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { tmpdir } from 'node:os';
 import { sqliteFts5Arm, toMatchExpression } from './index.js';
 import type { ArmContext } from '../types.js';
 import type { Document } from '../../evalset/types.js';
 import { ContentStore } from '../../harness/cache/index.js';
 import { stderrLogger } from '../../harness/log.js';
+import { tempDir } from '../../harness/testing/temp.js';
+import { join } from 'node:path';
 
-const ctx: ArmContext = { cache: new ContentStore(tmpdir()), log: stderrLogger({ quiet: true }), workDir: tmpdir(), env: {} };
+const dir = tempDir('harness-fts5');
+const ctx: ArmContext = { cache: new ContentStore(join(dir, 'cache')), log: stderrLogger({ quiet: true }), workDir: join(dir, 'work'), env: {} };
 
 async function armOver(docs: Document[], params: Record<string, unknown> = {}) {
   const arm = sqliteFts5Arm.create('t', sqliteFts5Arm.params.parse(params), ctx);

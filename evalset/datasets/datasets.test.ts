@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import type { CliIo } from '../../harness/cli/io.js';
 import { datasetCatalog } from './catalog.js';
 import { downloadVerified } from './download.js';
 import { extractZip } from './extract.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
@@ -58,7 +58,7 @@ function rangeServer(body: Uint8Array): Handler {
   };
 }
 
-const tmp = () => mkdtemp(join(tmpdir(), 'datasets-'));
+const tmp = () => tempDir('datasets');
 
 describe('downloadVerified (loopback HTTP)', () => {
   it('downloads, verifies sha256 and renames atomically', async () => {

@@ -1,9 +1,8 @@
 import { existsSync, symlinkSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../harness/errors.js';
@@ -11,9 +10,10 @@ import { memoryLogger } from '../../harness/log.js';
 import { datasetsCommand } from '../../harness/cli/datasets.command.js';
 import type { CliIo } from '../../harness/cli/io.js';
 import { DEFAULT_TIMEOUTS, downloadVerified, redactUrl } from './download.js';
+import { tempDir } from '../../harness/testing/temp.js';
 
 const BODY = Buffer.from('0123456789'.repeat(1000));
-const tmp = () => mkdtemp(join(tmpdir(), 'network-'));
+const tmp = () => tempDir('network');
 const caught = <T>(p: Promise<T>) =>
   p.then(
     () => undefined,

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
+import { tempDir } from '../testing/temp.js';
 
 // Twelve memories, eight queries in two strata, two fake arms: enough for non-trivial p values.
 const corpus = Array.from({ length: 12 }, (_, i) => ({
@@ -20,7 +20,7 @@ const queries = Array.from({ length: 8 }, (_, i) => ({
 
 describe('harness compare on the files an ablation wrote', () => {
   it('reproduces every mean, p and corrected p of the ablation exactly', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-parity-'));
+    const dir = tempDir('harness-parity');
     mkdirSync(join(dir, 'es'));
     writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
     // Written out of id order: compare reads the queries in id order, so the random draws must not depend on order.

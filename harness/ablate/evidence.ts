@@ -1,5 +1,7 @@
 import type { Document, Qrels, Query, Run } from '../../evalset/types.js';
-import { evaluate, parseMeasure } from '../metrics/index.js';
+// The Map-based evaluate(), not the Library's (metrics/public.ts): the runner's Runs are checked where they are made.
+import { evaluate } from '../metrics/evaluate.js';
+import { parseMeasure } from '../metrics/index.js';
 import { rankDocIds } from '../metrics/ranking.js';
 import type { QueryExample, RecallCurves, ReportCosts } from '../report/types.js';
 import type { SystemOutcome } from './execute.js';

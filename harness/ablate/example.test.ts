@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
@@ -9,10 +8,11 @@ import { chromiumAvailable, inspectReportPage } from '../report/testdata/chromiu
 import type { ReportData, ReportInput } from '../report/types.js';
 import { withoutTimings } from '../testing/timings.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 // The bundled example end to end: `harness ablate --config configs/example.yaml` into a temp folder, then the
 // rendered report is pinned by snapshot, opened in a browser, and turned into an ADR.
-const work = mkdtempSync(join(tmpdir(), 'harness-example-'));
+const work = tempDir('harness-example');
 let reportDir = '';
 
 async function cli(args: string[]): Promise<{ code: number; out: string }> {

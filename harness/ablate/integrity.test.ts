@@ -1,10 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withoutTimings } from '../testing/timings.js';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 // Fault tests that drive the built CLI (`npm test` builds first), so they hold whatever shape the runner takes.
 const BIN = join(PROJECT_ROOT, 'dist', 'harness', 'cli', 'bin.js');
@@ -22,7 +22,7 @@ function harness(cwd: string, args: string[]): Promise<{ code: number; out: stri
 
 /** A work folder holding a copy of the bundled example and the example config pointed at it. */
 function workspace(): string {
-  const w = mkdtempSync(join(tmpdir(), 'harness-integrity-'));
+  const w = tempDir('harness-integrity');
   cpSync(EXAMPLE, join(w, 'es'), { recursive: true });
   const config = readFileSync(join(PROJECT_ROOT, 'configs', 'example.yaml'), 'utf8')
     .replace('path: ../evalset/examples/alex-memory', 'path: es')

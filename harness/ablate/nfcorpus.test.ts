@@ -1,14 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { describeShared, PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 describeShared('harness ablate --verify on configs/nfcorpus-bm25.yaml (Pyserini BM25 flat)', ['data/nfcorpus/qrels/test.tsv'], () => {
   it('reproduces nDCG@10 0.3218 and R@100 0.2457 within tolerance and prints the FTS5 figures beside them', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-'));
+    const work = tempDir('harness-nfcorpus');
     let out = '';
     const code = await runCli(
       ['ablate', '--config', 'configs/nfcorpus-bm25.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')],
@@ -26,7 +25,7 @@ describeShared('harness ablate --verify on configs/nfcorpus-bm25.yaml (Pyserini 
 
 describeShared('configs/rrf-vs-cc-nfcorpus.yaml: fusion grids tuned on the dev split', ['data/nfcorpus/qrels/dev.tsv'], () => {
   it('picks every grid point on dev, scores it on test, and verifies its pinned figures', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'harness-nfcorpus-rrf-'));
+    const work = tempDir('harness-nfcorpus-rrf');
     let out = '';
     const code = await runCli(
       ['ablate', '--config', 'configs/rrf-vs-cc-nfcorpus.yaml', '--verify', '--output', join(work, 'reports'), '--cache', join(work, 'cache')],

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
@@ -12,6 +11,7 @@ import type { ScopeData } from '../systems/types.js';
 import { executePlan } from './execute.js';
 import { DocPositions, packRun, unpackRun } from './packed.js';
 import { autoJobs } from './pool.js';
+import { tempDir } from '../testing/temp.js';
 
 // Three scopes (one conversation each, as LoCoMo has), every arm kind that runs offline (sqlite-fts5 holds a
 // native handle in its worker), a fusion grid over input subsets, a fusion of a fusion, and two arms with the
@@ -73,7 +73,7 @@ function folder(root: string): Map<string, string> {
 
 describe('the parallel ablation', () => {
   it('writes the report folder the serial run writes, byte for byte (timings aside), cold and warm', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    const dir = tempDir('harness-parallel');
     mkdirSync(join(dir, 'es'));
     writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
     writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
@@ -124,7 +124,7 @@ describe('the parallel ablation', () => {
   }, 120_000);
 
   it('refuses --jobs that is not a whole number from 1 or auto, with exit 2', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    const dir = tempDir('harness-parallel');
     for (const bad of ['0', '-1', '1.5', 'many']) {
       const r = await runCaptured(['ablate', '--config', 'study.yaml', '--jobs', bad], dir);
       expect(r.code).toBe(2);
@@ -226,7 +226,7 @@ describe('systems a worker cannot re-create', () => {
   }
 
   it('runs them in the main thread, with the serial outcome; their failure arrives with its exit code', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    const dir = tempDir('harness-parallel');
     const run = (jobs: number, failing: boolean, cache: string) =>
       executePlan(plan(failing), scopesData, {
         topK: 10,
@@ -245,7 +245,7 @@ describe('systems a worker cannot re-create', () => {
   }, 60_000);
 
   it("brings a worker's failure back as the serial runner meets it: same message, exit code and class", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'harness-parallel-'));
+    const dir = tempDir('harness-parallel');
     // Two documents with one id in scope s2: the retrieve node refuses an arm that returns a document twice.
     const broken = scopesData.map((sc) =>
       sc.scope === 's2' ? { ...sc, documents: [...sc.documents, sc.documents[0] as ScopeData['documents'][number]] } : sc,

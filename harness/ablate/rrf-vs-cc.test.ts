@@ -1,16 +1,16 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 // The study users run first, exactly as shipped: configs/rrf-vs-cc.yaml over the bundled example, offline.
 describe('configs/rrf-vs-cc.yaml', () => {
   it('lists every expanded system in --dry-run, reports them all with tuning and fusion diagnostics, and a rerun computes nothing', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'harness-rrf-vs-cc-'));
+    const work = tempDir('harness-rrf-vs-cc');
     const cli = async (extra: string[]) => {
       let out = '';
       const log = memoryLogger();

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 // Three memories, three queries. With the fake arm at signal 1 the score is the share of query words found
 // in the memory, so every ranking below can be derived by hand (ties: docId descending, as trec_eval).
@@ -64,7 +64,7 @@ function manifest(): { systems: { id: string; cache: { hits: number; misses: num
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-ablate-'));
+  dir = tempDir('harness-ablate');
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
   writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { voyageApi, wordHashVector } from '../../arms/dense/hosted/testing.js';
@@ -10,6 +9,7 @@ import type { ReportData } from '../report/types.js';
 import { loadConfig } from '../config/load.js';
 import { buildPlan, type PlanEntry } from '../systems/plan.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 // Eight memories, two of them sensitive, whose words no other memory uses (so a leak is unambiguous).
 const corpus = [
@@ -45,7 +45,7 @@ let dir: string;
 let server: Loopback;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-sensitive-'));
+  dir = tempDir('harness-sensitive');
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
   writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
@@ -53,7 +53,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function config(voyageExtra: string, arms = ''): string {

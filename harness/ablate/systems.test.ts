@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import type { ReportData } from '../report/types.js';
+import { tempDir } from '../testing/temp.js';
 
 // Six memories and four queries, two strata; fake arms (word overlap + seeded noise) as inputs.
 const corpus = [
@@ -76,7 +76,7 @@ function manifest(): { systems: { id: string; cache: { hits: number; misses: num
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-systems-'));
+  dir = tempDir('harness-systems');
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
   writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);

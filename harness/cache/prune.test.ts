@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { parseDuration, parseSize } from '../cli/cache.command.js';
 import { memoryLogger } from '../log.js';
 import { cacheKey } from './key.js';
 import { listCacheEntries, pruneCache, selectForPrune } from './prune.js';
 import { ContentStore } from './store.js';
+import { tempDir } from '../testing/temp.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 0, 31);
@@ -26,9 +26,8 @@ async function entry(store: ContentStore, ns: 'run' | 'index', name: string, byt
 }
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'harness-prune-'));
+  root = tempDir('harness-prune');
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('cache prune', () => {
   it('removes entries older than the limit, then the oldest until the rest fit the budget', async () => {

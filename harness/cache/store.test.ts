@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { cacheKey } from './key.js';
 import { ContentStore, openEntry, readFolderFiles, recoverFolder, sealEntry, writeFolderAtomic } from './store.js';
+import { tempDir } from '../testing/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'harness-store-'));
+const tmp = () => tempDir('harness-store');
 const key = cacheKey('run', 1, { arm: 'a', corpus: 'c' });
 const otherKey = cacheKey('run', 1, { arm: 'b', corpus: 'c' });
 

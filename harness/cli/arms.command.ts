@@ -1,3 +1,4 @@
+import type { ArmFactory } from '../../arms/types.js';
 import { defineCommand } from './io.js';
 
 export const armsCommand = defineCommand({
@@ -10,6 +11,7 @@ export const armsCommand = defineCommand({
     const { fuseParamsSchema } = await import('../fusion/index.js');
     const { pprParamsSchema } = await import('../../arms/graph/ppr-rank.js');
     const { keysOf } = await import('../config/problems.js');
+    const { armRequirements } = await import('../config/load.js');
     const lines: string[] = ['arms (kind under arms:):'];
     for (const [kind, f] of Object.entries(armFactories)) {
       lines.push(`  ${kind}: ${f.summary}`);
@@ -18,7 +20,7 @@ export const armsCommand = defineCommand({
       const defaults = f.params.safeParse({});
       const min = defaults.success ? f.theoreticalMinScore(defaults.data as never) : undefined;
       if (min !== undefined) lines.push(`    theoretical minimum score: ${min}`);
-      const req = f.requires as { env?: readonly string[]; packages?: readonly string[] } | undefined;
+      const req = armRequirements(f as ArmFactory, {});
       if (req?.env?.length) lines.push(`    needs env: ${req.env.join(', ')}`);
       if (req?.packages?.length) lines.push(`    needs packages: ${req.packages.join(', ')}`);
     }

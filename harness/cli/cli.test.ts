@@ -1,14 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { commands } from './commands.js';
 import { splitMeasureList } from './compare.command.js';
+import { tempDir } from '../testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'harness-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('harness-cli');
 
 function file(name: string, text: string | Uint8Array): string {
   const p = join(dir, name);

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../log.js';
 import { runCaptured } from '../testing/cli.js';
 import { evalArgsOf, fastEvalArgs, runEvalFast } from './eval-fast.js';
+import { tempDir } from '../testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-fast-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('eval-fast');
 
 function file(name: string, text: string): string {
   const p = join(dir, name);

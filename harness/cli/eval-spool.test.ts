@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
 import { streamableQrels } from '../metrics/qrels-stream.js';
 import { evaluateStreamed } from '../metrics/stream-eval.js';
@@ -10,6 +9,7 @@ import { compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { parseTrecEvalArgs } from './eval.command.js';
 import { runEval, STREAM_Q_BYTES, triesStreams } from './eval-run.js';
+import { tempDir } from '../testing/temp.js';
 
 /**
  * `harness eval -q` through the bounded spool (qrels and run streamed, each query's lines formatted as it is
@@ -17,8 +17,7 @@ import { runEval, STREAM_Q_BYTES, triesStreams } from './eval-run.js';
  * must print nothing and leave no temporary file.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-spool-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('eval-spool');
 const spoolDir = join(dir, 'spool');
 mkdirSync(spoolDir);
 

@@ -1,13 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { attachNegativeValues, parseTrecEvalArgs } from './eval.command.js';
+import { tempDir } from '../testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-cmd-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('eval-cmd');
 
 function file(name: string, text: string): string {
   const p = join(dir, name);

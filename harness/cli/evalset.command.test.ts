@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
 import { describeShared, sharedPath } from '../testing/shared.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
+import { tempDir } from '../testing/temp.js';
 
 function io(): CliIo & { text: () => string } {
   let text = '';
@@ -13,7 +13,7 @@ function io(): CliIo & { text: () => string } {
 }
 
 async function memorySet(queries: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'inspect-'));
+  const dir = tempDir('inspect');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'corpus.jsonl'), '{"id": "m1", "text": "one two three"}\n{"id": "m2", "text": "four five", "sensitive": true}\n');
   await writeFile(join(dir, 'queries.jsonl'), queries);

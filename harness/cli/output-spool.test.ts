@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { OutputSpool } from './output-spool.js';
+import { tempDir } from '../testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'spool-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('spool');
 
 function drained(spool: OutputSpool): string {
   let out = '';

@@ -1,13 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 import { comparisonPairs, familyId, isTestedMeasure } from './comparisons.js';
 import { compareSchema } from './config.js';
+import { tempDir } from '../testing/temp.js';
 
 function testIo(cwd: string): CliIo & { stdout: string[] } {
   const stdout: string[] = [];
@@ -29,15 +29,12 @@ const STRATA = 'q1\texact\nq2\texact\nq3\texact\nq4\tpara\nq5\tpara\nq6\tpara\n'
 describe('harness compare', () => {
   let root: string;
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'harness-compare-'));
+    root = tempDir('harness-compare');
     await writeFile(join(root, 'qrels.txt'), `${QRELS}\n`);
     await writeFile(join(root, 'a.trec'), `${RUN_A}\n`);
     await writeFile(join(root, 'b.trec'), `${RUN_B}\n`);
     await writeFile(join(root, 'strata.tsv'), STRATA);
     await writeFile(join(root, 'short.tsv'), 'q1\texact\n');
-  });
-  afterAll(async () => {
-    await rm(root, { recursive: true, force: true });
   });
 
   it('evaluates TREC runs per stratum and writes a full report', async () => {

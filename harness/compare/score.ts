@@ -1,5 +1,7 @@
 import type { Qrels, Run } from '../../evalset/types.js';
-import { evaluate, type Measure } from '../metrics/index.js';
+// The Map-based evaluate(), not the Library's (metrics/public.ts): the runner's Runs are checked where they are made.
+import { evaluate } from '../metrics/evaluate.js';
+import type { Measure } from '../metrics/index.js';
 import { formatMeasure } from '../metrics/index.js';
 
 /** Per-query values of every run, aligned with `queries`, and the counted notes of what was filled or dropped. */

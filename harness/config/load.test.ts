@@ -1,13 +1,13 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { loadConfig } from './load.js';
+import { tempDir } from '../testing/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+const dir = tempDir('harness-config');
 
 const valid = `
 name: tiny

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { armFactories, isArmKind } from '../../arms/registry.js';
-import type { ArmFactory } from '../../arms/types.js';
+import type { ArmFactory, ArmRequirements } from '../../arms/types.js';
 import { evalSetFormats } from '../../evalset/load.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
@@ -13,6 +13,7 @@ import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
 import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from '../util/suggest.js';
+import { projectRoot } from '../util/project.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
 import { judgeConfigSchema, type JudgeConfig } from '../judge/config.js';
@@ -137,18 +138,42 @@ function resolvePath(dir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(dir, p);
 }
 
-/** Checks an arm kind's requirements on this machine: env vars set, packages importable. */
-function unmetRequirements(factory: ArmFactory, env: NodeJS.ProcessEnv): string[] {
+/** `pkg` at the version range harness is built for (its peer or dependency range), for an `npm install`. */
+function installSpec(pkg: string): string {
+  const pj = JSON.parse(readFileSync(resolve(projectRoot(), 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const range = pj.peerDependencies?.[pkg] ?? pj.dependencies?.[pkg];
+  return range === undefined ? pkg : `${pkg}@${range}`;
+}
+
+/** An arm's requirements with these params (raw from the config; unparseable params fall back to the defaults). */
+export function armRequirements(factory: ArmFactory, rawParams: unknown): ArmRequirements {
+  if (typeof factory.requires !== 'function') return factory.requires ?? {};
+  const parsed = factory.params.safeParse(rawParams ?? {});
+  const fallback = factory.params.safeParse({});
+  const params = parsed.success ? parsed.data : fallback.success ? fallback.data : undefined;
+  return params === undefined ? {} : factory.requires(params);
+}
+
+/** Checks an arm's requirements on this machine: env vars set, packages importable. */
+function unmetRequirements(req: ArmRequirements, env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
-  for (const name of factory.requires?.env ?? []) {
+  for (const name of req.env ?? []) {
     if (!env[name]) problems.push(`needs the environment variable ${name}; set it (its value is never printed)`);
   }
-  for (const pkg of factory.requires?.packages ?? []) {
+  const missing = (req.packages ?? []).filter((pkg) => {
     try {
       import.meta.resolve(pkg);
+      return false;
     } catch {
-      problems.push(`needs the package "${pkg}"; install it with \`npm install ${pkg}\``);
+      return true;
     }
+  });
+  if (missing.length > 0) {
+    const which = missing.length === 1 ? `the package "${missing[0]}"; install it` : `the packages ${missing.map((p) => `"${p}"`).join(', ')}; install them`;
+    problems.push(`needs ${which} with \`npm install ${missing.map(installSpec).join(' ')}\``);
   }
   return problems;
 }
@@ -226,7 +251,7 @@ export function loadConfig(
   // Systems: arms (retrieve nodes) and derived systems expanded into the plan; requirements met on this machine.
   (cfg.arms ?? []).forEach((arm, i) => {
     if (arm === undefined || !isArmKind(arm.kind)) return;
-    for (const unmet of unmetRequirements(armFactories[arm.kind] as ArmFactory, env)) {
+    for (const unmet of unmetRequirements(armRequirements(armFactories[arm.kind] as ArmFactory, arm.params), env)) {
       problems.push(`arms[${i}]: ${arm.kind} ${unmet}, or remove arm "${arm.id}"`);
     }
   });

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sha256Hex } from '../cache/index.js';
 import { UsageError } from '../errors.js';
+import { projectRoot } from '../util/project.js';
 
 /**
  * A versioned prompt template kept as a file in the repository (`harness/judge/prompts/<name>.md`,
@@ -15,22 +15,35 @@ export interface PromptTemplate {
   readonly sha256: string;
 }
 
-/** `harness/<folder>/prompts/`, found from the source tree or from `dist/` (tsc does not copy `.md` files). */
+/**
+ * `harness/<folder>/prompts/` under the package root: the same folder from a clone (source or dist/) and from
+ * an installed package, which ships the prompt files as they are (`files` in package.json).
+ */
 function promptsDir(folder: string): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const up of ['..', join('..', '..', '..')]) {
-    const dir = resolve(here, up, folder, 'prompts');
-    if (existsSync(dir)) return dir;
-  }
-  return resolve(here, '..', folder, 'prompts');
+  return join(projectRoot(), 'harness', folder, 'prompts');
+}
+
+/** The prompt names (file names without .md) in `dir`, sorted; none when the folder is missing. */
+function promptNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => f.slice(0, -3))
+    .sort();
 }
 
 /** Reads prompt `name` (e.g. `umbrela-v1`) of `folder` (`judge`, `evalset-build`). */
 export function loadPrompt(folder: string, name: string): PromptTemplate {
   if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) throw new UsageError(`prompt name "${name}": use the file name without .md, e.g. umbrela-v1`);
-  const file = join(promptsDir(folder), `${name}.md`);
-  if (!existsSync(file))
-    throw new UsageError(`no prompt "${name}" in ${dirname(file)}`, { hint: 'prompts are versioned files; add a new one instead of editing an old one' });
+  const dir = promptsDir(folder);
+  const file = join(dir, `${name}.md`);
+  if (!existsSync(file)) {
+    const names = promptNames(dir);
+    const have = names.length === 0 ? 'it has none' : `it has ${names.join(', ')}`;
+    throw new UsageError(`no prompt "${name}" in ${dir}: ${have}`, {
+      hint: 'name one of those; a new prompt version is a new file beside them (old ones are never edited)',
+    });
+  }
   const text = readFileSync(file, 'utf8');
   return { name, text, sha256: sha256Hex(text) };
 }

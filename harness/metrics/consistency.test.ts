@@ -1,21 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { formatTrecRun, parseTrecQrels } from '../../evalset/trec.js';
 import { evaluate } from './evaluate.js';
 import { parseMeasure } from './measure.js';
 import { evaluateTrecRunFile, QrelsIndex } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
 import { trecSettings } from '../testing/trec-settings.js';
+import { tempDir } from '../testing/temp.js';
 
 /**
  * The two paths into the kernels must agree: evaluate() (maps, used by harness ablate) and the streaming
  * byte-level path of harness eval, on random runs with ties, unjudged and negative-grade documents.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-consistency-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('eval-consistency');
 
 it('evaluate() and the streaming trec_eval path give identical values', async () => {
   let seed = 5;

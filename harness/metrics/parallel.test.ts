@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { trecSettings } from '../testing/trec-settings.js';
+import { tempDir } from '../testing/temp.js';
 
 /**
  * The worker-thread path of harness eval (`--threads`). Workers load compiled JS, so this runs against
@@ -16,8 +16,7 @@ const present = existsSync(join(DIST, 'stream-worker.js'));
 if (!present) process.stderr.write('[skip] parallel harness eval: dist/ is not built (run `npm run build`)\n');
 const describeDist = present ? describe : describe.skip;
 
-const dir = mkdtempSync(join(tmpdir(), 'eval-par-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('eval-par');
 
 describeDist('harness eval with worker threads (dist/)', () => {
   let qrels = '';

@@ -1,23 +1,22 @@
 import { mulberry32 } from '../testing/mulberry32.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { INDEX_NOTE_BYTES, indexNote } from '../cli/eval-run.js';
 import { QrelsBlocks, type StreamableQrels, streamableQrels } from './qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, fnv1a, QrelsIndex } from './stream-eval.js';
 import { compileTrecPlan } from './trec-eval.js';
 import { trecSettings } from '../testing/trec-settings.js';
+import { tempDir } from '../testing/temp.js';
 
 /**
  * The merge join of `harness eval` without -q (qrels streamed one query at a time): every value, list and
  * error it gives must be the in-memory index's, which the conformance suite pins to trec_eval.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'qrels-stream-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('qrels-stream');
 
 function file(name: string, text: string | Buffer): string {
   const p = join(dir, name);

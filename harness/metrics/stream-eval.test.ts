@@ -1,8 +1,7 @@
 import { mulberry32 } from '../testing/mulberry32.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
 import {
   busyBetween,
@@ -20,11 +19,11 @@ import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { formatLong, printfFixed } from './printf.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';
 import { trecSettings } from '../testing/trec-settings.js';
+import { tempDir } from '../testing/temp.js';
 
 /** The streaming evaluator's own machinery: thread choice, the shareable qrels index, the per-block tables. */
 
-const dir = mkdtempSync(join(tmpdir(), 'stream-eval-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('stream-eval');
 
 const MB = 1 << 20;
 const settings = trecSettings({ perQuery: true, measures: ['official'] });

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
 import { describeShared, PROJECT_ROOT } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 
 const RECIPES = ['v1', 'memory-mcp', 'garbanzo', 'worlddb'] as const;
 
@@ -17,7 +17,7 @@ function evidenceRows(markdown: string): string[] {
 
 describeShared('configs/recipes-locomo.yaml: four recipes and plain BM25 on LoCoMo turns', ['data/locomo/locomo10.json'], () => {
   it('runs offline end to end: one row per recipe and stratum with CIs and corrected p against BM25, substitutes named, ADR 0026 quoting the report', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'harness-recipes-'));
+    const work = tempDir('harness-recipes');
     const cli = async (args: string[]) => {
       let out = '';
       const code = await runCli(args, { out: (t) => void (out += t), log: memoryLogger(), env: {}, cwd: PROJECT_ROOT });

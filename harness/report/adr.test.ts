@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
@@ -10,6 +9,7 @@ import { fmtLevel } from './format.js';
 import { fixtureInput } from './testdata/fixture.js';
 import type { ReportData } from './types.js';
 import { writeReport } from './write.js';
+import { tempDir } from '../testing/temp.js';
 
 function testIo(cwd: string): CliIo & { stdout: string[] } {
   const stdout: string[] = [];
@@ -51,14 +51,8 @@ describe('kebabTitle and nextAdrNumber', () => {
 });
 
 describe('harness adr', () => {
-  const dirs: string[] = [];
-  afterAll(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
-
   it('drafts an ADR whose evidence numbers equal the report', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'harness-adr-'));
-    dirs.push(root);
+    const root = tempDir('harness-adr');
     const reportDir = join(root, 'reports', 'fixture-study-01234567');
     await writeReport(reportDir, fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
     const adrDir = join(root, 'docs', 'adr');
@@ -141,8 +135,7 @@ describe('harness adr', () => {
   });
 
   it('never overwrites, and refuses a folder without report.json', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'harness-adr-'));
-    dirs.push(root);
+    const root = tempDir('harness-adr');
     const io = testIo(root);
     expect(await runCli(['adr', '--report', 'nowhere', '--title', 'X'], io)).toBe(2);
     await writeReport(join(root, 'r'), fixtureInput());

@@ -1,20 +1,14 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, inspectReportPage } from './testdata/chromium.js';
 import { fixtureInput } from './testdata/fixture.js';
 import { writeReport } from './write.js';
+import { tempDir } from '../testing/temp.js';
 
 describe.skipIf(!chromiumAvailable('report.html'))('report.html in headless Chromium', () => {
-  const dirs: string[] = [];
-  afterAll(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
-
   it('renders every plot with drawn content, logs no error, and saves a screenshot', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'harness-html-'));
-    dirs.push(dir);
+    const dir = tempDir('harness-html');
     await writeReport(dir, fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
     const shot = join(dir, 'screenshot.png');
     const { plots, scatterPoints, problems } = await inspectReportPage(join(dir, 'report.html'), shot);

@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors.js';
 import { buildReportData } from './build.js';
 import { renderComparisonsCsv, renderPerQueryCsv, renderSummaryCsv } from './csv.js';
@@ -11,6 +10,7 @@ import { renderMarkdown } from './markdown.js';
 import { niceTicks } from './svg.js';
 import { fixtureInput } from './testdata/fixture.js';
 import { readReport, rerenderReport, writeReport } from './write.js';
+import { tempDir } from '../testing/temp.js';
 
 const data = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
 
@@ -198,15 +198,7 @@ describe('renderers', () => {
 });
 
 describe('writeReport / harness report', () => {
-  const dirs: string[] = [];
-  afterAll(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
-  const tmp = async () => {
-    const d = await mkdtemp(join(tmpdir(), 'harness-report-'));
-    dirs.push(d);
-    return d;
-  };
+  const tmp = async () => tempDir('harness-report');
 
   it('writes report.json and every rendering; re-rendering gives identical bytes', async () => {
     const dir = await tmp();

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../errors.js';
 import { fixtureInput } from './testdata/fixture.js';
 import { readReport, rerenderReport, writeReport } from './write.js';
+import { tempDir } from '../testing/temp.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'harness-write-'));
+const tmp = () => tempDir('harness-write');
 
 describe('report folders are written whole', () => {
   it('replaces every file of an earlier report, extra files included, leaving no temp sibling', async () => {

@@ -1,4 +1,5 @@
 import { HarnessError } from '../errors.js';
+import { checkVector } from './input.js';
 
 export type AdjustMethod = 'holm' | 'bonferroni' | 'bh' | 'by' | 'hommel';
 
@@ -25,6 +26,7 @@ export const ADJUST_METHODS = ['holm', 'bonferroni', 'bh', 'by', 'hommel'] as co
  * @throws HarnessError on an empty list or a p outside [0, 1] (including NaN).
  */
 export function adjustPValues(p: ArrayLike<number>, method: AdjustMethod = 'holm'): Float64Array {
+  checkVector('adjustPValues', 'p', p);
   const m = p.length;
   if (m === 0) throw new HarnessError('adjustPValues: the family is empty; there is nothing to adjust');
   for (let i = 0; i < m; i++) {

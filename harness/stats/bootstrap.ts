@@ -1,6 +1,6 @@
 import { HarnessError } from '../errors.js';
 import { drawResamples, groupByLength, LANES, SharedDrawSums } from './draws.js';
-import { DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { checkArray, checkVector, DEFAULT_DRAWS, DEFAULT_SEED, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { normalCdf, normalQuantile } from './special.js';
 
 export type BootstrapMethod = 'percentile' | 'bca';
@@ -54,7 +54,9 @@ export function bootstrapCI(values: Vector, opts: BootstrapOptions = {}): Bootst
  * length (the same queries are resampled for every system, stratum and measure). Results in input order.
  */
 export function bootstrapCIMany(values: readonly Vector[], opts: BootstrapOptions = {}): BootstrapResult[] {
+  checkArray('bootstrapCIMany', 'values', values, 'vectors');
   const vectors = values.map((v, i) => {
+    checkVector('bootstrapCIMany', `values[${i}]`, v);
     try {
       return toVector('bootstrapCIMany', v, 1);
     } catch (e) {

@@ -19,17 +19,48 @@ function checkFinite(fn: string, name: string, v: Vector): void {
   }
 }
 
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (v instanceof Map) return 'a Map';
+  if (v instanceof Set) return 'a Set';
+  if (typeof v === 'object') return 'an object without a length';
+  return typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`;
+}
+
+/**
+ * A TypeError unless `v` is array-like (an array, a typed array, an object with an integer `length`): a Map or
+ * a plain object of per-query values has no order to pair by, and read as a vector it would be empty and give
+ * a plausible-looking p = 1.
+ */
+export function checkVector(fn: string, name: string, v: unknown): asserts v is Vector {
+  const length = typeof v === 'object' && v !== null ? (v as { length?: unknown }).length : undefined;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw new TypeError(
+      `${fn}: ${name} is ${kindOf(v)}, not a vector; pass the per-query values as an array or a typed array` +
+        ' (paired vectors in the same query order, e.g. queryIds.map((q) => perQuery.get(q)))',
+    );
+  }
+}
+
+/** A TypeError unless `v` is an array (of vectors, of alphas). */
+export function checkArray(fn: string, name: string, v: unknown, what: string): asserts v is readonly unknown[] {
+  if (!Array.isArray(v)) throw new TypeError(`${fn}: ${name} must be an array of ${what}; got ${kindOf(v)}`);
+}
+
 /** Validated copy of `values` as a Float64Array. */
-export function toVector(fn: string, values: Vector, minLength: number): Float64Array {
+export function toVector(fn: string, values: Vector, minLength: number, name = 'values'): Float64Array {
+  checkVector(fn, name, values);
   if (values.length < minLength) {
     throw new HarnessError(`${fn}: needs at least ${minLength} value${minLength === 1 ? '' : 's'}, got ${values.length}`);
   }
-  checkFinite(fn, 'values', values);
+  checkFinite(fn, name, values);
   return Float64Array.from(values);
 }
 
 /** Paired differences d = b - a (challenger minus baseline), after checking the pairing. */
 export function pairedDiffs(fn: string, a: Vector, b: Vector, minLength: number): Float64Array {
+  checkVector(fn, 'a', a);
+  checkVector(fn, 'b', b);
   if (a.length !== b.length) {
     throw new HarnessError(`${fn}: the paired vectors differ in length (a: ${a.length}, b: ${b.length})`, {
       hint: 'align both systems on the same query ids before testing',

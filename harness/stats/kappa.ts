@@ -1,4 +1,5 @@
 import { HarnessError } from '../errors.js';
+import { checkArray } from './input.js';
 
 export type KappaWeights = 'none' | 'linear' | 'quadratic';
 export type Label = number | string;
@@ -40,6 +41,8 @@ export interface KappaResult {
  * silently drops it), or κ is undefined because chance disagreement is 0 (both raters used one label only).
  */
 export function cohensKappa(a: readonly Label[], b: readonly Label[], opts: KappaOptions = {}): KappaResult {
+  checkArray('cohensKappa', 'a', a, 'ratings (numbers or strings), one per item');
+  checkArray('cohensKappa', 'b', b, 'ratings (numbers or strings), one per item, in the order of a');
   if (a.length !== b.length)
     throw new HarnessError(`cohensKappa: the rating lists differ in length (a: ${a.length}, b: ${b.length})`, {
       hint: 'align both raters on the same (queryId, docId) pairs first',

@@ -1,6 +1,6 @@
 import { HarnessError } from '../errors.js';
 import { buildChunkTable, chunkCount, drawSignBytes, groupByLength, LANES, SharedDrawSums } from './draws.js';
-import { DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
+import { checkArray, checkVector, DEFAULT_DRAWS, DEFAULT_SEED, pairedDiffs, positiveInt, seedOf, sumTolerance, toVector, type Vector } from './input.js';
 import { orderStatistics } from './bootstrap.js';
 
 export interface RandomizationOptions {
@@ -50,7 +50,9 @@ export function randomizationTest(a: Vector, b: Vector, opts: RandomizationOptio
  * (Holm, Hommel, Bonferroni, BY) tolerate). Results are in input order.
  */
 export function randomizationTestMany(diffs: readonly Vector[], opts: RandomizationOptions = {}): RandomizationResult[] {
+  checkArray('randomizationTestMany', 'diffs', diffs, 'difference vectors');
   const vectors = diffs.map((v, i) => {
+    checkVector('randomizationTestMany', `diffs[${i}]`, v);
     try {
       return toVector('randomizationTestMany', v, 1);
     } catch (e) {
@@ -143,6 +145,7 @@ export interface RandomizationCIOptions extends RandomizationOptions {
  * doi:10.1214/088342304000000396 on inverting permutation tests).
  */
 export function randomizationCI(d: Vector, opts: RandomizationCIOptions = {}): readonly [number | null, number | null] {
+  checkVector('randomizationCI', 'd', d);
   const [r] = randomizationCIMany([d], [opts.alpha ?? 0.05], opts);
   return r as readonly [number | null, number | null];
 }
@@ -155,9 +158,12 @@ export function randomizationCIMany(
 ): (readonly [number | null, number | null])[] {
   const permutations = positiveInt('randomizationCI', 'permutations', opts.permutations ?? DEFAULT_DRAWS);
   const seed = seedOf('randomizationCI', opts.seed ?? DEFAULT_SEED);
+  checkArray('randomizationCI', 'diffs', diffs, 'difference vectors');
+  checkArray('randomizationCI', 'alphas', alphas, 'levels in (0, 1)');
   const vectors = diffs.map((v, i) => {
     const a = alphas[i] as number;
     if (!(a > 0 && a < 1)) throw new HarnessError(`randomizationCI: alpha[${i}] must be in (0, 1), got ${a}`);
+    checkVector('randomizationCI', `diffs[${i}]`, v);
     return toVector('randomizationCI', v, 1);
   });
   const out = new Array<readonly [number | null, number | null]>(vectors.length);

@@ -35,6 +35,7 @@ const chunkParams = z
 export const chunkNode: NodeKind = {
   summary: 'chunk each document (v1: 1600 chars, 320 overlap, sentence boundaries, date header) for a wrapped arm; max over chunks',
   arity: { min: 0, max: 0 },
+  params: chunkParams,
   bind({ params, topK }) {
     const r = chunkParams.safeParse(params);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(chunkParams, p)) };

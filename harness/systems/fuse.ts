@@ -87,6 +87,7 @@ function priorInputs(table: DocTable, documents: readonly Document[], queries: r
 export const fuseNode: NodeKind = {
   summary: 'fuse the runs of its inputs (rrf, combsum, combmnz, cc)',
   arity: { min: 1, max: 64 },
+  params: fuseParamsSchema,
   bind({ params, inputs }) {
     const r = fuseParamsSchema.safeParse(params);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(fuseParamsSchema, p)) };

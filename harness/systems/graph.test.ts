@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
@@ -7,6 +5,7 @@ import { ContentStore } from '../cache/index.js';
 import { memoryLogger } from '../log.js';
 import { graphPprNode } from './graph.js';
 import type { BoundNode, InputFacts, ScopeData, ScopeRun } from './types.js';
+import { tempDir } from '../testing/temp.js';
 
 const documents: Document[] = [
   { id: 'd1', text: 'Maya moved to Lisbon in March.' },
@@ -29,7 +28,8 @@ function bind(params: unknown, inputs: InputFacts[] = []): BoundNode {
 
 function ctx() {
   const log = memoryLogger();
-  return { cache: new ContentStore(mkdtempSync(join(tmpdir(), 'harness-graph-node-')), { log }), log, workDir: tmpdir(), env: {} };
+  const dir = tempDir('harness-graph-node');
+  return { cache: new ContentStore(join(dir, 'cache'), { log }), log, workDir: join(dir, 'work'), env: {} };
 }
 
 describe('graph-ppr node', () => {

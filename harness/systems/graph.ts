@@ -21,6 +21,7 @@ const RANKING_VERSION = 1;
 export const graphPprNode: NodeKind = {
   summary: 'Personalized PageRank over a concept graph, seeded by the query and optionally by input systems',
   arity: { min: 0, max: 16 },
+  params: pprParamsSchema,
   bind({ params, inputs }) {
     const r = pprParamsSchema.safeParse(params);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(pprParamsSchema, p)) };

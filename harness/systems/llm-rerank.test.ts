@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
 import { ContentStore } from '../cache/index.js';
 import { memoryLogger } from '../log.js';
@@ -10,12 +7,9 @@ import { type Loopback, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
 import { llmRerankNode } from './llm-rerank.js';
 import type { BoundNode, ScopeData, ScopeRun } from './types.js';
+import { tempDir } from '../testing/temp.js';
 
 const KEY = 'sk-loopback-rerank-secret-0123456789';
-const roots: string[] = [];
-afterAll(() => {
-  for (const r of roots) rmSync(r, { recursive: true, force: true });
-});
 let server: Loopback | undefined;
 afterEach(async () => {
   await server?.close();
@@ -23,8 +17,7 @@ afterEach(async () => {
 });
 
 function context() {
-  const root = mkdtempSync(join(tmpdir(), 'llm-rerank-'));
-  roots.push(root);
+  const root = tempDir('llm-rerank');
   const log = memoryLogger();
   return { root, log, ctx: { cache: new ContentStore(root), log, workDir: root, env: { OPENAI_API_KEY: KEY } } };
 }

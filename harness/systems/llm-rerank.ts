@@ -68,6 +68,7 @@ class NoUsableReply extends Error {}
 export const llmRerankNode: NodeKind = {
   summary: 'v1 LLM rerank (7 regex query types, JSON {index, score}); 40 -> 20; input order after 3 failed parses or without an LLM',
   arity: { min: 1, max: 1 },
+  params,
   bind({ params: raw }) {
     const r = params.safeParse(raw);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(params, p)) };

@@ -27,6 +27,7 @@ const params = z
 export const recencyRerankNode: NodeKind = {
   summary: 'rerank one input by base relevance + recency decay (72 h half-life) + query-word overlap (garbanzo blend)',
   arity: { min: 1, max: 1 },
+  params,
   bind({ params: raw }) {
     const r = params.safeParse(raw);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(params, p)) };

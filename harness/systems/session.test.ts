@@ -1,16 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
 import { ContentStore } from '../cache/index.js';
 import { memoryLogger } from '../log.js';
 import { recencyRerankNode } from './recency-rerank.js';
 import { sessionNode } from './session.js';
 import type { BoundNode, NodeContext, ScopeData } from './types.js';
+import { tempDir } from '../testing/temp.js';
 
-const root = mkdtempSync(join(tmpdir(), 'session-node-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('session-node');
 const ctx: NodeContext = { cache: new ContentStore(root), log: memoryLogger(), workDir: root, env: {} };
 const scopeOf = (documents: Document[], queries: Query[]): ScopeData => ({
   scope: 'conv',

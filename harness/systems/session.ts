@@ -62,6 +62,7 @@ interface SummaryDoc {
 export const sessionNode: NodeKind = {
   summary: 'sessions at 30 min of inactivity with extractive summaries, indexed with the messages by a wrapped arm; garbanzo blend',
   arity: { min: 0, max: 0 },
+  params: sessionParams,
   bind({ params, topK }) {
     const r = sessionParams.safeParse(params);
     if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(sessionParams, p)) };

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Corpus, JsonValue, Query } from '../../evalset/types.js';
 import type { ContentStore } from '../cache/index.js';
 import type { Logger } from '../log.js';
@@ -110,6 +111,11 @@ export interface NodeKind {
   readonly summary: string;
   /** How many inputs a node of this kind takes. */
   readonly arity: { readonly min: number; readonly max: number };
+  /**
+   * The strict schema of a config entry's `params`, as `bind` checks it, for the config's JSON Schema
+   * (scripts/config-schema.ts). Absent for `retrieve`, whose params are its arm kind's.
+   */
+  readonly params?: z.ZodType;
   bind(entry: {
     readonly kind: string;
     readonly params: unknown;

@@ -15,17 +15,31 @@ export function projectRoot(): string {
   }
 }
 
-/** Versions of Node, harness and its runtime dependencies, for manifests. */
+/**
+ * The version of package `name` as Node would load it from `root`: `node_modules/<name>` in `root` or the
+ * nearest folder above it that has one (an installed harness finds its dependencies in the user's project).
+ */
+function installedVersion(root: string, name: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const file = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Versions of Node, harness and its runtime dependencies (optional peers too, when installed), for manifests. */
 export function packageVersions(): Record<string, string> {
   const root = projectRoot();
   const pj = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     version: string;
     dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
   };
   const out: Record<string, string> = { node: process.versions.node, harness: pj.version };
-  for (const dep of Object.keys(pj.dependencies ?? {}).sort()) {
-    const file = join(root, 'node_modules', dep, 'package.json');
-    out[dep] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version : 'missing';
+  const required = new Set(Object.keys(pj.dependencies ?? {}));
+  for (const dep of [...required, ...Object.keys(pj.peerDependencies ?? {})].sort()) {
+    const v = installedVersion(root, dep) ?? (required.has(dep) ? 'missing' : undefined);
+    if (v !== undefined) out[dep] = v;
   }
   return out;
 }

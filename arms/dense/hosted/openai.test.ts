@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentStore } from '../../../harness/cache/index.js';
@@ -7,9 +6,11 @@ import { memoryLogger } from '../../../harness/log.js';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
 import { type Loopback, startLoopback } from '../../../harness/testing/loopback.js';
+import { armRequirements } from '../../../harness/config/load.js';
 import { EmbeddingStore } from '../store.js';
 import { openaiEmbedArm, openaiEmbedder, openaiParams } from './openai.js';
 import { base64Floats, fakeTokens, openaiApi, wordHashVector } from './testing.js';
+import { tempDir } from '../../../harness/testing/temp.js';
 
 const KEY = 'sk-loopback-openai-key-7d2e0b';
 let server: Loopback;
@@ -17,11 +18,10 @@ let dir: string;
 
 beforeEach(async () => {
   server = await startLoopback(openaiApi());
-  dir = mkdtempSync(join(tmpdir(), 'harness-openai-'));
+  dir = tempDir('harness-openai');
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const embedder = (params: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}) =>
@@ -157,7 +157,8 @@ describe('openai-embed through the openai SDK', () => {
   }
 
   it('declares its key and cosine minimum, refuses impossible dimensions, and keeps transport out of its fingerprint', () => {
-    expect(openaiEmbedArm.requires?.env).toEqual(['OPENAI_API_KEY']);
+    expect(armRequirements(openaiEmbedArm, {}).env).toEqual(['OPENAI_API_KEY']);
+    expect(armRequirements(openaiEmbedArm, { index: 'lancedb' }).packages).toContain('@lancedb/lancedb');
     const p = openaiParams.parse({});
     expect(openaiEmbedArm.theoreticalMinScore(p)).toBe(-1);
     expect(openaiEmbedArm.sendsTextOffMachine(p)).toBe(true);

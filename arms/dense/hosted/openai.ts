@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
 import type { ArmFactory } from '../../types.js';
-import { COSINE_MIN, denseSearchParams, searchFingerprint } from '../arm.js';
+import { COSINE_MIN, denseRequires, denseSearchParams, searchFingerprint } from '../arm.js';
 import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
 
 /**
@@ -153,7 +153,7 @@ export const openaiEmbedArm: ArmFactory<typeof openaiParams> = {
   kind: 'openai-embed',
   summary: 'OpenAI embeddings through the openai SDK (text-embedding-3-small, dimensions); sends text to OpenAI',
   params: openaiParams,
-  requires: { env: [OPENAI_KEY_ENV], packages: ['openai'] },
+  requires: denseRequires(['openai'], [OPENAI_KEY_ENV]),
   // Transport (base URL, wire encoding, batching, concurrency, retries, timeout) and price change no vector.
   fingerprint: (p) => ({ kind: 'openai-embed', v: 1, model: p.model, dims: openaiDims(p), search: searchFingerprint(p) }),
   theoreticalMinScore: () => COSINE_MIN,

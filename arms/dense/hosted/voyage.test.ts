@@ -1,13 +1,14 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ContentStore } from '../../../harness/cache/index.js';
 import { memoryLogger } from '../../../harness/log.js';
 import { type Loopback, startLoopback } from '../../../harness/testing/loopback.js';
+import { armRequirements } from '../../../harness/config/load.js';
 import { EmbeddingStore } from '../store.js';
 import { fakeTokens, voyageApi, wordHashVector } from './testing.js';
 import { voyageEmbedArm, voyageEmbedder, voyageParams } from './voyage.js';
+import { tempDir } from '../../../harness/testing/temp.js';
 
 const KEY = 'pa-loopback-voyage-key-4f1c9a';
 let server: Loopback;
@@ -15,11 +16,10 @@ let dir: string;
 
 beforeEach(async () => {
   server = await startLoopback(voyageApi());
-  dir = mkdtempSync(join(tmpdir(), 'harness-voyage-'));
+  dir = tempDir('harness-voyage');
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const embedder = (params: Record<string, unknown> = {}) =>
@@ -186,7 +186,8 @@ describe('voyage-embed through the voyageai SDK', () => {
   });
 
   it('declares its key, its cosine minimum, that it sends text off the machine, and keeps transport out of its fingerprint', () => {
-    expect(voyageEmbedArm.requires?.env).toEqual(['VOYAGE_API_KEY']);
+    expect(armRequirements(voyageEmbedArm, {}).env).toEqual(['VOYAGE_API_KEY']);
+    expect(armRequirements(voyageEmbedArm, { index: 'lancedb' }).packages).toContain('@lancedb/lancedb');
     const p = voyageParams.parse({});
     expect(voyageEmbedArm.theoreticalMinScore(p)).toBe(-1);
     expect(voyageEmbedArm.sendsTextOffMachine(p)).toBe(true);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
 import type { ArmFactory } from '../../types.js';
-import { COSINE_MIN, denseSearchParams, searchFingerprint } from '../arm.js';
+import { COSINE_MIN, denseRequires, denseSearchParams, searchFingerprint } from '../arm.js';
 import type { EmbedRole } from '../embedder.js';
 import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
 
@@ -146,7 +146,7 @@ export const voyageEmbedArm: ArmFactory<typeof voyageParams> = {
   kind: 'voyage-embed',
   summary: 'Voyage AI embeddings through the voyageai SDK (voyage-3.5, input_type); sends text to Voyage',
   params: voyageParams,
-  requires: { env: [VOYAGE_KEY_ENV], packages: ['voyageai'] },
+  requires: denseRequires(['voyageai'], [VOYAGE_KEY_ENV]),
   // Transport (base URL, batching, concurrency, retries, timeout) and price change no vector.
   fingerprint: (p) => ({
     kind: 'voyage-embed',

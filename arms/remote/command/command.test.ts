@@ -1,18 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
+import { tempDir } from '../../../harness/testing/temp.js';
 
 const EXAMPLE = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
 const FIXTURE = join(PROJECT_ROOT, 'arms', 'remote', 'command', 'fixtures', 'overlap-retriever.mjs');
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-command-'));
+  dir = tempDir('harness-command');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function config(commandParams: string): string {
   const file = join(dir, 'c.yaml');

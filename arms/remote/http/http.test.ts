@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../../../harness/testing/loopback.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
+import { tempDir } from '../../../harness/testing/temp.js';
 
 const SECRET = 'sk-memory-loopback-7f3a91c2e8';
 const corpus = [
@@ -36,7 +36,7 @@ const stored = new Map<string, string>();
 const arrivals: number[] = [];
 beforeEach(async () => {
   arrivals.length = 0;
-  dir = mkdtempSync(join(tmpdir(), 'harness-http-'));
+  dir = tempDir('harness-http');
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
   writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
@@ -54,7 +54,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function config(more: readonly string[] = ['local: true']): string {

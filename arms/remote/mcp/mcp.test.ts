@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory } from '../../../evalset/memory.js';
@@ -11,6 +10,7 @@ import { createMemoryServer } from '../../../examples/mcp-memory-server.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
+import { tempDir } from '../../../harness/testing/temp.js';
 
 const EXAMPLE = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
 // The MCP server under test: written with the same SDK (McpServer, stdio transport), a keyword memory with
@@ -19,9 +19,8 @@ const SERVER = `{ command: ${JSON.stringify(process.execPath)}, args: [--import,
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'harness-mcp-'));
+  dir = tempDir('harness-mcp');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function config(params: string, server = SERVER): string {
   const file = join(dir, 'm.yaml');
