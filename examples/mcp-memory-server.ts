@@ -18,9 +18,9 @@ import { KeywordMemory } from './keyword-memory.js';
 export const SERVER_NAME = 'example-memory';
 export const SERVER_VERSION = '1.0.0';
 
-/** The server over `memory`, not yet connected to a transport. */
-export function createMemoryServer(memory = new KeywordMemory()): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+/** The server over `memory`, not yet connected to a transport; `version` stands in for an upgraded release. */
+export function createMemoryServer(memory = new KeywordMemory(), version = SERVER_VERSION): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version });
   server.registerTool(
     'store',
     {

@@ -8,6 +8,7 @@ import { scopesOf } from '../ablate/scopes.js';
 import { ContentStore } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { probePlan } from '../systems/probe.js';
 import type { Logger } from '../log.js';
 import type { JudgeConfig } from './config.js';
 import { judgePool, type JudgeOutcome } from './judge.js';
@@ -16,10 +17,14 @@ import { depthPool, type Pool } from './pool.js';
 import { loadPrompt } from './prompt.js';
 import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
 
-/** The runs of every system of an ablation (from the run cache when `harness ablate` ran before). */
+/**
+ * The runs of every system of an ablation (from the run cache when `harness ablate` ran before). Remote systems
+ * are probed first, as `harness ablate` probes them, so a changed server's runs are never served from the cache.
+ */
 export async function ablationRuns(cfg: ResolvedConfig, es: EvalSet, log: Logger, env: NodeJS.ProcessEnv): Promise<Map<string, Run>> {
   const store = new ContentStore(cfg.cache, { log });
-  const outcomes = await executePlan(cfg.plan, scopesOf(es), { topK: cfg.topK, store, log, env, workDir: cfg.cache });
+  const plan = await probePlan(cfg.plan, { cache: store, log, env, workDir: join(cfg.cache, 'work') });
+  const outcomes = await executePlan(plan, scopesOf(es), { topK: cfg.topK, store, log, env, workDir: cfg.cache });
   return new Map([...outcomes].map(([id, o]) => [id, o.run] as const));
 }
 
