@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { HarnessError, InputError, UsageError } from '../harness/errors.js';
-import { compareIds, rankDocIds } from '../harness/metrics/ranking.js';
+import { compareIds, rankDocIds } from './rank-order.js';
 import type { Qrels, Run } from './types.js';
 
 /**

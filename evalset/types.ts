@@ -3,7 +3,9 @@
  * Ids are plain strings that never contain whitespace (TREC formats split on it); readers reject such ids.
  */
 
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [k: string]: JsonValue };
+import type { JsonValue } from '../harness/json.js';
+
+export type { JsonValue };
 
 /** One retrievable unit: a memory, a conversation turn, a session, a passage. */
 export interface Document {

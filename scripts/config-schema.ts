@@ -29,7 +29,7 @@ import { armFactories } from '../arms/registry.js';
 import { evalSetFormats } from '../evalset/load.js';
 import { compareSchema, gateSchema } from '../harness/compare/config.js';
 import { configSchema } from '../harness/config/schema.js';
-import { judgeConfigSchema } from '../harness/judge/config.js';
+import { judgeConfigSchema } from '../harness/config/judge.js';
 import { nodeKinds } from '../harness/systems/registry.js';
 import { projectRoot } from '../harness/util/project.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../harness/log.js';
 import { createRng } from '../../harness/stats/rng.js';
-import { lancedbParams } from './arm.js';
+import { lancedbParams } from './vector-index.js';
 import type { EmbedderIdentity } from './embedder.js';
 import { exactTopK, normalizeRows } from './exact.js';
 import { lancedbIndex } from './lancedb.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
-import type { LancedbParams, VectorIndex } from './arm.js';
+import type { LancedbParams, VectorIndex } from './vector-index.js';
 import { type EmbedderIdentity, identityJson } from './embedder.js';
 import { exactTopK, type TopK } from './exact.js';
 import type { VectorMatrix } from './store.js';

@@ -1,5 +1,3 @@
-import { longMemEvalDcg } from '../../harness/metrics/kernels/longmemeval.js';
-
 /**
  * LongMemEval's own retrieval measures (xiaowu0162/LongMemEval src/retrieval/eval_utils.py), reproduced only to
  * compare with published numbers; our reported measures stay trec_eval's. All functions are pure and take the
@@ -26,7 +24,18 @@ export function recallAll(ranked: readonly string[], relevant: ReadonlySet<strin
   return 1;
 }
 
-export { longMemEvalDcg };
+/**
+ * LongMemEval's DCG (xiaowu0162/LongMemEval src/retrieval/eval_utils.py) over a gain list, first `k` entries:
+ * rel[0] + sum_{i>=1} rel[i] / log2(i + 1) with 0-based i. Unlike trec_eval (every rank r divided by
+ * log2(r + 1)), ranks 1 and 2 are both undiscounted. Kept only to compare with published LongMemEval numbers.
+ */
+export function longMemEvalDcg(gains: ArrayLike<number>, k: number): number {
+  const n = Math.min(k, gains.length);
+  if (n === 0) return 0;
+  let dcg = gains[0]!;
+  for (let i = 1; i < n; i++) dcg += gains[i]! / Math.log2(i + 1);
+  return dcg;
+}
 
 /**
  * ndcg_any@k: their DCG of the ranking over their DCG of the ideal ranking; 0 when nothing is relevant.

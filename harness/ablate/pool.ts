@@ -8,7 +8,7 @@ import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
 import type { ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
-import { cachedScopeRun, type ExecuteOptions, refreshedSystems, type SystemRuns } from './execute.js';
+import { cachedScopeRun, type ExecuteOptions, refreshedSystems, type SystemRuns } from './scope-run.js';
 import { DocPositions, packRun, type PackedRun, unpackRun } from './packed.js';
 import type { FromWorker, SystemSpec, ToWorker, WireError, WorkerInit } from './worker.js';
 

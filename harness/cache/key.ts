@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../../evalset/types.js';
+import type { JsonValue } from '../json.js';
 
 /** JSON with object keys sorted at every depth, so equal values always give equal text (and equal hashes). */
 export function canonicalJson(value: JsonValue | undefined): string {

@@ -1,6 +1,7 @@
 import type { ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
-import { attachNegativeValues, evalCommand, type EvalFormat } from './eval.command.js';
+import type { EvalFormat } from './eval-args.js';
+import { attachNegativeValues, evalCommand } from './eval.command.js';
 import type { CliIo } from './io.js';
 
 /**

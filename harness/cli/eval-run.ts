@@ -3,7 +3,7 @@ import { bomNote, peekTrecFile, readTrecFile } from '../../evalset/trec.js';
 import { UsageError } from '../errors.js';
 import type { CliIo } from './io.js';
 import { OutputSpool, type SpoolOptions } from './output-spool.js';
-import type { EvalArgs, EvalFormat } from './eval.command.js';
+import type { EvalArgs, EvalFormat } from './eval-args.js';
 import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';

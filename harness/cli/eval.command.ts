@@ -1,7 +1,8 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
 import { describeMeasures, formatMeasure, parseMeasure, trecEvalSpelling, type Measure } from '../metrics/measure.js';
-import { TREC_MEASURE_NAMES, TREC_NICKNAMES, type TrecEvalSettings } from '../metrics/trec-eval.js';
+import { TREC_MEASURE_NAMES, TREC_NICKNAMES } from '../metrics/trec-eval.js';
+import type { EvalArgs, EvalFormat } from './eval-args.js';
 import { defineCommand } from './io.js';
 
 /**
@@ -9,17 +10,6 @@ import { defineCommand } from './io.js';
  * read with getopt_long's rules (attached values `-mP.5`, `-l2`, `-M100`; grouped flags `-qc`; options
  * after the file names), so every trec_eval command line works unchanged. yargs only sees `--format`.
  */
-
-export type EvalFormat = 'trec' | 'table' | 'csv' | 'json';
-
-/** What a trec_eval command line asks for. */
-export interface EvalArgs {
-  readonly settings: TrecEvalSettings;
-  readonly qrelsPath: string;
-  readonly runPath: string;
-  /** `-v`: print the version and evaluate nothing (trec_eval's flag). */
-  readonly version?: boolean;
-}
 
 const SHORT_WITH_ARG = new Set(['m', 'l', 'D', 'N', 'M', 'R', 'T', 'Z']);
 const SHORT_FLAGS = new Set(['h', 'v', 'q', 'c', 'n', 'J', 'o']);
@@ -320,7 +310,7 @@ export const evalCommand = defineCommand({
     const raw = ((args as unknown as { args?: unknown[] }).args ?? []).map(String);
     const parsed = parseTrecEvalArgs(raw);
     if (parsed.version) {
-      const { harnessVersion } = await import('./main.js');
+      const { harnessVersion } = await import('./version.js');
       io.out(`harness ${harnessVersion()}: trec_eval version 10.0 measures and output\n`);
       return;
     }

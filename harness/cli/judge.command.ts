@@ -29,7 +29,7 @@ export const judgeCommand = defineCommand({
   async run(args, io) {
     const { resolve, relative } = await import('node:path');
     const { UsageError, ConfigError } = await import('../errors.js');
-    const { judgeConfigSchema } = await import('../judge/config.js');
+    const { judgeConfigSchema } = await import('../config/judge.js');
     const { runJudge, ablationRuns, evalsetProvenance, formatJudgeSummary } = await import('../judge/run.js');
     const flags: Record<string, unknown> = {
       ...(args.depth === undefined ? {} : { depth: args.depth }),

@@ -1,16 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import { HarnessError, type ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
-import { projectRoot } from '../util/project.js';
 import { commands } from './commands.js';
 import type { CliIo } from './io.js';
-
-/** harness's own version, from its package.json (source and dist/ alike). */
-export function harnessVersion(): string {
-  return (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-}
+import { harnessVersion } from './version.js';
 
 /** Builds the parser without running it, so tests can inspect options and help text. */
 export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Promise<void>) => void): Argv {

@@ -16,7 +16,7 @@ import { didYouMean } from '../util/suggest.js';
 import { projectRoot } from '../util/project.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
-import { judgeConfigSchema, type JudgeConfig } from '../judge/config.js';
+import { judgeConfigSchema, type JudgeConfig } from './judge.js';
 
 /** The `tune:` block, resolved: the measure in its canonical spelling. */
 export interface ResolvedTune {

@@ -129,7 +129,7 @@ export const configSchema = z
     qrels: z.enum(['gold', 'judged', 'gold+judged']).optional(),
     /** The judgments folder `harness judge` writes and `judged` qrels read; relative to the config file. */
     judgments: z.string().optional(),
-    /** How `harness judge` judges this ablation's pool (harness/judge/config.ts). Not hashed. */
+    /** How `harness judge` judges this ablation's pool (harness/config/judge.ts). Not hashed. */
     judge: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();

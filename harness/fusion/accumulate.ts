@@ -1,6 +1,6 @@
 import { FusionInputError } from './errors.js';
-import type { FusionInput, FusionSpec } from './fuse.js';
 import type { PackedRun } from './packed.js';
+import type { FusionInput, FusionSpec } from './spec.js';
 
 /**
  * The runs of one fusion re-indexed per query: the union of every input's documents for query q, sorted by

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../stats/rng.js';
 import { FusionInputError } from './errors.js';
-import { fuse, fusedTheoreticalMin, type FusionInput, type FusionSpec } from './fuse.js';
+import { fuse, fusedTheoreticalMin } from './fuse.js';
+import type { FusionInput, FusionSpec } from './spec.js';
 import { packArrays, type PackedRun } from './packed.js';
 import { inputsOf, listOf, packAll, runOf } from './testing.js';
 

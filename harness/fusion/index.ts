@@ -6,19 +6,18 @@
  */
 export { docTable, type DocTable } from './doc-table.js';
 export { FusionInputError, FusionParamsError } from './errors.js';
+export { fuse, fusedTheoreticalMin } from './fuse.js';
+export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
+export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
+export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
+export { contributions, empiricalReach, structuralReach, type Contribution, type Reach } from './reach.js';
 export {
   ABSENT_POLICIES,
   FUSION_METHODS,
   NORMALIZATIONS,
-  fuse,
-  fusedTheoreticalMin,
   type AbsentPolicy,
   type FusionInput,
   type FusionMethod,
   type FusionSpec,
   type Normalization,
-} from './fuse.js';
-export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
-export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
-export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
-export { contributions, empiricalReach, structuralReach, type Contribution, type Reach } from './reach.js';
+} from './spec.js';

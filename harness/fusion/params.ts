@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { didYouMean } from '../util/suggest.js';
 import { FusionParamsError } from './errors.js';
-import { ABSENT_POLICIES, FUSION_METHODS, NORMALIZATIONS, type FusionSpec } from './fuse.js';
+import { ABSENT_POLICIES, FUSION_METHODS, NORMALIZATIONS, type FusionSpec } from './spec.js';
 import type { PriorSpec } from './priors.js';
 
 const unit = z.number().min(0).max(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../stats/rng.js';
-import { fuse, type FusionInput, type FusionSpec } from './fuse.js';
+import { fuse } from './fuse.js';
+import type { FusionInput, FusionSpec } from './spec.js';
 import { packArrays } from './packed.js';
 import { contributions, empiricalReach, structuralReach } from './reach.js';
 import { inputsOf, packAll, runOf } from './testing.js';

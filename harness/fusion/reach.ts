@@ -1,6 +1,7 @@
 import { QueryAccumulator } from './accumulate.js';
 import { FusionInputError } from './errors.js';
-import { checkFusion, type FusionInput, type FusionSpec } from './fuse.js';
+import { checkFusion } from './fuse.js';
+import type { FusionInput, FusionSpec } from './spec.js';
 import { checkPacked, type PackedRun } from './packed.js';
 
 /** What one input brought to a fused run's top `cutoff`, over all queries. */

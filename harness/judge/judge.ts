@@ -6,7 +6,7 @@ import { majorityGrade, parseGrade } from './grade.js';
 import type { ChatFn, ChatReply, Decoding } from './llm.js';
 import type { Pool } from './pool.js';
 import { type PromptTemplate, renderPrompt } from './prompt.js';
-import type { JudgeIdentity, JudgmentRecord } from './store.js';
+import type { JudgeCounts, JudgeIdentity, JudgeTokens, JudgmentRecord } from './store.js';
 
 /** Bumped when the meaning of a cached judge reply changes. */
 const JUDGE_CACHE_VERSION = 1;
@@ -29,16 +29,8 @@ export interface JudgeOptions {
 export interface JudgeOutcome {
   /** One record per judged-or-attempted pair, in pool order (earlier records first). */
   readonly records: JudgmentRecord[];
-  readonly counts: {
-    readonly pooled: number;
-    readonly gold: number;
-    readonly judged: number;
-    readonly parseFailures: number;
-    readonly skippedSensitive: number;
-    readonly requests: number;
-    readonly cachedReplies: number;
-  };
-  readonly tokens: { readonly prompt: number; readonly completion: number };
+  readonly counts: JudgeCounts;
+  readonly tokens: JudgeTokens;
 }
 
 /** The line that separates a judge prompt from its re-ask (sent after an unparsable reply, with `{{reply}}`). */

@@ -10,7 +10,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { probePlan } from '../systems/probe.js';
 import type { Logger } from '../log.js';
-import type { JudgeConfig } from './config.js';
+import type { JudgeConfig } from '../config/judge.js';
 import { judgePool, type JudgeOutcome } from './judge.js';
 import { openaiChat, publicBaseURL, type ChatFn } from './llm.js';
 import { depthPool, type Pool } from './pool.js';

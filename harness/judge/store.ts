@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { JsonValue, Qrels } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex, writeFolderAtomic } from '../cache/index.js';
 import { InputError } from '../errors.js';
-import type { JudgeOutcome } from './judge.js';
 
 /** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
 export const BUILD_MANIFEST = 'build-manifest.json';
@@ -35,6 +34,23 @@ export interface JudgeIdentity {
   readonly parseRetries: number;
 }
 
+/** What one judging run counted (a JudgeOutcome's, recorded in the manifest). */
+export interface JudgeCounts {
+  readonly pooled: number;
+  readonly gold: number;
+  readonly judged: number;
+  readonly parseFailures: number;
+  readonly skippedSensitive: number;
+  readonly requests: number;
+  readonly cachedReplies: number;
+}
+
+/** Prompt and completion tokens of one judging run's requests. */
+export interface JudgeTokens {
+  readonly prompt: number;
+  readonly completion: number;
+}
+
 /** `manifest.json` of a judgments folder: the provenance of every record in it. */
 export interface JudgmentsManifest {
   readonly judgmentsVersion: 1;
@@ -43,8 +59,8 @@ export interface JudgmentsManifest {
   readonly judge: JudgeIdentity & { readonly baseURL: string; readonly local: boolean };
   readonly pool: { readonly depth: number; readonly systems: readonly string[]; readonly pairs: number; readonly queries: number };
   readonly evalset: { readonly name: string; readonly format: string; readonly path: string; readonly fingerprint: string; readonly split?: string };
-  readonly counts: JudgeOutcome['counts'];
-  readonly tokens: JudgeOutcome['tokens'];
+  readonly counts: JudgeCounts;
+  readonly tokens: JudgeTokens;
   /** USD, when the judge config gives a price. */
   readonly cost?: number;
   readonly startedAt: string;

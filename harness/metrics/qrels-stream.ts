@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { compareIds, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
-import { QrelsLines, scanTrecQrelsFast } from './stream-eval.js';
+import { QrelsLines, scanTrecQrelsFast } from './qrels-lines.js';
 
 /**
  * A qrels file read one query block at a time, in chunks of the file, so that only one query's judgments

@@ -3,18 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
-import {
-  busyBetween,
-  chooseThreads,
-  evaluateTrecRunFile,
-  lineAt,
-  QrelsIndex,
-  scoringSeconds,
-  QrelsLines,
-  scanTrecQrelsFast,
-  scanTrecRunFast,
-  splitAtQueryBoundaries,
-} from './stream-eval.js';
+import { busyBetween, chooseThreads, evaluateTrecRunFile, QrelsIndex, scoringSeconds, scanTrecRunFast, splitAtQueryBoundaries } from './stream-eval.js';
+import { lineAt, QrelsLines, scanTrecQrelsFast } from './qrels-lines.js';
 import { REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
 import { formatLong, printfFixed } from './printf.js';
 import { compileTrecPlan, TrecQueryWriter } from './trec-eval.js';

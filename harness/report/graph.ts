@@ -1,4 +1,4 @@
-import type { Block, Cell } from './systems.js';
+import type { Block, Cell } from './blocks.js';
 import type { ReportData } from './types.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { Block, Cell } from './blocks.js';
 import { graphBlocks } from './graph.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
@@ -51,15 +52,6 @@ export function headlineRuns(data: ReportData): ReportRun[] {
   for (const s of data.strata) for (const x of rankedRuns(data, s.id, measure).slice(0, BEST_PER_STRATUM)) keep.add(x.run.id);
   return data.runs.filter((r) => keep.has(r.id));
 }
-
-/** A rendering-neutral piece of a report section; Markdown and HTML render the same blocks. */
-export type Block =
-  | { readonly kind: 'heading'; readonly level: 2 | 3; readonly text: string }
-  | { readonly kind: 'para'; readonly text: string; readonly strong?: boolean }
-  | { readonly kind: 'list'; readonly items: readonly string[] }
-  | { readonly kind: 'table'; readonly head: readonly string[]; readonly align: readonly ('l' | 'r')[]; readonly rows: readonly (readonly Cell[])[] };
-/** A table cell: text, or text shown strong (a flagged value). */
-export type Cell = string | { readonly text: string; readonly strong: true };
 
 const h2 = (text: string): Block => ({ kind: 'heading', level: 2, text });
 const h3 = (text: string): Block => ({ kind: 'heading', level: 3, text });
