@@ -1,14 +1,11 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeywordMemory } from '../../examples/keyword-memory.js';
-import { createMemoryServer } from '../../examples/mcp-memory-server.js';
 import { loadConfiguredEvalSet } from '../ablate/scopes.js';
 import { loadConfig } from '../config/load.js';
 import { memoryLogger } from '../log.js';
+import { type McpHttpServer, serveMemoryOverHttp } from '../testing/mcp-http.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { tempDir } from '../testing/temp.js';
 import { ablationRuns } from './run.js';
@@ -24,31 +21,16 @@ function entries(dir: string): string[] {
 }
 
 describe("the judge's pool probes remote systems, as ablate does", () => {
-  let http: Server;
+  let server: McpHttpServer;
   let url = '';
   /** The version the MCP server announces in its handshake; the test upgrades it between two pools. */
   let version = '1.0.0';
   const memory = new KeywordMemory();
   beforeEach(async () => {
-    http = createServer((req, res) => {
-      void (async () => {
-        const server = createMemoryServer(memory, version);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        res.on('close', () => {
-          void transport.close();
-          void server.close();
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res);
-      })();
-    });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    server = await serveMemoryOverHttp(memory, { version: () => version });
+    url = server.url;
   });
-  afterEach(async () => {
-    http.closeAllConnections();
-    await new Promise((r) => http.close(r));
-  });
+  afterEach(() => server.close());
 
   it('an upgraded server (a new handshake version) gets a new run-cache key, not the old run', async () => {
     const dir = tempDir('harness-judge-probe');

@@ -1,15 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory } from '../../../evalset/memory.js';
 import { KeywordMemory } from '../../../examples/keyword-memory.js';
-import { createMemoryServer } from '../../../examples/mcp-memory-server.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
+import { type McpHttpServer, serveMemoryOverHttp } from '../../../harness/testing/mcp-http.js';
 import { tempDir } from '../../../harness/testing/temp.js';
 
 const EXAMPLE = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
@@ -95,34 +92,15 @@ describe('mcp arm', () => {
 
 describe('mcp arm over streamable HTTP', () => {
   const SECRET = 'mcp-bearer-loopback-5d2c7a19';
-  let http: Server;
+  let server: McpHttpServer;
   let url: string;
   const memory = new KeywordMemory();
   beforeEach(async () => {
     // The same example server, served statelessly over streamable HTTP behind a bearer credential.
-    http = createServer((req, res) => {
-      if (req.headers.authorization !== `Bearer ${SECRET}`) {
-        res.writeHead(401).end();
-        return;
-      }
-      void (async () => {
-        const server = createMemoryServer(memory);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        res.on('close', () => {
-          void transport.close();
-          void server.close();
-        });
-        await server.connect(transport);
-        await transport.handleRequest(req, res);
-      })();
-    });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    server = await serveMemoryOverHttp(memory, { authorize: (req) => req.headers.authorization === `Bearer ${SECRET}` });
+    url = server.url;
   });
-  afterEach(async () => {
-    http.closeAllConnections();
-    await new Promise((r) => http.close(r));
-  });
+  afterEach(() => server.close());
   const httpConfig = (extra: string) =>
     config(`, store: { tool: store }${extra}`, `{ url: ${JSON.stringify(url)}, headers: { Authorization: { env: MEMORY_TOKEN, prefix: "Bearer " } } }`);
 
