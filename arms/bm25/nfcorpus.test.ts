@@ -21,8 +21,8 @@ import { join } from 'node:path';
 const PYSERINI = { ndcg10: 0.3218, r100: 0.2457 };
 const TOLERANCE = 0.005;
 
-const dir = tempDir('harness-bm25-nfcorpus');
-const ctx: ArmContext = { cache: new ContentStore(join(dir, 'cache')), log: stderrLogger({ quiet: true }), workDir: join(dir, 'work'), env: {} };
+/** Made in the suite's body, so a run without ../shared makes no folder. */
+let ctx: ArmContext;
 const measures = [parseMeasure('nDCG@10'), parseMeasure('R@100')];
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
@@ -43,6 +43,8 @@ async function measure(set: EvalSet, factory: ArmFactory<any>, params: unknown):
 }
 
 describeShared('NFCorpus BM25 reproduction (Pyserini flat)', ['data/nfcorpus/corpus/human.jsonl', 'data/nfcorpus/qrels/test.tsv'], () => {
+  const dir = tempDir('harness-bm25-nfcorpus');
+  ctx = { cache: new ContentStore(join(dir, 'cache')), log: stderrLogger({ quiet: true }), workDir: join(dir, 'work'), env: {} };
   let set: EvalSet;
   beforeAll(async () => {
     set = await loadBeir(sharedPath('data', 'nfcorpus'), { split: 'test' });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { describe, it } from 'vitest';
 
 /** The project root (this file lives in harness/testing/). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -21,7 +21,11 @@ export function describeShared(name: string, relPaths: readonly string[], fn: ()
   const missing = relPaths.filter((p) => !existsSync(sharedPath(p)));
   if (missing.length > 0) {
     process.stderr.write(`[skip] ${name}: ../shared is not here (missing ${missing.join(', ')} under ${SHARED_DIR})\n`);
-    describe.skip(`${name} (skipped: ../shared missing)`, fn);
+    // Not `fn`: its body would run to collect tests (making temp folders) while vitest runs no afterAll of a
+    // suite whose tests are all skipped.
+    describe.skip(`${name} (skipped: ../shared missing)`, () => {
+      it(`needs ${missing.join(', ')} under ${SHARED_DIR}`, () => {});
+    });
     return;
   }
   describe(name, fn);

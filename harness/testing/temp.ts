@@ -20,22 +20,12 @@ import { onTestFinished, TestRunner } from 'vitest';
 /** Paths created outside any test in this test file, removed by {@link removeFileTemps} after the file's tests. */
 const fileTemps = new Set<string>();
 
-/**
- * Whether the worker removes the file-level folders when it exits too: vitest runs no afterAll of a file whose
- * tests are all skipped (a suite that needs ../shared, where it is absent), yet its describe bodies ran.
- */
-let exitHook = false;
-
 /** Removes `path` (recursive, force) when the current test finishes, or after the file's tests outside a test. */
 export function removeWhenDone(path: string): void {
   if (TestRunner.getCurrentTest()) {
     onTestFinished(() => rmSync(path, { recursive: true, force: true }));
-    return;
-  }
-  fileTemps.add(path);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', removeFileTemps);
+  } else {
+    fileTemps.add(path);
   }
 }
 
