@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -184,16 +184,4 @@ export async function installPackage(add: readonly string[] = []): Promise<Insta
     harness: (args, opts = {}) => run(bin, args, { ...opts, cwd: opts.cwd ?? dir, env: cleanEnv(opts.env) }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** Bytes on disk under `dir` (files' sizes; links not followed), as `du --apparent-size` counts them. */
-export function folderBytes(dir: string): number {
-  let total = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = lstatSync(p, { throwIfNoEntry: false });
-    if (st === undefined) continue;
-    total += st.isDirectory() ? folderBytes(p) : st.isFile() ? st.size : 0;
-  }
-  return total;
 }

@@ -13,7 +13,7 @@ import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
 import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { didYouMean } from '../util/suggest.js';
-import { projectRoot } from '../util/project.js';
+import { ownPackage } from '../util/project.js';
 import { keysOf, zodProblems } from './problems.js';
 import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
 import { judgeConfigSchema, type JudgeConfig } from './judge.js';
@@ -140,10 +140,7 @@ function resolvePath(dir: string, p: string): string {
 
 /** `pkg` at the version range harness is built for (its peer or dependency range), for an `npm install`. */
 function installSpec(pkg: string): string {
-  const pj = JSON.parse(readFileSync(resolve(projectRoot(), 'package.json'), 'utf8')) as {
-    dependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-  };
+  const pj = ownPackage();
   const range = pj.peerDependencies?.[pkg] ?? pj.dependencies?.[pkg];
   return range === undefined ? pkg : `${pkg}@${range}`;
 }

@@ -15,6 +15,18 @@ export function projectRoot(): string {
   }
 }
 
+/** harness's own package.json: its version, dependency and peer ranges. */
+export interface OwnPackage {
+  readonly version: string;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+}
+
+/** harness's own package.json, from the package root (source, dist/ and an install alike). */
+export function ownPackage(): OwnPackage {
+  return JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as OwnPackage;
+}
+
 /**
  * The version of package `name` as Node would load it from `root`: `node_modules/<name>` in `root` or the
  * nearest folder above it that has one (an installed harness finds its dependencies in the user's project).
@@ -30,11 +42,7 @@ function installedVersion(root: string, name: string): string | undefined {
 /** Versions of Node, harness and its runtime dependencies (optional peers too, when installed), for manifests. */
 export function packageVersions(): Record<string, string> {
   const root = projectRoot();
-  const pj = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    version: string;
-    dependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-  };
+  const pj = ownPackage();
   const out: Record<string, string> = { node: process.versions.node, harness: pj.version };
   const required = new Set(Object.keys(pj.dependencies ?? {}));
   for (const dep of [...required, ...Object.keys(pj.peerDependencies ?? {})].sort()) {
