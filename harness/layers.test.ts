@@ -22,6 +22,7 @@ interface Layer {
  * - arms and the recipes they share (stop words, entity resolver);
  * - comparisons: paired tests over measured runs;
  * - systems and config: the pipeline nodes, and the config loader that plans them;
+ * - plan execution: runPlan, the one way anything gets runs (probe, run cache, serial or worker threads);
  * - runs: ablate, judge (which pools an ablation's runs), report, kappa, init;
  * - cli: the commands, `harness evalset build` included.
  */
@@ -51,6 +52,7 @@ const LAYERS: readonly Layer[] = [
   },
   { name: 'comparisons', folders: ['harness/compare'] },
   { name: 'systems and config', folders: ['harness/systems', 'harness/config'] },
+  { name: 'plan execution', folders: ['harness/execution'] },
   { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init'] },
   { name: 'cli', folders: ['harness/cli', 'harness/evalset-build'] },
 ];

@@ -4,7 +4,7 @@ import { evaluate } from '../metrics/evaluate.js';
 import { parseMeasure } from '../metrics/index.js';
 import { rankDocIds } from '../metrics/ranking.js';
 import type { QueryExample, RecallCurves, ReportCosts } from '../report/types.js';
-import type { SystemOutcome } from './execute.js';
+import type { SystemOutcome } from '../execution/outcome.js';
 
 /**
  * What a memory engineer decides on beyond the means: recall at every depth, the cost of each system, and the

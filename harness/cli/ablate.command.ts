@@ -40,7 +40,8 @@ export const ablateCommand = defineCommand({
       .example('$0 ablate --config configs/own-system.yaml --refresh own', 'ask your own server again instead of the run cache'),
   async run(args, io) {
     const { loadConfig } = await import('../config/load.js');
-    const { ablate, plan, verify, formatVerify } = await import('../ablate/run.js');
+    const { ablate, verify, formatVerify } = await import('../ablate/run.js');
+    const { ablationSummary } = await import('../ablate/summary.js');
     const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
     const jobs = parseJobs(args.jobs, UsageError);
     const cfg = loadConfig(args.config, {
@@ -65,32 +66,13 @@ export const ablateCommand = defineCommand({
       }
     }
     if (args.dryRun) {
+      const { plan } = await import('../ablate/dry-run.js');
       io.out(await plan(cfg, io.log, io.env));
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
     const result = await ablate(cfg, { log: io.log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
-    const gridMembers = new Set([...cfg.plan.groups.values()].flat());
-    const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
-    const lines = [
-      `${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}`,
-    ];
-    const width = Math.max(...shown.map((id) => id.length), 4);
-    lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);
-    for (const id of shown) {
-      const m = result.means.get(id)!;
-      lines.push(`  ${id.padEnd(width)}  ${cfg.measures.map((name) => m.get(name)!.toFixed(4).padStart(10)).join(' ')}`);
-    }
-    for (const t of result.tuned) {
-      lines.push(
-        `  ${t.id}: ${t.choices.map((c) => `${c.fold} -> ${c.member}`).join(', ')}; oracle on test ${t.oracle.member} (${t.measure} ${t.oracle.mean.toFixed(4)})`,
-      );
-    }
-    const cache = result.systems.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
-    lines.push(`  system runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
-    if (result.gate) lines.push(`gate: ${result.gate.verdict}: ${result.gate.reason}`);
-    lines.push(`report: ${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
-    io.out(`${lines.join('\n')}\n`);
+    io.out(ablationSummary(cfg, result, io.cwd));
     if (args.verify) {
       const checks = verify(cfg, result.means);
       if (checks.every((c) => c.status === undefined)) {

@@ -1,30 +1,24 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { armFactories, isArmKind } from '../../arms/registry.js';
-import type { ArmFactory, ArmRequirements } from '../../arms/types.js';
-import { evalSetFormats } from '../../evalset/load.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { ConfigError } from '../errors.js';
-import { formatMeasure, parseMeasure } from '../metrics/index.js';
-import { isMeasurePreset, measurePresets } from '../metrics/presets.js';
-import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
-import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
+import type { CompareConfig, GateConfig } from '../compare/config.js';
+import type { SystemsPlan } from '../systems/plan.js';
 import { didYouMean } from '../util/suggest.js';
-import { ownPackage } from '../util/project.js';
+import { resolveEvalset } from './evalset-block.js';
+import type { JudgeConfig } from './judge.js';
+import { resolveMeasures } from './measures-block.js';
+import { resolvePath } from './paths.js';
 import { keysOf, zodProblems } from './problems.js';
-import { buildPlan, type PlanEntry, type SystemsPlan } from '../systems/plan.js';
-import { judgeConfigSchema, type JudgeConfig } from './judge.js';
+import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
+import { resolveSystems } from './systems-block.js';
+import { type ResolvedTune, RunRefs, resolveCompare, resolveExpect, resolveGate, resolveJudging, resolveTune, runIdsOf } from './study-blocks.js';
 
-/** The `tune:` block, resolved: the measure in its canonical spelling. */
-export interface ResolvedTune {
-  readonly measure: string;
-  readonly split?: string;
-  readonly folds?: number;
-  readonly seed: number;
-}
+export type { ResolvedTune } from './study-blocks.js';
+export { armRequirements } from './systems-block.js';
 
 /** A validated config: defaults filled, paths absolute, measures canonical, arms bound to their factories. */
 export interface ResolvedConfig {
@@ -120,77 +114,18 @@ function isComplete(cfg: LenientConfig): cfg is RawConfig {
   );
 }
 
-function optional(x: {
-  readonly grid?: PlanEntry['grid'];
-  readonly label?: string;
-  readonly substitute?: string;
-  readonly sensitive?: PlanEntry['sensitive'];
-}) {
-  return {
-    ...(x.sensitive === undefined ? {} : { sensitive: x.sensitive }),
-    ...(x.grid === undefined ? {} : { grid: x.grid }),
-    ...(x.label === undefined ? {} : { label: x.label }),
-    ...(x.substitute === undefined ? {} : { substitute: x.substitute }),
-  };
+/** Where the config is read from and what overrides it: the environment requirements are checked in, the working directory flags are relative to, `--output` and `--cache`. */
+export interface LoadOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Overrides `output:` (relative to cwd). */
+  readonly output?: string;
+  /** Overrides `cache:` (relative to cwd). */
+  readonly cache?: string;
 }
 
-function resolvePath(dir: string, p: string): string {
-  return isAbsolute(p) ? p : resolve(dir, p);
-}
-
-/** `pkg` at the version range harness is built for (its peer or dependency range), for an `npm install`. */
-function installSpec(pkg: string): string {
-  const pj = ownPackage();
-  const range = pj.peerDependencies?.[pkg] ?? pj.dependencies?.[pkg];
-  return range === undefined ? pkg : `${pkg}@${range}`;
-}
-
-/** An arm's requirements with these params (raw from the config; unparseable params fall back to the defaults). */
-export function armRequirements(factory: ArmFactory, rawParams: unknown): ArmRequirements {
-  if (typeof factory.requires !== 'function') return factory.requires ?? {};
-  const parsed = factory.params.safeParse(rawParams ?? {});
-  const fallback = factory.params.safeParse({});
-  const params = parsed.success ? parsed.data : fallback.success ? fallback.data : undefined;
-  return params === undefined ? {} : factory.requires(params);
-}
-
-/** Checks an arm's requirements on this machine: env vars set, packages importable. */
-function unmetRequirements(req: ArmRequirements, env: NodeJS.ProcessEnv): string[] {
-  const problems: string[] = [];
-  for (const name of req.env ?? []) {
-    if (!env[name]) problems.push(`needs the environment variable ${name}; set it (its value is never printed)`);
-  }
-  const missing = (req.packages ?? []).filter((pkg) => {
-    try {
-      import.meta.resolve(pkg);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (missing.length > 0) {
-    const which = missing.length === 1 ? `the package "${missing[0]}"; install it` : `the packages ${missing.map((p) => `"${p}"`).join(', ')}; install them`;
-    problems.push(`needs ${which} with \`npm install ${missing.map(installSpec).join(' ')}\``);
-  }
-  return problems;
-}
-
-/**
- * Reads, validates and resolves an ablation config. Every problem is collected and thrown at once as a
- * ConfigError with `file: dotted.path: message` lines; nothing is left to fail an hour into a run.
- */
-export function loadConfig(
-  file: string,
-  opts: {
-    env?: NodeJS.ProcessEnv;
-    cwd?: string /** Overrides `output:` (relative to cwd). */;
-    output?: string /** Overrides `cache:` (relative to cwd). */;
-    cache?: string;
-  } = {},
-): ResolvedConfig {
-  const env = opts.env ?? process.env;
-  const abs = resolvePath(opts.cwd ?? process.cwd(), file);
-  const shown = relative(opts.cwd ?? process.cwd(), abs) || abs;
+/** The config file's YAML as a JS value; a missing file or a YAML error is a ConfigError naming the file (and line). */
+function readYaml(abs: string, shown: string): unknown {
   if (!existsSync(abs) || !statSync(abs).isFile()) {
     throw new ConfigError(shown, [`config file not found; pass an existing YAML file to --config`]);
   }
@@ -201,184 +136,107 @@ export function loadConfig(
       doc.errors.map((e) => `line ${e.linePos?.[0]?.line ?? '?'}: YAML: ${e.message.split('\n')[0]}`),
     );
   }
-  const raw: unknown = doc.toJS();
-  const lenient = parseLeniently(raw);
-  const cfg = lenient.cfg;
-  const dir = dirname(abs);
-  const problems: string[] = [...lenient.problems];
-  if (cfg === undefined) throw new ConfigError(shown, problems);
+  return doc.toJS();
+}
 
-  // Eval set: format known, path present, options valid for that format.
-  const fmtNames = Object.keys(evalSetFormats);
+/** Every block resolved in the order its problems are reported; each block after the systems reads the values before it. */
+function resolveBlocks(cfg: LenientConfig, dir: string, env: NodeJS.ProcessEnv) {
+  const evalset = resolveEvalset(cfg.evalset, { dir });
+  const measures = resolveMeasures(cfg.measures);
+  const systems = resolveSystems(cfg, { dir, env });
+  const { plan, declared } = systems.value;
   const es = cfg.evalset;
-  const fmt = es && Object.hasOwn(evalSetFormats, es.format) ? evalSetFormats[es.format as keyof typeof evalSetFormats] : undefined;
-  let evalsetOptions: unknown = {};
-  let evalsetPath = '';
-  let strataPath: string | undefined;
-  if (es) {
-    if (!fmt) {
-      problems.push(`evalset.format: unknown format "${es.format}"${didYouMean(es.format, fmtNames)} (known: ${fmtNames.join(', ')})`);
-    } else {
-      if (es.split !== undefined && !fmt.splits) problems.push(`evalset.split: format "${es.format}" has no splits; remove split`);
-      const r = (fmt.options as z.ZodType).safeParse(es.options);
-      if (r.success) evalsetOptions = r.data;
-      else problems.push(...zodProblems(r.error.issues, ['evalset', 'options'], (p) => keysOf(fmt.options as z.ZodType, p)));
-    }
-    evalsetPath = resolvePath(dir, es.path);
-    if (!existsSync(evalsetPath)) problems.push(`evalset.path: "${es.path}" does not exist (resolved against the config's folder to ${evalsetPath})`);
-    strataPath = es.strata === undefined ? undefined : resolvePath(dir, es.strata);
-    if (strataPath !== undefined && !existsSync(strataPath)) problems.push(`evalset.strata: "${es.strata}" does not exist (resolved to ${strataPath})`);
-  }
-
-  // Measures: one canonical spelling each, no duplicates; a preset name expands in place.
-  const measures: string[] = [];
-  (cfg.measures ?? []).forEach((entry, i) => {
-    for (const m of isMeasurePreset(entry) ? measurePresets[entry] : [entry]) addMeasure(m, i);
-  });
-  function addMeasure(m: string, i: number): void {
-    try {
-      const canonical = formatMeasure(parseMeasure(m));
-      if (measures.includes(canonical)) problems.push(`measures[${i}]: "${m}" is listed twice (as ${canonical})`);
-      else measures.push(canonical);
-    } catch (err) {
-      problems.push(`measures[${i}]: ${(err as Error).message}`);
-    }
-  }
-
-  // Systems: arms (retrieve nodes) and derived systems expanded into the plan; requirements met on this machine.
-  (cfg.arms ?? []).forEach((arm, i) => {
-    if (arm === undefined || !isArmKind(arm.kind)) return;
-    for (const unmet of unmetRequirements(armRequirements(armFactories[arm.kind] as ArmFactory, arm.params), env)) {
-      problems.push(`arms[${i}]: ${arm.kind} ${unmet}, or remove arm "${arm.id}"`);
-    }
-  });
-  const entries: PlanEntry[] = [
-    ...(cfg.arms ?? []).flatMap((a, i) =>
-      a === undefined ? [] : [{ at: `arms[${i}]`, id: a.id, node: 'retrieve', kind: a.kind, inputs: [], params: a.params, dir, ...optional(a) }],
-    ),
-    ...(cfg.systems ?? []).flatMap((x, i) =>
-      x === undefined ? [] : [{ at: `systems[${i}]`, id: x.id, node: x.kind, kind: x.kind, inputs: x.inputs, params: x.params, ...optional(x) }],
-    ),
-  ];
-  const built = buildPlan(entries, cfg.topK ?? 1000);
-  problems.push(...built.problems);
-  const plan = built.plan;
-
-  let tune: ResolvedTune | undefined;
-  if (cfg.tune !== undefined) {
-    const t = cfg.tune;
-    try {
-      const m = formatMeasure(parseMeasure(t.measure));
-      if (!measures.includes(m)) problems.push(`tune.measure: "${t.measure}" is not among measures (${measures.join(', ')})`);
-      tune = { measure: m, seed: t.seed, ...(t.split === undefined ? {} : { split: t.split }), ...(t.folds === undefined ? {} : { folds: t.folds }) };
-    } catch (err) {
-      problems.push(`tune.measure: ${(err as Error).message}`);
-    }
-    if (plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
-    if (t.split !== undefined && es && fmt && !fmt.splits) problems.push(`tune.split: format "${es.format}" has no splits; use folds`);
-    if (t.split !== undefined && t.split === (es?.split ?? 'test'))
-      problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
-  }
-  const runIds = [...plan.systems.map((x) => x.id), ...(tune ? [...plan.groups.keys()].map((g) => `${g}.tuned`) : [])];
-  // An id whose entry has problems of its own is not reported again wherever it is named.
-  const declared = new Set(entries.map((e) => e.id));
-  const runRef = (path: string, runId: string | undefined) => {
-    if (runId !== undefined && !runIds.includes(runId) && !declared.has(runId)) {
-      problems.push(
-        `${path}: "${runId}" is not a system id${didYouMean(runId, runIds)} (systems: ${runIds.length > 12 ? `${runIds.slice(0, 12).join(', ')}, ... ${runIds.length - 12} more` : runIds.join(', ')})`,
-      );
-    }
+  const format = evalset.value.format;
+  const study = {
+    measures: measures.value,
+    plan,
+    ...(es
+      ? { evalset: { format: es.format, ...(es.split === undefined ? {} : { split: es.split }), ...(format ? { splits: Boolean(format.splits) } : {}) } }
+      : {}),
   };
+  const tune = resolveTune(cfg.tune, study);
+  const refs = new RunRefs(runIdsOf(plan, tune.value), declared);
+  const compare = resolveCompare(cfg.compare, refs);
+  const gate = resolveGate(cfg.gate, refs, measures.value);
+  const expect = resolveExpect(cfg.expect, refs, measures.value);
+  const judge = resolveJudging(cfg);
+  const problems = [evalset, measures, systems, tune, compare, gate, expect, judge].flatMap((r) => r.problems);
+  return {
+    evalset: evalset.value,
+    measures: measures.value,
+    plan,
+    tune: tune.value,
+    runIds: refs.runIds,
+    compare: compare.value,
+    gate: gate.value,
+    expect: expect.value,
+    judge: judge.value,
+    problems,
+  };
+}
 
-  // compare / gate: validated by the report module's own schemas.
-  let compare = compareSchema.parse({});
-  const c = compareSchema.safeParse(cfg.compare ?? {});
-  if (c.success) {
-    compare = c.data;
-    runRef('compare.baseline', compare.baseline);
-  } else problems.push(...zodProblems(c.error.issues, ['compare'], (p) => keysOf(compareSchema, p)));
-  let gate: GateConfig | undefined;
-  if (cfg.gate !== undefined) {
-    const g = gateSchema.safeParse(cfg.gate);
-    if (g.success) {
-      gate = g.data;
-      runRef('gate.baseline', gate.baseline);
-      runRef('gate.candidate', gate.candidate);
-      try {
-        const m = formatMeasure(parseMeasure(gate.measure));
-        if (!measures.includes(m)) problems.push(`gate.measure: "${gate.measure}" is not among measures (${measures.join(', ')})`);
-        else gate = { ...gate, measure: m };
-      } catch (err) {
-        problems.push(`gate.measure: ${(err as Error).message}`);
-      }
-    } else problems.push(...zodProblems(g.error.issues, ['gate'], (p) => keysOf(gateSchema, p)));
-  }
+type Blocks = Omit<ReturnType<typeof resolveBlocks>, 'problems'>;
 
-  // expect: runs and measures must exist, so a typo can never make --verify pass vacuously.
-  const expect: Record<string, Record<string, ExpectEntry>> = {};
-  for (const [runId, entries] of Object.entries(cfg.expect ?? {})) {
-    runRef(`expect.${runId}`, runId);
-    expect[runId] = {};
-    for (const [m, entry] of Object.entries(entries)) {
-      try {
-        const canonical = formatMeasure(parseMeasure(m));
-        if (!measures.includes(canonical)) problems.push(`expect.${runId}.${m}: not among measures (${measures.join(', ')}); add it there`);
-        expect[runId]![canonical] = entry;
-      } catch (err) {
-        problems.push(`expect.${runId}.${m}: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  // qrels / judgments / judge: judged qrels need a judgments folder; the judge block is the judge module's.
-  if (cfg.qrels !== undefined && cfg.qrels !== 'gold' && cfg.judgments === undefined)
-    problems.push(`qrels: "${cfg.qrels}" reads judgments; add judgments: <folder written by harness judge>`);
-  let judge: JudgeConfig | undefined;
-  if (cfg.judge !== undefined) {
-    const j = judgeConfigSchema.safeParse(cfg.judge);
-    if (j.success) judge = j.data;
-    else problems.push(...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p)));
-  }
-
-  if (problems.length > 0) throw new ConfigError(shown, problems);
-  if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
-
-  // Where results go and what they are expected to be do not change the results, so they stay out of the hash.
+/** The identity of the experiment: the canonical config with defaults filled, less what does not change results (where results go, what they are expected to be). */
+function configHash(cfg: RawConfig, measures: readonly string[]): string {
   const hashed = { ...cfg, measures, output: undefined, cache: undefined, description: undefined, expect: undefined, judge: undefined };
+  return sha256Hex(canonicalJson(JSON.parse(JSON.stringify(hashed)) as JsonValue));
+}
+
+/** `--output`/`--cache` (relative to cwd) over the config's `output:`/`cache:` (relative to its folder), else `reports`/`.cache` in cwd. */
+function folder(flag: string | undefined, written: string | undefined, dir: string, cwd: string, fallback: string): string {
+  return flag !== undefined ? resolvePath(cwd, flag) : resolvePath(dir, written ?? resolve(cwd, fallback));
+}
+
+function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; cwd: string }, opts: LoadOptions): ResolvedConfig {
+  const { evalset: es } = cfg;
   return Object.freeze({
-    file: abs,
-    dir,
+    file: file.abs,
+    dir: file.dir,
     name: cfg.name,
     ...(cfg.description === undefined ? {} : { description: cfg.description }),
-    configHash: sha256Hex(canonicalJson(JSON.parse(JSON.stringify(hashed)) as JsonValue)),
+    configHash: configHash(cfg, b.measures),
     evalset: {
-      format: cfg.evalset.format,
-      pathAsWritten: cfg.evalset.path,
-      path: evalsetPath,
-      ...(cfg.evalset.split === undefined ? {} : { split: cfg.evalset.split }),
-      ...(strataPath === undefined ? {} : { strata: strataPath }),
-      options: evalsetOptions,
+      format: es.format,
+      pathAsWritten: es.path,
+      path: b.evalset.path,
+      ...(es.split === undefined ? {} : { split: es.split }),
+      ...(b.evalset.strata === undefined ? {} : { strata: b.evalset.strata }),
+      options: b.evalset.options,
     },
-    measures,
+    measures: b.measures,
     relevanceLevel: cfg.relevanceLevel,
     ...(cfg.unit === undefined ? {} : { unit: cfg.unit }),
     topK: cfg.topK,
-    plan,
-    runIds,
-    ...(tune === undefined ? {} : { tune }),
-    compare,
-    ...(gate === undefined ? {} : { gate }),
-    output:
-      opts.output !== undefined
-        ? resolvePath(opts.cwd ?? process.cwd(), opts.output)
-        : resolvePath(dir, cfg.output ?? resolve(opts.cwd ?? process.cwd(), 'reports')),
-    cache:
-      opts.cache !== undefined
-        ? resolvePath(opts.cwd ?? process.cwd(), opts.cache)
-        : resolvePath(dir, cfg.cache ?? resolve(opts.cwd ?? process.cwd(), '.cache')),
-    expect,
+    plan: b.plan,
+    runIds: b.runIds,
+    ...(b.tune === undefined ? {} : { tune: b.tune }),
+    compare: b.compare,
+    ...(b.gate === undefined ? {} : { gate: b.gate }),
+    output: folder(opts.output, cfg.output, file.dir, file.cwd, 'reports'),
+    cache: folder(opts.cache, cfg.cache, file.dir, file.cwd, '.cache'),
+    expect: b.expect,
     qrels: cfg.qrels ?? 'gold',
-    ...(cfg.judgments === undefined ? {} : { judgments: resolvePath(dir, cfg.judgments) }),
-    ...(judge === undefined ? {} : { judge }),
+    ...(cfg.judgments === undefined ? {} : { judgments: resolvePath(file.dir, cfg.judgments) }),
+    ...(b.judge === undefined ? {} : { judge: b.judge }),
   });
+}
+
+/**
+ * Reads, validates and resolves an ablation config: one resolver per block, each `(raw, context) → value and
+ * problems`. Every problem is collected and thrown at once as a ConfigError with `file: dotted.path: message`
+ * lines; nothing is left to fail an hour into a run.
+ */
+export function loadConfig(file: string, opts: LoadOptions = {}): ResolvedConfig {
+  const cwd = opts.cwd ?? process.cwd();
+  const abs = resolvePath(cwd, file);
+  const shown = relative(cwd, abs) || abs;
+  const lenient = parseLeniently(readYaml(abs, shown));
+  const cfg = lenient.cfg;
+  if (cfg === undefined) throw new ConfigError(shown, lenient.problems);
+  const dir = dirname(abs);
+  const { problems, ...blocks } = resolveBlocks(cfg, dir, opts.env ?? process.env);
+  if (lenient.problems.length + problems.length > 0) throw new ConfigError(shown, [...lenient.problems, ...problems]);
+  if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
+  return assemble(cfg, blocks, { abs, dir, cwd }, opts);
 }

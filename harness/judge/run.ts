@@ -3,12 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
 import type { EvalSet, Run } from '../../evalset/types.js';
-import { executePlan } from '../ablate/execute.js';
-import { scopesOf } from '../ablate/scopes.js';
+import { runPlan, type RunPlanOptions } from '../execution/run-plan.js';
+import { scopesOf } from '../execution/scopes.js';
 import { ContentStore } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { probePlan } from '../systems/probe.js';
 import type { Logger } from '../log.js';
 import type { JudgeConfig } from '../config/judge.js';
 import { judgePool, type JudgeOutcome } from './judge.js';
@@ -18,13 +17,18 @@ import { loadPrompt } from './prompt.js';
 import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
 
 /**
- * The runs of every system of an ablation (from the run cache when `harness ablate` ran before). Remote systems
- * are probed first, as `harness ablate` probes them, so a changed server's runs are never served from the cache.
+ * The runs of every system of an ablation, through the same entry as `harness ablate` (probed first, so a
+ * changed server's runs are never served from the cache; from the run cache when `harness ablate` ran before).
  */
-export async function ablationRuns(cfg: ResolvedConfig, es: EvalSet, log: Logger, env: NodeJS.ProcessEnv): Promise<Map<string, Run>> {
+export async function ablationRuns(
+  cfg: ResolvedConfig,
+  es: EvalSet,
+  log: Logger,
+  env: NodeJS.ProcessEnv,
+  opts: Pick<RunPlanOptions, 'jobs' | 'refresh'> = {},
+): Promise<Map<string, Run>> {
   const store = new ContentStore(cfg.cache, { log });
-  const plan = await probePlan(cfg.plan, { cache: store, log, env, workDir: join(cfg.cache, 'work') });
-  const outcomes = await executePlan(plan, scopesOf(es), { topK: cfg.topK, store, log, env, workDir: cfg.cache });
+  const { outcomes } = await runPlan(cfg, scopesOf(es), { store, log, env, ...opts });
   return new Map([...outcomes].map(([id, o]) => [id, o.run] as const));
 }
 

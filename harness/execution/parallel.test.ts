@@ -8,8 +8,8 @@ import { HarnessError } from '../errors.js';
 import { memoryLogger } from '../log.js';
 import { buildPlan, type PlannedSystem, type SystemsPlan } from '../systems/plan.js';
 import type { ScopeData } from '../systems/types.js';
-import { executePlan } from './execute.js';
-import { DocPositions, packRun, unpackRun } from './packed.js';
+import { runPlan } from './run-plan.js';
+import { DocPositions, wireRun, unwireRun } from './wire.js';
 import { autoJobs } from './pool.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -69,6 +69,15 @@ function folder(root: string): Map<string, string> {
   };
   walk(dir);
   return files;
+}
+
+/** A plan run through the one entry, its outcomes by system id. */
+async function executePlan(
+  plan: SystemsPlan,
+  scopes: readonly ScopeData[],
+  o: { topK: number; store: ContentStore; log: ReturnType<typeof memoryLogger>; env: NodeJS.ProcessEnv; workDir: string; jobs: number },
+) {
+  return (await runPlan({ plan, topK: o.topK, cache: o.workDir }, scopes, { store: o.store, log: o.log, env: o.env, jobs: o.jobs })).outcomes;
 }
 
 describe('the parallel ablation', () => {
@@ -161,11 +170,11 @@ describe('what crosses the worker boundary', () => {
         '2': [['d1', 1 / 3]] as [string, number][],
       },
     };
-    const packed = packRun(run, scope, new DocPositions());
+    const packed = wireRun(run, scope, new DocPositions());
     // Integer-like query ids come first in an object's key order, as in the run the instance returned.
     expect([...packed.docs]).toEqual([0, 1, 2, 0]);
     expect(packed.extraDocs).toEqual(['outside']);
-    const back = unpackRun(packed, scope);
+    const back = unwireRun(packed, scope);
     expect(back).toEqual(run);
     expect(Object.keys(back.results)).toEqual(Object.keys(run.results));
     expect(Object.is(back.results.q2?.[1]?.[1], -0)).toBe(true);

@@ -7,7 +7,7 @@ import type { ScopeData, ScopeResults, ScopeRun } from '../systems/types.js';
  * `[docId, score]` pairs: the buffers are transferred, not copied, and no string is cloned per result.
  * Float64 keeps every score bit for bit, so the unpacked run equals the one the instance returned.
  */
-export interface PackedRun {
+export interface WireScopeRun {
   readonly indexStats: Readonly<Record<string, number>>;
   readonly indexMs: number;
   readonly searchMs: number;
@@ -37,7 +37,7 @@ export class DocPositions {
   }
 }
 
-export function packRun(run: ScopeRun, scope: ScopeData, table: DocPositions): PackedRun {
+export function wireRun(run: ScopeRun, scope: ScopeData, table: DocPositions): WireScopeRun {
   const index = table.of(scope);
   const queryIds = Object.keys(run.results);
   let total = 0;
@@ -78,7 +78,7 @@ export function packRun(run: ScopeRun, scope: ScopeData, table: DocPositions): P
   };
 }
 
-export function unpackRun(p: PackedRun, scope: ScopeData): ScopeRun {
+export function unwireRun(p: WireScopeRun, scope: ScopeData): ScopeRun {
   const n = scope.documents.length;
   const idOf = (d: number): string => (d < n ? (scope.documents[d] as { id: string }).id : (p.extraDocs[d - n] as string));
   const results: ScopeResults = {};
@@ -96,6 +96,6 @@ export function unpackRun(p: PackedRun, scope: ScopeData): ScopeRun {
 }
 
 /** The buffers of a packed run, to hand to postMessage's transfer list. */
-export function transferables(p: PackedRun): ArrayBuffer[] {
+export function transferables(p: WireScopeRun): ArrayBuffer[] {
   return [p.offsets.buffer, p.docs.buffer, p.scores.buffer, p.latencies.buffer] as ArrayBuffer[];
 }

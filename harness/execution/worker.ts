@@ -5,15 +5,15 @@ import { canonicalJson, ContentStore, sha256Hex } from '../cache/index.js';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { nodeKinds, type NodeKindName } from '../systems/registry.js';
-import type { BoundNode, InputFacts, ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
-import { DocPositions, packRun, type PackedRun, transferables, unpackRun } from './packed.js';
+import type { BoundNode, InputFacts, NodeContext, ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
+import { DocPositions, wireRun, type WireScopeRun, transferables, unwireRun } from './wire.js';
 
 /**
  * One thread of the ablation's worker pool (docs/adr/0022-parallel-ablation.md). It re-creates systems from
  * what the plan printed about them (node, kind, resolved params, input facts) through the same registry the
  * config loader used, refuses a system whose re-bound fingerprint differs from the plan's (the main thread
  * then runs it itself), keeps one instance per system until told the system is done, and answers each
- * (system, scope) task with a {@link PackedRun}. It never touches the run cache: the main thread is its only
+ * (system, scope) task with a {@link WireScopeRun}. It never touches the run cache: the main thread is its only
  * writer.
  */
 
@@ -37,13 +37,15 @@ export interface SystemSpec {
   readonly dir?: string;
 }
 
+type RunMessage = Extract<ToWorker, { type: 'run' }>;
+
 export type ToWorker =
   | {
       readonly type: 'run';
       readonly task: number;
       readonly system: SystemSpec;
       readonly scope: number;
-      readonly inputs: readonly PackedRun[];
+      readonly inputs: readonly WireScopeRun[];
       readonly topK: number;
     }
   | { readonly type: 'close'; readonly system: string }
@@ -58,7 +60,7 @@ export interface WireError {
 }
 
 export type FromWorker =
-  | { readonly type: 'done'; readonly task: number; readonly run: PackedRun }
+  | { readonly type: 'done'; readonly task: number; readonly run: WireScopeRun }
   | { readonly type: 'refused'; readonly task: number; readonly reason: string }
   | { readonly type: 'failed'; readonly task: number; readonly error: WireError }
   | { readonly type: 'log'; readonly level: 'info' | 'warn'; readonly message: string }
@@ -92,29 +94,36 @@ function rebind(spec: SystemSpec, topK: number): BoundNode | { reason: string } 
   return res.node;
 }
 
-function main(): void {
-  const port = parentPort;
-  if (port === null) throw new HarnessError('internal: harness/ablate/worker.js runs only as a worker thread');
-  const init = workerData as WorkerInit;
-  const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
-  const log: Logger = {
-    info: (message) => post({ type: 'log', level: 'info', message }),
-    warn: (message) => post({ type: 'log', level: 'warn', message }),
-    // Progress is the main thread's: it ticks per finished task.
-    progress: () => ({ tick() {}, done() {} }),
-  };
-  const cache = new ContentStore(init.cacheRoot, { log });
-  const docs = new DocPositions();
-  const instances = new Map<string, SystemInstance>();
-  /** Input runs by input System id and Scope: a System's run on a Scope never changes within an Ablation. */
-  const unpacked = new Map<string, ScopeRun>();
-  const ctx = { cache, log, workDir: join(init.workDir, 'work'), env: init.env };
+/** A worker's instances and the input runs it already unwired, answering the pool's messages one at a time. */
+class WorkerThread {
+  readonly #instances = new Map<string, SystemInstance>();
+  /** Input runs by input system id and scope: a system's run on a scope never changes within an ablation. */
+  readonly #unwired = new Map<string, ScopeRun>();
+  readonly #docs = new DocPositions();
+  readonly #ctx: NodeContext;
 
-  const closeAll = async (ids: readonly string[]): Promise<WireError[]> => {
+  constructor(
+    readonly init: WorkerInit,
+    readonly post: (m: FromWorker, transfer?: ArrayBuffer[]) => void,
+    readonly log: Logger,
+  ) {
+    this.#ctx = { cache: new ContentStore(init.cacheRoot, { log }), log, workDir: join(init.workDir, 'work'), env: init.env };
+  }
+
+  async handle(m: ToWorker): Promise<void> {
+    if (m.type === 'close') {
+      const errors = await this.#closeAll([m.system]);
+      for (const e of errors) this.log.warn(`${m.system}: closing its instance failed: ${e.message}`);
+    } else if (m.type === 'shutdown') {
+      this.post({ type: 'closed', errors: await this.#closeAll([...this.#instances.keys()]) });
+    } else await this.#run(m);
+  }
+
+  async #closeAll(ids: readonly string[]): Promise<WireError[]> {
     const errors: WireError[] = [];
     for (const id of ids) {
-      const inst = instances.get(id);
-      instances.delete(id);
+      const inst = this.#instances.get(id);
+      this.#instances.delete(id);
       try {
         await inst?.close?.();
       } catch (e) {
@@ -122,64 +131,77 @@ function main(): void {
       }
     }
     return errors;
-  };
+  }
 
+  /** The system's instance, created on its first task here; undefined once the task was answered (refused or failed). */
+  #instance(m: RunMessage): SystemInstance | undefined {
+    const held = this.#instances.get(m.system.id);
+    if (held !== undefined) return held;
+    const bound = rebind(m.system, m.topK);
+    if ('reason' in bound) {
+      this.post({ type: 'refused', task: m.task, reason: bound.reason });
+      return undefined;
+    }
+    try {
+      const instance = bound.create(this.#ctx);
+      this.#instances.set(m.system.id, instance);
+      return instance;
+    } catch (e) {
+      this.post({ type: 'failed', task: m.task, error: toWire(e) });
+      return undefined;
+    }
+  }
+
+  /** The task's input runs; an input many systems consume (an arm under a grid of fusions) is unwired once per worker. */
+  #inputs(m: RunMessage, scope: ScopeData): ScopeRun[] {
+    return m.inputs.map((p, k) => {
+      const key = `${m.system.inputs[k]?.id}\u0000${m.scope}`;
+      let run = this.#unwired.get(key);
+      if (run === undefined) {
+        run = unwireRun(p, scope);
+        this.#unwired.set(key, run);
+      }
+      return run;
+    });
+  }
+
+  async #run(m: RunMessage): Promise<void> {
+    const instance = this.#instance(m);
+    if (instance === undefined) return;
+    const scope = this.init.scopes[m.scope] as ScopeData;
+    try {
+      const run = await instance.runScope(scope, this.#inputs(m, scope), m.topK);
+      const wired = wireRun(run, scope, this.#docs);
+      this.post({ type: 'done', task: m.task, run: wired }, transferables(wired));
+    } catch (e) {
+      this.post({ type: 'failed', task: m.task, error: toWire(e) });
+    }
+  }
+}
+
+function main(): void {
+  const port = parentPort;
+  if (port === null) throw new HarnessError('internal: harness/execution/worker.js runs only as a worker thread');
+  const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+  const log: Logger = {
+    info: (message) => post({ type: 'log', level: 'info', message }),
+    warn: (message) => post({ type: 'log', level: 'warn', message }),
+    // Progress is the main thread's: it ticks per finished task.
+    progress: () => ({ tick() {}, done() {} }),
+  };
+  const thread = new WorkerThread(workerData as WorkerInit, post, log);
   // Messages are handled strictly in turn: an instance never sees two runScope calls at once (as in the serial
   // runner), and a shutdown sent while a task runs closes the instances only after that task answered.
   let queue = Promise.resolve();
   port.on('message', (m: ToWorker) => {
     queue = queue
-      .then(() => handle(m))
+      .then(() => thread.handle(m))
       // Whatever escapes a handler answers its task (the pool waits for every answer) and never stalls the queue.
       .catch((e: unknown) => {
         if (m.type === 'run') post({ type: 'failed', task: m.task, error: toWire(e) });
         else log.warn(`worker: ${m.type}: ${toWire(e).message}`);
       });
   });
-  async function handle(m: ToWorker): Promise<void> {
-    if (m.type === 'close') {
-      const errors = await closeAll([m.system]);
-      for (const e of errors) log.warn(`${m.system}: closing its instance failed: ${e.message}`);
-      return;
-    }
-    if (m.type === 'shutdown') {
-      post({ type: 'closed', errors: await closeAll([...instances.keys()]) });
-      return;
-    }
-    let instance = instances.get(m.system.id);
-    if (instance === undefined) {
-      const bound = rebind(m.system, m.topK);
-      if ('reason' in bound) {
-        post({ type: 'refused', task: m.task, reason: bound.reason });
-        return;
-      }
-      try {
-        instance = bound.create(ctx);
-      } catch (e) {
-        post({ type: 'failed', task: m.task, error: toWire(e) });
-        return;
-      }
-      instances.set(m.system.id, instance);
-    }
-    const scope = init.scopes[m.scope] as ScopeData;
-    try {
-      const inputs = m.inputs.map((p, k) => {
-        // An input many Systems consume (an arm under a grid of fusions) is unpacked once per worker.
-        const key = `${m.system.inputs[k]?.id}\u0000${m.scope}`;
-        let run = unpacked.get(key);
-        if (run === undefined) {
-          run = unpackRun(p, scope);
-          unpacked.set(key, run);
-        }
-        return run;
-      });
-      const run = await instance.runScope(scope, inputs, m.topK);
-      const packed = packRun(run, scope, docs);
-      post({ type: 'done', task: m.task, run: packed }, transferables(packed));
-    } catch (e) {
-      post({ type: 'failed', task: m.task, error: toWire(e) });
-    }
-  }
 }
 
 main();

@@ -6,17 +6,15 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
-import type { ScopeData, ScopeRun, SystemInstance } from '../systems/types.js';
-import { cachedScopeRun, type ExecuteOptions, refreshedSystems, type SystemRuns } from './scope-run.js';
-import { DocPositions, packRun, type PackedRun, unpackRun } from './packed.js';
+import type { SystemsPlan } from '../systems/plan.js';
+import type { WireScopeRun } from './wire.js';
 import type { FromWorker, SystemSpec, ToWorker, WireError, WorkerInit } from './worker.js';
 
 /**
  * The parallel ablation runner (docs/adr/0022-parallel-ablation.md). Every (system, scope) run is a task that
  * starts once its inputs' runs on the same scope exist; the main thread looks it up in the run cache and, on a
  * miss, hands it to a pool of worker threads. What crosses the boundary: the scopes once per worker (at
- * start), per task a {@link SystemSpec} and the inputs as {@link PackedRun}s, per answer one PackedRun whose
+ * start), per task a {@link SystemSpec} and the inputs as {@link WireScopeRun}s, per answer one WireScopeRun whose
  * buffers are transferred. The main thread stays the only writer of the run cache.
  */
 
@@ -37,13 +35,13 @@ export function autoJobs(plan: SystemsPlan, scopes: number, cores = availablePar
 }
 
 /** Thrown to tasks that were still queued when another task failed; never the error the user sees. */
-class Aborted extends Error {}
+export class Aborted extends Error {}
 
 interface Task {
   readonly id: number;
   readonly message: Extract<ToWorker, { type: 'run' }>;
   readonly transfer: ArrayBuffer[];
-  resolve(run: PackedRun | 'refused'): void;
+  resolve(run: WireScopeRun | 'refused'): void;
   reject(err: unknown): void;
 }
 
@@ -77,7 +75,7 @@ function startWorker(init: WorkerInit): Worker {
 }
 
 /** Up to `jobs` worker threads, started on the first task that needs one; one task per worker at a time. */
-class WorkerPool {
+export class WorkerPool {
   readonly #slots: Slot[] = [];
   readonly #queue: Task[] = [];
   readonly #init: WorkerInit;
@@ -92,7 +90,7 @@ class WorkerPool {
     this.#log = log;
   }
 
-  run(system: SystemSpec, scope: number, inputs: readonly PackedRun[], topK: number): Promise<PackedRun | 'refused'> {
+  run(system: SystemSpec, scope: number, inputs: readonly WireScopeRun[], topK: number): Promise<WireScopeRun | 'refused'> {
     if (this.#aborted) return Promise.reject(new Aborted());
     return new Promise((resolve, reject) => {
       const id = this.#next++;
@@ -195,121 +193,4 @@ class WorkerPool {
       slot.worker.postMessage(task.message, task.transfer);
     }
   }
-}
-
-function specOf(system: PlannedSystem, byId: ReadonlyMap<string, PlannedSystem>): SystemSpec {
-  const inputs = system.inputs.map((id) => byId.get(id) as PlannedSystem);
-  return {
-    id: system.id,
-    node: system.node,
-    kind: system.kind,
-    params: system.params,
-    fingerprintHash: system.fingerprintHash,
-    inputs: inputs.map((s) => ({ id: s.id, theoreticalMinScore: s.bound.theoreticalMinScore, sendsTextOffMachine: s.bound.sendsTextOffMachine })),
-    inputFingerprints: inputs.map((s) => s.fingerprint),
-    ...(system.dir === undefined ? {} : { dir: system.dir }),
-  };
-}
-
-/**
- * Runs the plan with up to `jobs` worker threads. Returns every system's runs in scope order, as the serial
- * runner does; on failure, the error of the first failing system in plan order (as the serial runner would
- * have met it), after every started task has settled and every instance is closed.
- */
-export async function executeParallel(
-  plan: SystemsPlan,
-  scopes: readonly ScopeData[],
-  opts: ExecuteOptions & { readonly jobs: number },
-): Promise<Map<string, SystemRuns>> {
-  const { store, log, topK } = opts;
-  const byId = new Map(plan.systems.map((s) => [s.id, s] as const));
-  const pool = new WorkerPool(opts.jobs, { scopes, cacheRoot: store.root, workDir: opts.workDir, env: opts.env }, log);
-  const docs = new DocPositions();
-  // A run that many Systems consume (an arm under a grid of fusions) is packed once, not once per consumer.
-  const packed = new WeakMap<ScopeRun, PackedRun>();
-  const packedOf = (run: ScopeRun, scope: ScopeData): PackedRun => {
-    let p = packed.get(run);
-    if (p === undefined) {
-      p = packRun(run, scope, docs);
-      packed.set(run, p);
-    }
-    return p;
-  };
-  /** Systems a worker refused to re-create run here, one instance each, as in the serial runner. */
-  const local = new Map<string, SystemInstance>();
-  const localTurn = new Map<string, Promise<unknown>>();
-  /** Systems a worker refused: their other Scopes go straight to the main thread. */
-  const refused = new Set<string>();
-  const queries = scopes.reduce((n, s) => n + s.queries.length, 0);
-  const progress = log.progress(`${plan.systems.length} system(s), ${opts.jobs} threads`, queries * plan.systems.length);
-
-  const runLocally = (system: PlannedSystem, scope: ScopeData, inputs: readonly ScopeRun[]): Promise<ScopeRun> => {
-    // One runScope at a time per local instance, like the workers.
-    const turn = (localTurn.get(system.id) ?? Promise.resolve()).then(() => {
-      let inst = local.get(system.id);
-      if (inst === undefined) {
-        inst = system.bound.create({ cache: store, log, workDir: join(opts.workDir, 'work'), env: opts.env });
-        local.set(system.id, inst);
-      }
-      return inst.runScope(scope, inputs, topK);
-    });
-    localTurn.set(
-      system.id,
-      turn.catch(() => undefined),
-    );
-    return turn;
-  };
-
-  /** (system, scope) -> its run with whether it was computed; created in plan order, each awaiting its inputs. */
-  const tasks = new Map<string, Promise<{ run: ScopeRun; computed: boolean }>[]>();
-  const refreshed = refreshedSystems(plan, opts.refresh);
-  for (const system of plan.systems) {
-    const spec = specOf(system, byId);
-    const perScope = scopes.map(async (scope, i) => {
-      const inputs = await Promise.all(system.inputs.map((id) => (tasks.get(id) as Promise<{ run: ScopeRun }>[])[i] as Promise<{ run: ScopeRun }>));
-      const inputRuns = inputs.map((x) => x.run);
-      const res = await cachedScopeRun(
-        store,
-        system,
-        scope,
-        topK,
-        async () => {
-          if (refused.has(system.id)) return runLocally(system, scope, inputRuns);
-          const answer = await pool.run(
-            spec,
-            i,
-            inputRuns.map((r) => packedOf(r, scope)),
-            topK,
-          );
-          if (answer !== 'refused') return unpackRun(answer, scope);
-          refused.add(system.id);
-          return runLocally(system, scope, inputRuns);
-        },
-        refreshed.has(system.id),
-      );
-      progress.tick(scope.queries.length);
-      return res;
-    });
-    tasks.set(system.id, perScope);
-    // Fail fast: the first failure stops queued work; running tasks finish.
-    for (const p of perScope) p.catch(() => pool.abort());
-    void Promise.allSettled(perScope).then(() => pool.close(system.id));
-  }
-
-  const settled = new Map<string, PromiseSettledResult<{ run: ScopeRun; computed: boolean }>[]>();
-  for (const [id, perScope] of tasks) settled.set(id, await Promise.allSettled(perScope));
-  const closeErrors = await pool.shutdown();
-  for (const inst of local.values()) await inst.close?.();
-  for (const perScope of settled.values()) {
-    for (const r of perScope) if (r.status === 'rejected' && !(r.reason instanceof Aborted)) throw r.reason;
-  }
-  const first = closeErrors[0];
-  if (first !== undefined) throw first;
-  progress.done();
-  const out = new Map<string, SystemRuns>();
-  for (const [id, perScope] of settled) {
-    const done = perScope.map((r) => (r as PromiseFulfilledResult<{ run: ScopeRun; computed: boolean }>).value);
-    out.set(id, { runs: done.map((d) => d.run), computed: done.map((d) => d.computed) });
-  }
-  return out;
 }

@@ -1,0 +1,102 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { EvalSet } from '../../evalset/types.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { ConfigError, HarnessError } from '../errors.js';
+import { scopesOf } from '../execution/scopes.js';
+import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
+import type { Logger } from '../log.js';
+import { relevanceLevelProblem } from '../metrics/evaluate.js';
+import type { ScopeData } from '../systems/types.js';
+import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
+import { countSensitive, sensitiveProblems } from './sensitive.js';
+
+/** The first stage of an ablation: the eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
+export interface LoadedStudy {
+  readonly es: EvalSet;
+  readonly qrels: QrelsChoice;
+  readonly dev?: EvalSet;
+  readonly scopes: readonly ScopeData[];
+  /** Documents flagged sensitive in the eval set (and its dev split). */
+  readonly sensitiveDocuments: number;
+}
+
+/** Why the report folder cannot be written, found before any work; undefined when it can. */
+async function outputProblem(cfg: ResolvedConfig): Promise<string | undefined> {
+  // The nearest existing ancestor must be a writable folder: the report goes to a new folder below it.
+  let dir = cfg.output;
+  for (;;) {
+    const st = await stat(dir).catch(() => undefined);
+    if (st) {
+      if (!st.isDirectory()) return `output: ${dir} is a file, not a folder; point output (or --output) at a folder`;
+      try {
+        await access(dir, constants.W_OK);
+        return undefined;
+      } catch {
+        return `output: ${dir} is not writable; point output (or --output) at a folder you can write to`;
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return `output: no part of ${cfg.output} exists`;
+    dir = up;
+  }
+}
+
+/** The eval set with the qrels the config chooses; a load failure also names an output problem found before it. */
+async function loadScored(cfg: ResolvedConfig, log: Logger, out: string | undefined): Promise<{ es: EvalSet; qrels: QrelsChoice }> {
+  try {
+    return await withChosenQrels(await loadConfiguredEvalSet(cfg, log), cfg);
+  } catch (err) {
+    if (out && err instanceof HarnessError)
+      throw new HarnessError(`${err.message}\n  also: ${cfg.file}: ${out}`, { exitCode: err.exitCode, cause: err, ...(err.hint ? { hint: err.hint } : {}) });
+    throw err;
+  }
+}
+
+/** What would fail at scoring time: the scoring unit and the relevance level. */
+function scoringProblems(cfg: ResolvedConfig, es: EvalSet): string[] {
+  try {
+    const { qrels } = scoringUnit(cfg, es);
+    const level = relevanceLevelProblem(qrels, cfg.relevanceLevel, cfg.measures);
+    return level ? [`relevanceLevel: ${level}`] : [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return [...err.problems];
+  }
+}
+
+/** The dev split a grid is tuned on, with what is wrong with it. */
+async function loadDev(cfg: ResolvedConfig, log: Logger, es: EvalSet, split: string): Promise<{ dev: EvalSet; problems: string[] }> {
+  const problems: string[] = [];
+  const dev = await loadConfiguredEvalSet(cfg, log, split);
+  if (dev.queries.length === 0) problems.push(`tune.split: split "${split}" has no queries to tune on`);
+  const testIds = new Map(es.queries.map((q) => [q.id, q] as const));
+  const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
+  if (clash) problems.push(`tune.split: query ${clash.id} has different text in split ${split}; dev and test query ids must not collide`);
+  return { dev, problems };
+}
+
+/**
+ * Loads the eval set (and its dev split when a grid is tuned on one) and checks, before any work and all
+ * together, what can fail later: the output folder, the scoring unit, the relevance level.
+ */
+export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<LoadedStudy> {
+  const out = await outputProblem(cfg);
+  const problems = out ? [out] : [];
+  const { es, qrels } = await loadScored(cfg, log, out);
+  if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
+  problems.push(...scoringProblems(cfg, es));
+  const split = cfg.tune?.split;
+  const loadedDev = split === undefined ? undefined : await loadDev(cfg, log, es, split);
+  problems.push(...(loadedDev?.problems ?? []));
+  const dev = loadedDev?.dev;
+  const sensitiveDocuments = countSensitive([es, dev]);
+  problems.push(...sensitiveProblems(cfg.plan, sensitiveDocuments));
+  if (problems.length > 0) throw new ConfigError(cfg.file, problems);
+  if (!dev) return { es, qrels, scopes: scopesOf(es), sensitiveDocuments };
+  // Dev and test queries share the corpus: index each scope once and answer both sets.
+  const testIds = new Set(es.queries.map((q) => q.id));
+  const extra = dev.queries.filter((q) => !testIds.has(q.id));
+  return { es, qrels, dev, scopes: scopesOf(es, [...es.queries, ...extra]), sensitiveDocuments };
+}

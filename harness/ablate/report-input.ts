@@ -1,0 +1,94 @@
+import { evalSetFingerprint } from '../../evalset/fingerprint.js';
+import type { EvalSet, Qrels } from '../../evalset/types.js';
+import type { ResolvedConfig } from '../config/load.js';
+import type { SystemOutcome } from '../execution/outcome.js';
+import type { ExecutedPlan } from '../execution/run-plan.js';
+import type { ReportEvalSet, ReportInput, ReportRun } from '../report/types.js';
+import { costs } from './evidence.js';
+import type { LoadedStudy } from './load.js';
+import type { ScoredAblation } from './score.js';
+import { sensitiveSummary } from './sensitive.js';
+import type { TunedSystem } from './tune.js';
+
+/** `{ sensitive }` for a system that sends text off this machine and had Sensitive Documents kept from it, else `{}`. */
+export function sensitiveField(s: SystemOutcome['system'], sensitiveDocuments: number): { sensitive?: ReportRun['sensitive'] } {
+  const sensitive = sensitiveSummary(s.sensitive, s.bound.sendsTextOffMachine, sensitiveDocuments);
+  return sensitive === undefined ? {} : { sensitive };
+}
+
+function reportRun(o: SystemOutcome, sensitiveDocuments: number): ReportRun {
+  const s = o.system;
+  return {
+    id: s.id,
+    kind: s.kind,
+    fingerprint: s.fingerprintHash,
+    node: s.node,
+    ...(s.inputs.length > 0 ? { inputs: s.inputs } : {}),
+    params: s.params,
+    ...(s.group === undefined ? {} : { group: s.group }),
+    ...(s.point === undefined ? {} : { point: s.point }),
+    ...(s.label === undefined ? {} : { label: s.label }),
+    ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
+    ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
+    ...sensitiveField(s, sensitiveDocuments),
+  };
+}
+
+function tunedRun(t: TunedSystem): ReportRun {
+  return {
+    id: t.id,
+    kind: 'tuned',
+    fingerprint: `tuned:${t.group}:${t.method}`,
+    node: 'tune',
+    group: t.group,
+    label: `${t.group}, point picked on ${t.method === 'split' ? `the ${t.choices[0]?.fold} split` : `${t.choices.length}-fold cross-validation`} by ${t.measure}`,
+    tuning: { measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle },
+  };
+}
+
+function strataCounts(es: EvalSet): Record<string, number> {
+  const strata: Record<string, number> = {};
+  for (const q of es.queries) strata[q.stratum] = (strata[q.stratum] ?? 0) + 1;
+  return strata;
+}
+
+/** A pooled qrels judges documents not relevant too; qrels that list only relevant documents make Judged@k equal P@k, so judgment holes can only be read from the former. */
+function judgesNonRelevant(qrels: Qrels, relevanceLevel: number): boolean {
+  return [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < relevanceLevel));
+}
+
+function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAblation): ReportEvalSet {
+  const { es, qrels: chosen } = study;
+  return {
+    name: es.name,
+    format: cfg.evalset.format,
+    path: cfg.evalset.pathAsWritten,
+    fingerprint: evalSetFingerprint(es),
+    queries: es.queries.length,
+    documents: es.documents.length,
+    strata: strataCounts(es),
+    notes: [...(es.notes ?? []), ...scored.notes],
+    qrelsSource: chosen.source,
+    ...(chosen.judge === undefined ? {} : { judge: chosen.judge }),
+    qrelsJudgesNonRelevant: judgesNonRelevant(scored.qrels, cfg.relevanceLevel),
+  };
+}
+
+/** What the report is built from: the eval set, every run with its per-query scores, curves, costs and examples, the comparisons asked for. */
+export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
+  return {
+    name: cfg.name,
+    configHash: cfg.configHash,
+    evalset: reportEvalSet(cfg, study, scored),
+    runs: [...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments)), ...scored.tuned.map(tunedRun)],
+    measures: cfg.measures,
+    queries: study.es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text })),
+    perQuery: scored.perQuery,
+    curves: scored.curves,
+    costs: costs(executed.outcomes),
+    ...(scored.examples === undefined ? {} : { examples: scored.examples }),
+    compare: cfg.compare,
+    ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
+    command,
+  };
+}

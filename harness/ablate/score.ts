@@ -1,0 +1,148 @@
+import type { Document, EvalSet, Qrels, Query, Run } from '../../evalset/types.js';
+import { scoreRuns } from '../compare/score.js';
+import type { ResolvedConfig } from '../config/load.js';
+import type { ExecutedPlan } from '../execution/run-plan.js';
+import { parseMeasure } from '../metrics/index.js';
+import type { Measure } from '../metrics/measure.js';
+import type { QueryExample, RecallCurves } from '../report/types.js';
+import { queryExamples, recallCurves } from './evidence.js';
+import type { LoadedStudy } from './load.js';
+import { scoringUnit } from './scopes.js';
+import { tuneByFolds, tuneBySplit, type TunedSystem } from './tune.js';
+
+/** runId -> measure -> per-query values, in eval-set query order. */
+export type PerQuery = Record<string, Record<string, number[]>>;
+
+/** The pair whose most different queries the report shows, with those queries. */
+export interface ExamplePair {
+  readonly baseline: string;
+  readonly system: string;
+  readonly measure: string;
+  readonly queries: readonly QueryExample[];
+}
+
+/** An ablation scored: every report run (tuned systems included) over the test queries, with what the report shows beside the means. */
+export interface ScoredAblation {
+  /** The report's runs over the test queries, tuned systems included. */
+  readonly runs: ReadonlyMap<string, Run>;
+  readonly perQuery: PerQuery;
+  readonly means: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly tuned: readonly TunedSystem[];
+  readonly curves: RecallCurves;
+  readonly examples?: ExamplePair;
+  /** Notes of the scoring (queries without results, ...), for the report's eval-set notes. */
+  readonly notes: readonly string[];
+  /** The qrels scored with (moved to the scoring unit when `unit:` is set). */
+  readonly qrels: Qrels;
+}
+
+type Unit = ReturnType<typeof scoringUnit>;
+
+const scoreOptions = (cfg: ResolvedConfig, unit: Unit) => ({ relevanceLevel: cfg.relevanceLevel, ...(unit.units ? { units: unit.units } : {}) });
+
+/** A run restricted to `ids`, in that order (a query it did not answer has no results). */
+function only(run: Run, ids: readonly string[]): Run {
+  return new Map(ids.map((q) => [q, run.get(q) ?? new Map<string, number>()] as const));
+}
+
+/** Every system's run over the test queries: with a dev split the systems also answered the dev queries. */
+function testRuns(executed: ExecutedPlan, study: LoadedStudy): Map<string, Run> {
+  const ids = study.es.queries.map((q) => q.id);
+  return new Map([...executed.outcomes].map(([id, o]) => [id, study.dev ? only(o.run, ids) : o.run] as const));
+}
+
+/** Per-query scores of the grid members on the dev split, on the tuning measure. */
+function devScores(cfg: ResolvedConfig, executed: ExecutedPlan, dev: EvalSet, measures: readonly Measure[]): PerQuery {
+  const unit = scoringUnit(cfg, dev);
+  const grouped = new Set([...cfg.plan.groups.values()].flat());
+  const devIds = dev.queries.map((q) => q.id);
+  const runs = new Map([...executed.outcomes].filter(([id]) => grouped.has(id)).map(([id, o]) => [id, only(o.run, devIds)] as const));
+  const tuning = measures.filter((_, i) => cfg.measures[i] === cfg.tune?.measure);
+  return scoreRuns(unit.qrels, runs, tuning, devIds, scoreOptions(cfg, unit)).perQuery;
+}
+
+/** One tuned system per grid: picked on the dev split when there is one, else by cross-validation over the test queries. */
+function tuneGrids(cfg: ResolvedConfig, executed: ExecutedPlan, study: LoadedStudy, perQuery: PerQuery, measures: readonly Measure[]): TunedSystem[] {
+  const t = cfg.tune;
+  if (!t) return [];
+  const { es, dev } = study;
+  const onDev = dev ? devScores(cfg, executed, dev, measures) : undefined;
+  return [...cfg.plan.groups].map(([group, members]) =>
+    onDev && dev
+      ? tuneBySplit(group, members, perQuery, onDev, {
+          measure: t.measure,
+          split: t.split as string,
+          testQueries: es.queries.length,
+          devQueries: dev.queries.length,
+        })
+      : tuneByFolds(group, members, perQuery, es.queries, { measure: t.measure, folds: t.folds as number, seed: t.seed }),
+  );
+}
+
+/** A tuned system's run: each test query answered by the point picked for it. */
+function tunedRun(t: TunedSystem, runs: ReadonlyMap<string, Run>, queries: readonly Query[]): Run {
+  return new Map(queries.map((q, i) => [q.id, runs.get(t.picks[i] as string)?.get(q.id) ?? new Map<string, number>()] as const));
+}
+
+function meansOf(perQuery: PerQuery): Map<string, Map<string, number>> {
+  const means = new Map<string, Map<string, number>>();
+  for (const [id, byMeasure] of Object.entries(perQuery)) {
+    means.set(id, new Map(Object.entries(byMeasure).map(([m, v]) => [m, v.reduce((a, b) => a + b, 0) / v.length] as const)));
+  }
+  return means;
+}
+
+/**
+ * The pair whose most different queries the report shows: the gate's, else the baseline against the system
+ * with the best overall mean on the first tested measure.
+ */
+function examplePair(cfg: ResolvedConfig, perQuery: PerQuery): Omit<ExamplePair, 'queries'> | undefined {
+  const baseline = cfg.gate?.baseline ?? cfg.compare.baseline ?? (cfg.runIds[0] as string);
+  if (cfg.gate) return { baseline, system: cfg.gate.candidate, measure: cfg.gate.measure };
+  const measure = cfg.measures.find((m) => !m.startsWith('Judged'));
+  if (measure === undefined) return undefined;
+  const mean = (id: string) => {
+    const v = perQuery[id]?.[measure] ?? [];
+    return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+  };
+  const best = cfg.runIds.filter((id) => id !== baseline).sort((a, b) => mean(b) - mean(a))[0];
+  return best === undefined ? undefined : { baseline, system: best, measure };
+}
+
+function examplesOf(
+  cfg: ResolvedConfig,
+  perQuery: PerQuery,
+  queries: readonly Query[],
+  runs: ReadonlyMap<string, Run>,
+  documents: readonly Document[],
+): ExamplePair | undefined {
+  const pair = examplePair(cfg, perQuery);
+  return pair ? { ...pair, queries: queryExamples(pair, perQuery, queries, runs, documents) } : undefined;
+}
+
+/**
+ * Scores an executed plan on the test queries: per-query values of every measure, one tuned system per grid
+ * (picked without leakage), the means, recall curves and the example queries of one pair.
+ */
+export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan): ScoredAblation {
+  const { es } = study;
+  const measures = cfg.measures.map((m) => parseMeasure(m));
+  const unit = scoringUnit(cfg, es);
+  const runs = testRuns(executed, study);
+  const scored = scoreRuns(
+    unit.qrels,
+    runs,
+    measures,
+    es.queries.map((q) => q.id),
+    scoreOptions(cfg, unit),
+  );
+  const perQuery: PerQuery = scored.perQuery;
+  const tuned = tuneGrids(cfg, executed, study, perQuery, measures);
+  for (const t of tuned) {
+    perQuery[t.id] = t.perQuery;
+    runs.set(t.id, tunedRun(t, runs, es.queries));
+  }
+  const curves = recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
+  const examples = examplesOf(cfg, perQuery, es.queries, runs, es.documents);
+  return { runs, perQuery, means: meansOf(perQuery), tuned, curves, ...(examples ? { examples } : {}), notes: scored.notes, qrels: unit.qrels };
+}

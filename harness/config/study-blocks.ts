@@ -1,0 +1,112 @@
+import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
+import type { SystemsPlan } from '../systems/plan.js';
+import { didYouMean } from '../util/suggest.js';
+import { judgeConfigSchema, type JudgeConfig } from './judge.js';
+import { canonicalMeasure, listedMeasure } from './measures-block.js';
+import { keysOf, zodProblems } from './problems.js';
+import type { Resolved } from './resolved.js';
+import type { ExpectEntry, RawConfig } from './schema.js';
+
+/** The `tune:` block, resolved: the measure in its canonical spelling. */
+export interface ResolvedTune {
+  readonly measure: string;
+  readonly split?: string;
+  readonly folds?: number;
+  readonly seed: number;
+}
+
+/** What the blocks after the systems may check against: the measures, the plan, the eval set's format. */
+export interface StudyContext {
+  readonly measures: readonly string[];
+  readonly plan: SystemsPlan;
+  /** The eval set's format name and split as written, and whether the format has splits (undefined when unknown). */
+  readonly evalset?: { readonly format: string; readonly split?: string; readonly splits?: boolean };
+}
+
+/** `tune:`: a listed measure, a grid to tune, a split other than the one scored. */
+export function resolveTune(t: RawConfig['tune'], ctx: StudyContext): Resolved<ResolvedTune | undefined> {
+  if (t === undefined) return { value: undefined, problems: [] };
+  const m = listedMeasure(t.measure, 'tune.measure', ctx.measures);
+  const problems = [...m.problems];
+  const tune =
+    m.value === undefined
+      ? undefined
+      : { measure: m.value, seed: t.seed, ...(t.split === undefined ? {} : { split: t.split }), ...(t.folds === undefined ? {} : { folds: t.folds }) };
+  if (ctx.plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
+  if (t.split !== undefined && ctx.evalset?.splits === false) problems.push(`tune.split: format "${ctx.evalset.format}" has no splits; use folds`);
+  if (t.split !== undefined && t.split === (ctx.evalset?.split ?? 'test'))
+    problems.push(`tune.split: "${t.split}" is the split being scored; tune on another (e.g. dev)`);
+  return { value: tune, problems };
+}
+
+/** The ids a config may name as runs: every system, then one `<group>.tuned` per grid when tuning. */
+export function runIdsOf(plan: SystemsPlan, tune: ResolvedTune | undefined): string[] {
+  return [...plan.systems.map((x) => x.id), ...(tune ? [...plan.groups.keys()].map((g) => `${g}.tuned`) : [])];
+}
+
+/** Checks a run id another block names; an id whose entry has problems of its own is not reported again. */
+export class RunRefs {
+  constructor(
+    readonly runIds: readonly string[],
+    readonly declared: ReadonlySet<string>,
+  ) {}
+
+  problems(path: string, runId: string | undefined): string[] {
+    const ids = this.runIds;
+    if (runId === undefined || ids.includes(runId) || this.declared.has(runId)) return [];
+    const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, ... ${ids.length - 12} more` : ids.join(', ');
+    return [`${path}: "${runId}" is not a system id${didYouMean(runId, ids)} (systems: ${shown})`];
+  }
+}
+
+/** `compare:`, validated by the comparison module's own schema, its baseline a run. */
+export function resolveCompare(raw: RawConfig['compare'], refs: RunRefs): Resolved<CompareConfig> {
+  const c = compareSchema.safeParse(raw ?? {});
+  if (!c.success) return { value: compareSchema.parse({}), problems: zodProblems(c.error.issues, ['compare'], (p) => keysOf(compareSchema, p)) };
+  return { value: c.data, problems: refs.problems('compare.baseline', c.data.baseline) };
+}
+
+/** `gate:`: its runs exist and its measure is listed (then held in its canonical spelling). */
+export function resolveGate(raw: RawConfig['gate'], refs: RunRefs, measures: readonly string[]): Resolved<GateConfig | undefined> {
+  if (raw === undefined) return { value: undefined, problems: [] };
+  const g = gateSchema.safeParse(raw);
+  if (!g.success) return { value: undefined, problems: zodProblems(g.error.issues, ['gate'], (p) => keysOf(gateSchema, p)) };
+  const gate = g.data;
+  const m = listedMeasure(gate.measure, 'gate.measure', measures);
+  const problems = [...refs.problems('gate.baseline', gate.baseline), ...refs.problems('gate.candidate', gate.candidate), ...m.problems];
+  return { value: m.problems.length === 0 && m.value !== undefined ? { ...gate, measure: m.value } : gate, problems };
+}
+
+export type ExpectBlock = Record<string, Record<string, ExpectEntry>>;
+
+/** `expect:`: runs and measures must exist, so a typo can never make --verify pass vacuously. */
+export function resolveExpect(raw: RawConfig['expect'], refs: RunRefs, measures: readonly string[]): Resolved<ExpectBlock> {
+  const expect: ExpectBlock = {};
+  const problems: string[] = [];
+  for (const [runId, entries] of Object.entries(raw ?? {})) {
+    problems.push(...refs.problems(`expect.${runId}`, runId));
+    const byMeasure: Record<string, ExpectEntry> = {};
+    expect[runId] = byMeasure;
+    for (const [m, entry] of Object.entries(entries)) {
+      const c = canonicalMeasure(m);
+      if ('error' in c) {
+        problems.push(`expect.${runId}.${m}: ${c.error}`);
+        continue;
+      }
+      if (!measures.includes(c.canonical)) problems.push(`expect.${runId}.${m}: not among measures (${measures.join(', ')}); add it there`);
+      byMeasure[c.canonical] = entry;
+    }
+  }
+  return { value: expect, problems };
+}
+
+/** `qrels:`, `judgments:`, `judge:`: judged qrels need a judgments folder; the judge block is the judge module's. */
+export function resolveJudging(cfg: Pick<RawConfig, 'qrels' | 'judgments' | 'judge'>): Resolved<JudgeConfig | undefined> {
+  const problems: string[] = [];
+  if (cfg.qrels !== undefined && cfg.qrels !== 'gold' && cfg.judgments === undefined)
+    problems.push(`qrels: "${cfg.qrels}" reads judgments; add judgments: <folder written by harness judge>`);
+  if (cfg.judge === undefined) return { value: undefined, problems };
+  const j = judgeConfigSchema.safeParse(cfg.judge);
+  if (j.success) return { value: j.data, problems };
+  return { value: undefined, problems: [...problems, ...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p))] };
+}

@@ -1,0 +1,75 @@
+import type { Run } from '../../evalset/types.js';
+import type { Logger } from '../log.js';
+import type { PlannedSystem } from '../systems/plan.js';
+import type { ScopeData, ScopeResults, SystemDiagnostics } from '../systems/types.js';
+import type { SystemRuns } from './scope-run.js';
+
+/** What one system produced over every scope. */
+export interface SystemOutcome {
+  readonly system: PlannedSystem;
+  /** Merged over scopes: queryId -> docId -> score. */
+  readonly run: Run;
+  /** Merged over scopes, best first, as cached. */
+  readonly results: ScopeResults;
+  /** Index statistics summed over scopes. */
+  readonly indexStats: Readonly<Record<string, number>>;
+  readonly indexMs: number;
+  readonly searchMs: number;
+  /** Per-query latencies over every scope. */
+  readonly queryMs: readonly number[];
+  /** indexMs and searchMs of the scope runs this ablation computed (cache misses), in whichever thread ran them. */
+  readonly spent: { readonly indexMs: number; readonly searchMs: number };
+  readonly cache: { readonly hits: number; readonly misses: number };
+  readonly diagnostics?: SystemDiagnostics;
+}
+
+/** A system's outcome from its per-scope runs: results merged over scopes, costs summed, diagnostics. */
+export function outcomeOf(
+  system: PlannedSystem,
+  { runs, computed }: SystemRuns,
+  scopes: readonly ScopeData[],
+  outcomes: ReadonlyMap<string, SystemOutcome>,
+  log: Logger,
+): SystemOutcome {
+  const results: ScopeResults = {};
+  const stats: Record<string, number> = {};
+  let indexMs = 0;
+  let searchMs = 0;
+  const spent = { indexMs: 0, searchMs: 0 };
+  const queryMs: number[] = [];
+  runs.forEach((r, i) => {
+    if (computed[i]) {
+      spent.indexMs += r.indexMs;
+      spent.searchMs += r.searchMs;
+    }
+    for (const q of (scopes[i] as ScopeData).queries) {
+      results[q.id] = r.results[q.id] as [string, number][];
+      queryMs.push(r.queryMs[q.id] ?? 0);
+    }
+    for (const [k, v] of Object.entries(r.indexStats)) stats[k] = (stats[k] ?? 0) + v;
+    indexMs += r.indexMs;
+    searchMs += r.searchMs;
+  });
+  const run = new Map<string, Map<string, number>>();
+  for (const [qid, docs] of Object.entries(results)) run.set(qid, new Map(docs));
+  let diagnostics: SystemDiagnostics | undefined;
+  if (system.bound.diagnose) {
+    diagnostics = system.bound.diagnose(
+      results,
+      system.inputs.map((id) => (outcomes.get(id) as SystemOutcome).results),
+    );
+    for (const p of diagnostics.problems) log.warn(`${system.id}: ${p}`);
+  }
+  return {
+    system,
+    run,
+    results,
+    indexStats: stats,
+    indexMs,
+    searchMs,
+    queryMs,
+    spent,
+    cache: { hits: computed.filter((c) => !c).length, misses: computed.filter((c) => c).length },
+    ...(diagnostics === undefined ? {} : { diagnostics }),
+  };
+}
