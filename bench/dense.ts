@@ -21,7 +21,7 @@ import { loadEvalSet } from '../evalset/load.js';
 import { stderrLogger } from '../harness/log.js';
 import { projectRoot } from '../harness/util/project.js';
 import { createRng } from '../harness/stats/rng.js';
-import { buildGloveModel, defaultGloveDir } from '../scripts/build-glove-model.js';
+import { buildGloveModel, defaultGloveDir } from '../arms/dense/glove-model.js';
 
 const BATCH = 32;
 const DIMS = 1024;

@@ -144,6 +144,11 @@ function testOrToolImports(graph: ImportGraph, testOnly: readonly string[]): str
   return found;
 }
 
+/** Imports of any file, tests and test helpers included, from scripts/: the tools build on the library, never the reverse. */
+function scriptImports(graph: ImportGraph): string[] {
+  return [...graph].flatMap(([file, targets]) => targets.filter((t) => inFolder(t, 'scripts')).map((t) => `${file} -> ${t}: imports from scripts/`));
+}
+
 /** One cycle per back edge a depth-first walk meets, as `a.ts > b.ts > a.ts`; imports of files outside the graph are left out. */
 function importCycles(graph: ImportGraph): string[] {
   const state = new Map<string, 'open' | 'done'>();
@@ -187,6 +192,10 @@ describe('layers', () => {
 
   it('has no runtime file importing scripts/ or test code', () => {
     expect(testOrToolImports(graph, TEST_ONLY)).toEqual([]);
+  });
+
+  it('has no file, test code included, importing scripts/', () => {
+    expect(scriptImports(graph)).toEqual([]);
   });
 
   it('has no import cycle', () => {
@@ -242,6 +251,11 @@ describe('the layer checker', () => {
       'harness/a.ts -> scripts/tool.ts: runtime code imports from outside harness/, arms/, evalset/',
       'harness/a.ts -> harness/x/testing.ts: runtime code imports test code',
       'harness/a.ts -> harness/testing/temp.ts: runtime code imports test code',
+    ]);
+    expect(scriptImports(graph)).toEqual([
+      'harness/a.ts -> scripts/tool.ts: imports from scripts/',
+      'harness/a.test.ts -> scripts/tool.ts: imports from scripts/',
+      'harness/x/testing.ts -> scripts/tool.ts: imports from scripts/',
     ]);
   });
 

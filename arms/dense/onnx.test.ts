@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFolderAtomic } from '../../harness/cache/index.js';
 import { memoryLogger } from '../../harness/log.js';
 import { type Loopback, startLoopback } from '../../harness/testing/loopback.js';
-import { gloveFolder } from '../../scripts/build-glove-model.js';
+import { gloveFolder } from './glove-model.js';
 import { folderRevision, loadOnnxEmbedder, onnxEmbedArm } from './onnx.js';
 import { tempDir } from '../../harness/testing/temp.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildGloveModel, defaultGloveDir, GLOVE_MODEL_NAME } from '../../scripts/build-glove-model.js';
+import { buildGloveModel, defaultGloveDir, GLOVE_MODEL_NAME } from './glove-model.js';
 
 let building: Promise<string> | undefined;
 
