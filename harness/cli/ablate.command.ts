@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { defineCommand } from './io.js';
+import { jobsOption, parseJobs, refreshIds, refreshOption } from './plan-args.js';
 
 export const ablateCommand = defineCommand({
   command: 'ablate',
@@ -15,19 +16,9 @@ export const ablateCommand = defineCommand({
       })
       .option('output', { type: 'string', describe: "Folder for the report (overrides the config's output:)", group: 'Ablation:' })
       .option('cache', { type: 'string', describe: "Cache folder (overrides the config's cache:)", group: 'Ablation:' })
-      .option('jobs', {
-        type: 'string',
-        default: 'auto',
-        describe: 'Worker threads for systems and scopes: a number, or auto (the cores, at most the runs that can go at once); 1 runs serially',
-        group: 'Ablation:',
-      })
+      .option('jobs', { ...jobsOption, group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
-      .option('refresh', {
-        type: 'string',
-        array: true,
-        describe: 'Recompute this system (an arm id, repeatable) and everything downstream of it instead of reading the run cache',
-        group: 'Ablation:',
-      })
+      .option('refresh', { ...refreshOption, group: 'Ablation:' })
       .option('gate-exit', {
         type: 'boolean',
         default: false,
@@ -43,7 +34,7 @@ export const ablateCommand = defineCommand({
     const { ablate, verify, formatVerify } = await import('../ablate/run.js');
     const { ablationSummary } = await import('../ablate/summary.js');
     const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
-    const jobs = parseJobs(args.jobs, UsageError);
+    const jobs = parseJobs(args.jobs);
     const cfg = loadConfig(args.config, {
       env: io.env,
       cwd: io.cwd,
@@ -55,16 +46,7 @@ export const ablateCommand = defineCommand({
         hint: 'add gate: { candidate, measure } to the config',
       });
     }
-    const refresh = (args.refresh ?? []).flatMap((r) => String(r).split(','));
-    const ids = cfg.plan.systems.map((s) => s.id);
-    for (const r of refresh) {
-      if (!ids.includes(r)) {
-        const { didYouMean } = await import('../util/suggest.js');
-        throw new UsageError(`--refresh: "${r}" is not a system of ${relative(io.cwd, cfg.file) || cfg.file}${didYouMean(r, ids)}`, {
-          hint: `name an arm or system id: ${ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, ...` : ids.join(', ')}`,
-        });
-      }
-    }
+    const refresh = refreshIds(args.refresh, cfg, io.cwd);
     if (args.dryRun) {
       const { plan } = await import('../ablate/dry-run.js');
       io.out(await plan(cfg, io.log, io.env));
@@ -88,10 +70,3 @@ export const ablateCommand = defineCommand({
     }
   },
 });
-
-/** `--jobs N|auto`: a whole number from 1 up, or auto. */
-function parseJobs(value: string, Usage: typeof import('../errors.js').UsageError): number | 'auto' {
-  if (value === 'auto') return 'auto';
-  if (/^[1-9][0-9]{0,3}$/.test(value)) return Number(value);
-  throw new Usage(`--jobs: expected a whole number from 1 or "auto", got "${value}"`, { hint: '--jobs 1 runs serially; --jobs auto uses the cores' });
-}

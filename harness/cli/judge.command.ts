@@ -1,4 +1,23 @@
+import type { JudgeConfig } from '../config/judge.js';
+import type { CliIo } from './io.js';
 import { defineCommand } from './io.js';
+import { jobsOption, parseJobs, refreshIds, refreshOption } from './plan-args.js';
+
+/** The parsed flags of `harness judge`. */
+interface JudgeArgs {
+  readonly config?: string | undefined;
+  readonly runs?: readonly string[] | undefined;
+  readonly evalset?: string | undefined;
+  readonly format: string;
+  readonly out?: string | undefined;
+  readonly cache?: string | undefined;
+  readonly all: boolean;
+  readonly jobs: string;
+  readonly refresh?: readonly unknown[] | undefined;
+}
+
+/** Judge settings: the config's judge: block (or none) under the flags, validated; problems name `source`. */
+type Settings = (base: Record<string, unknown>, source: string) => JudgeConfig;
 
 export const judgeCommand = defineCommand({
   command: 'judge',
@@ -24,13 +43,13 @@ export const judgeCommand = defineCommand({
       .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
       .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
       .option('cache', { type: 'string', describe: "cache folder (default the config's cache:, else .cache)" })
+      .option('jobs', { ...jobsOption, default: '1', describe: `(with --config) ${jobsOption.describe}` })
+      .option('refresh', { ...refreshOption, describe: `(with --config) ${refreshOption.describe}` })
       .example('$0 judge --config configs/example-judged.yaml', 'judge the pool of every system of the ablation')
       .example('$0 judge --runs a.trec b.trec --evalset data/store --depth 10 --model m --base-url http://127.0.0.1:8080/v1 --local --out data/judgments', ''),
   async run(args, io) {
-    const { resolve, relative } = await import('node:path');
-    const { UsageError, ConfigError } = await import('../errors.js');
+    const { ConfigError } = await import('../errors.js');
     const { judgeConfigSchema } = await import('../config/judge.js');
-    const { runJudge, ablationRuns, evalsetProvenance, formatJudgeSummary } = await import('../judge/run.js');
     const flags: Record<string, unknown> = {
       ...(args.depth === undefined ? {} : { depth: args.depth }),
       ...(args.model === undefined ? {} : { model: args.model }),
@@ -41,7 +60,7 @@ export const judgeCommand = defineCommand({
       ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
       ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
     };
-    const settings = (base: Record<string, unknown>, source: string) => {
+    const settings: Settings = (base, source) => {
       const r = judgeConfigSchema.safeParse({ ...base, ...flags });
       if (!r.success)
         throw new ConfigError(
@@ -50,65 +69,68 @@ export const judgeCommand = defineCommand({
         );
       return r.data;
     };
-    if (args.config !== undefined) {
-      const { loadConfig } = await import('../config/load.js');
-      const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
-      const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd, ...(args.cache === undefined ? {} : { cache: args.cache }) });
-      const shown = relative(io.cwd, cfg.file) || cfg.file;
-      const out = args.out !== undefined ? resolve(io.cwd, args.out) : cfg.judgments;
-      if (out === undefined) throw new UsageError(`${shown} has no judgments: folder; add one or pass --out`);
-      const judge = settings({ ...(cfg.judge ?? {}) }, shown);
-      // Judge the gold eval set's pool: the config may already read judged qrels, which must not feed themselves.
-      const es = await loadConfiguredEvalSet(cfg, io.log);
-      const runs = await ablationRuns(cfg, es, io.log, io.env);
-      const summary = await runJudge(
-        {
-          es,
-          evalset: evalsetProvenance(es, cfg.evalset.format, cfg.evalset.path, out, cfg.evalset.split),
-          evalsetDir: cfg.evalset.path,
-          runs,
-          judge,
-          out,
-          cache: cfg.cache,
-          all: args.all,
-          source: shown,
-        },
-        io.log,
-        io.env,
-      );
-      io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
-      return;
-    }
-    if (args.runs === undefined || args.runs.length === 0) throw new UsageError('give --config C, or --runs FILE... with --evalset and --out');
-    if (args.evalset === undefined || args.out === undefined)
-      throw new UsageError('--runs needs --evalset (the eval set the runs answer) and --out (the judgments folder)');
-    const { loadEvalSet } = await import('../../evalset/load.js');
-    const { readTrecRun } = await import('../../evalset/trec.js');
-    const esPath = resolve(io.cwd, args.evalset);
-    const es = await loadEvalSet({ format: args.format, path: esPath, source: '--evalset' }, io.log);
-    const runs = new Map<string, Awaited<ReturnType<typeof readTrecRun>>['run']>();
-    for (const file of args.runs) {
-      const { run, runTag } = await readTrecRun(resolve(io.cwd, file));
-      const id = runTag === '' ? file : runTag;
-      if (runs.has(id)) throw new UsageError(`two runs carry the tag "${id}" (${file}); give each run its own tag`);
-      runs.set(id, run);
-    }
-    const out = resolve(io.cwd, args.out);
-    const summary = await runJudge(
-      {
-        es,
-        evalset: evalsetProvenance(es, args.format, esPath, out),
-        evalsetDir: esPath,
-        runs,
-        judge: settings({}, '--runs'),
-        out,
-        cache: resolve(io.cwd, args.cache ?? '.cache'),
-        all: args.all,
-        source: 'harness judge flags',
-      },
-      io.log,
-      io.env,
-    );
-    io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+    if (args.config !== undefined) await judgeAblation({ ...args, config: args.config }, io, settings);
+    else await judgeRunFiles(args, io, settings);
   },
 });
+
+/** `--config`: the pool of every system of the ablation, its runs from the one plan entry (probed, from the run cache). */
+async function judgeAblation(args: JudgeArgs & { readonly config: string }, io: CliIo, settings: Settings): Promise<void> {
+  const { resolve, relative } = await import('node:path');
+  const { UsageError } = await import('../errors.js');
+  const { runJudge, ablationRuns, evalsetProvenance, formatJudgeSummary } = await import('../judge/run.js');
+  const { loadConfig } = await import('../config/load.js');
+  const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
+  const jobs = parseJobs(args.jobs);
+  const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd, ...(args.cache === undefined ? {} : { cache: args.cache }) });
+  const refresh = refreshIds(args.refresh, cfg, io.cwd);
+  const shown = relative(io.cwd, cfg.file) || cfg.file;
+  const out = args.out !== undefined ? resolve(io.cwd, args.out) : cfg.judgments;
+  if (out === undefined) throw new UsageError(`${shown} has no judgments: folder; add one or pass --out`);
+  const judge = settings({ ...(cfg.judge ?? {}) }, shown);
+  // Judge the gold eval set's pool: the config may already read judged qrels, which must not feed themselves.
+  const es = await loadConfiguredEvalSet(cfg, io.log);
+  const runs = await ablationRuns(cfg, es, io.log, io.env, { jobs, ...(refresh.length > 0 ? { refresh } : {}) });
+  const evalset = evalsetProvenance(es, cfg.evalset.format, cfg.evalset.path, out, cfg.evalset.split);
+  const job = { es, evalset, evalsetDir: cfg.evalset.path, runs, judge, out, cache: cfg.cache, all: args.all, source: shown };
+  const summary = await runJudge(job, io.log, io.env);
+  io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+}
+
+/** `--runs`: the pool of TREC run files over an eval set, each run named by its tag. */
+async function judgeRunFiles(args: JudgeArgs, io: CliIo, settings: Settings): Promise<void> {
+  const { resolve, relative } = await import('node:path');
+  const { UsageError } = await import('../errors.js');
+  const { runJudge, evalsetProvenance, formatJudgeSummary } = await import('../judge/run.js');
+  if (args.runs === undefined || args.runs.length === 0) throw new UsageError('give --config C, or --runs FILE... with --evalset and --out');
+  if (args.evalset === undefined || args.out === undefined)
+    throw new UsageError('--runs needs --evalset (the eval set the runs answer) and --out (the judgments folder)');
+  const { loadEvalSet } = await import('../../evalset/load.js');
+  const { readTrecRun } = await import('../../evalset/trec.js');
+  const esPath = resolve(io.cwd, args.evalset);
+  const es = await loadEvalSet({ format: args.format, path: esPath, source: '--evalset' }, io.log);
+  const runs = new Map<string, Awaited<ReturnType<typeof readTrecRun>>['run']>();
+  for (const file of args.runs) {
+    const { run, runTag } = await readTrecRun(resolve(io.cwd, file));
+    const id = runTag === '' ? file : runTag;
+    if (runs.has(id)) throw new UsageError(`two runs carry the tag "${id}" (${file}); give each run its own tag`);
+    runs.set(id, run);
+  }
+  const out = resolve(io.cwd, args.out);
+  const summary = await runJudge(
+    {
+      es,
+      evalset: evalsetProvenance(es, args.format, esPath, out),
+      evalsetDir: esPath,
+      runs,
+      judge: settings({}, '--runs'),
+      out,
+      cache: resolve(io.cwd, args.cache ?? '.cache'),
+      all: args.all,
+      source: 'harness judge flags',
+    },
+    io.log,
+    io.env,
+  );
+  io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+}
