@@ -61,6 +61,75 @@ async function generatorModel(dir: string | undefined): Promise<string | undefin
   return m.generator?.model;
 }
 
+/** The judge, prompt and decoding a judgments folder belongs to (its qrels version is computed over it). */
+function judgeIdentity(j: JudgeConfig, prompt: ReturnType<typeof loadPrompt>): JudgeIdentity {
+  return {
+    model: j.model,
+    prompt: { name: prompt.name, sha256: prompt.sha256 },
+    decoding: { temperature: j.temperature, maxTokens: j.maxTokens },
+    samples: j.samples,
+    parseRetries: j.parseRetries,
+  };
+}
+
+type JudgmentRecords = Awaited<ReturnType<typeof readJudgments>>['records'];
+
+/** The folder's earlier judgments, when it holds some by the same judge; judgments of another judge are refused. */
+async function previousJudgments(out: string, identity: JudgeIdentity): Promise<{ manifest?: JudgmentsManifest; records: JudgmentRecords }> {
+  if (!existsSync(join(out, 'manifest.json'))) return { records: [] };
+  const old = await readJudgments(out);
+  const same =
+    JSON.stringify({ ...old.manifest.judge, baseURL: undefined, local: undefined }) === JSON.stringify({ ...identity, baseURL: undefined, local: undefined });
+  if (!same) {
+    throw new UsageError(`${out} holds judgments by another judge, prompt or decoding (qrels version ${old.manifest.qrelsVersion})`, {
+      hint: 'write these judgments to a new folder (--out, or judgments: in the config); judgments of different judges never mix',
+    });
+  }
+  return { manifest: old.manifest, records: old.records };
+}
+
+/** The chat function of the judge's endpoint. */
+function judgeChat(j: JudgeConfig, env: NodeJS.ProcessEnv, source: string): Promise<ChatFn> {
+  const endpoint = {
+    model: j.model,
+    ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }),
+    apiKeyEnv: j.apiKeyEnv,
+    local: j.local,
+    maxRetries: j.maxRetries,
+    timeoutMs: j.timeoutMs,
+  };
+  return openaiChat(endpoint, env, source);
+}
+
+/** What the judgments folder records about this judging: judge, pool, eval set, counts over every record, tokens, cost. */
+function judgmentsManifest(
+  job: JudgeJob,
+  identity: JudgeIdentity,
+  pool: Pool,
+  outcome: JudgeOutcome,
+  records: JudgmentRecords,
+  startedAt: string,
+): JudgmentsManifest {
+  const j = job.judge;
+  return {
+    judgmentsVersion: 1,
+    qrelsVersion: qrelsVersion(records, identity),
+    judge: { ...identity, baseURL: publicBaseURL(j.baseURL), local: j.local },
+    pool: { depth: j.depth, systems: pool.systems, pairs: pool.pairs.length, queries: pool.perQuery.size },
+    evalset: job.evalset,
+    counts: {
+      ...outcome.counts,
+      judged: records.filter((r) => r.status === 'judged').length,
+      parseFailures: records.filter((r) => r.status === 'parse-failure').length,
+      skippedSensitive: records.filter((r) => r.status === 'skipped-sensitive').length,
+    },
+    tokens: outcome.tokens,
+    ...(j.price === undefined ? {} : { cost: (outcome.tokens.prompt * j.price.input + outcome.tokens.completion * j.price.output) / 1e6 }),
+    startedAt,
+    finishedAt: new Date().toISOString(),
+  };
+}
+
 /**
  * `harness judge`: pool the runs at the judge's depth, judge the pairs nobody graded, write the judgments
  * folder (records, judged qrels, provenance manifest). Pairs judged before by the same judge are kept and not
@@ -76,45 +145,15 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
     ]);
   }
   const prompt = loadPrompt('judge', j.prompt);
-  const identity: JudgeIdentity = {
-    model: j.model,
-    prompt: { name: prompt.name, sha256: prompt.sha256 },
-    decoding: { temperature: j.temperature, maxTokens: j.maxTokens },
-    samples: j.samples,
-    parseRetries: j.parseRetries,
-  };
-  let previous: JudgmentsManifest | undefined;
-  let previousRecords: Awaited<ReturnType<typeof readJudgments>>['records'] = [];
-  if (existsSync(join(job.out, 'manifest.json'))) {
-    const old = await readJudgments(job.out);
-    previous = old.manifest;
-    const same =
-      JSON.stringify({ ...old.manifest.judge, baseURL: undefined, local: undefined }) === JSON.stringify({ ...identity, baseURL: undefined, local: undefined });
-    if (!same) {
-      throw new UsageError(`${job.out} holds judgments by another judge, prompt or decoding (qrels version ${old.manifest.qrelsVersion})`, {
-        hint: 'write these judgments to a new folder (--out, or judgments: in the config); judgments of different judges never mix',
-      });
-    }
-    previousRecords = old.records;
-  }
+  const identity = judgeIdentity(j, prompt);
+  const previous = await previousJudgments(job.out, identity);
   const pool = depthPool(
     job.runs,
     j.depth,
     job.es.queries.map((q) => q.id),
   );
   log.info(`judge: pool of ${pool.pairs.length} pairs over ${pool.perQuery.size} queries from ${pool.systems.length} system(s) at depth ${j.depth}`);
-  const chat: ChatFn = await openaiChat(
-    {
-      model: j.model,
-      ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }),
-      apiKeyEnv: j.apiKeyEnv,
-      local: j.local,
-      maxRetries: j.maxRetries,
-      timeoutMs: j.timeoutMs,
-    },
-    env,
-    job.source,
-  );
+  const chat = await judgeChat(j, env, job.source);
   const store = new ContentStore(job.cache, { log });
   const outcome = await judgePool(pool, job.es, {
     identity,
@@ -125,29 +164,12 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
     store,
     log,
     all: job.all,
-    previous: previousRecords,
+    previous: previous.records,
   });
   // Earlier records of pairs outside this pool stay: the folder only grows, and its version says over what.
   const inPool = new Set(outcome.records.map((r) => `${r.queryId}\t${r.docId}`));
-  const records = [...previousRecords.filter((r) => !inPool.has(`${r.queryId}\t${r.docId}`)), ...outcome.records];
-  const c = outcome.counts;
-  const manifest: JudgmentsManifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: qrelsVersion(records, identity),
-    judge: { ...identity, baseURL: publicBaseURL(j.baseURL), local: j.local },
-    pool: { depth: j.depth, systems: pool.systems, pairs: pool.pairs.length, queries: pool.perQuery.size },
-    evalset: job.evalset,
-    counts: {
-      ...c,
-      judged: records.filter((r) => r.status === 'judged').length,
-      parseFailures: records.filter((r) => r.status === 'parse-failure').length,
-      skippedSensitive: records.filter((r) => r.status === 'skipped-sensitive').length,
-    },
-    tokens: outcome.tokens,
-    ...(j.price === undefined ? {} : { cost: (outcome.tokens.prompt * j.price.input + outcome.tokens.completion * j.price.output) / 1e6 }),
-    startedAt: previous?.startedAt ?? startedAt,
-    finishedAt: new Date().toISOString(),
-  };
+  const records = [...previous.records.filter((r) => !inPool.has(`${r.queryId}\t${r.docId}`)), ...outcome.records];
+  const manifest = judgmentsManifest(job, identity, pool, outcome, records, previous.manifest?.startedAt ?? startedAt);
   await writeJudgments(job.out, manifest, records);
   return { pool, outcome, manifest };
 }
