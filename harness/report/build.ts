@@ -83,6 +83,22 @@ export function runLetter(i: number): string {
   return i < 26 ? (alphabet[i] as string) : runLetter(Math.floor(i / 26) - 1) + (alphabet[i % 26] as string);
 }
 
+/** Mean of every run on every measure in every stratum, stratum by stratum, then run, then measure. */
+function summaryRows(input: ReportInput, strata: readonly StratumIndex[], runIds: readonly string[]): SummaryRow[] {
+  const summary: SummaryRow[] = [];
+  for (const s of strata) {
+    for (const run of runIds) {
+      for (const measure of input.measures) {
+        const v = input.perQuery[run]?.[measure] as readonly number[];
+        let sum = 0;
+        for (const i of s.indices) sum += v[i] as number;
+        summary.push({ stratum: s.id, run, measure, n: s.indices.length, mean: sum / s.indices.length });
+      }
+    }
+  }
+  return summary;
+}
+
 /**
  * Report as data: from per-query scores to means, paired comparisons, warnings and the gate verdict. Pure and
  * deterministic (seeded draws, no clock), so `report.json` is byte-identical for the same input.
@@ -121,17 +137,7 @@ export function buildReportData(input: ReportInput): ReportData {
       ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata }
       : undefined,
   );
-  const summary: SummaryRow[] = [];
-  for (const s of strata) {
-    for (const run of runIds) {
-      for (const measure of input.measures) {
-        const v = input.perQuery[run]?.[measure] as readonly number[];
-        let sum = 0;
-        for (const i of s.indices) sum += v[i] as number;
-        summary.push({ stratum: s.id, run, measure, n: s.indices.length, mean: sum / s.indices.length });
-      }
-    }
-  }
+  const summary = summaryRows(input, strata, runIds);
   const strataInfo: StratumInfo[] = strata.map((s) => ({ id: s.id, n: s.indices.length, overall: s.id === OVERALL && strata.length > 1 }));
   const letters: Record<string, string> = {};
   runIds.forEach((id, i) => (letters[id] = runLetter(i)));
