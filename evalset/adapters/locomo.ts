@@ -132,15 +132,27 @@ interface Turn {
   session: number;
 }
 
-/** The adapter proper, on already-parsed JSON; `file` is only for messages. */
-export function locomoFromJson(file: string, data: unknown, options: LocomoOptions): { evalSet: EvalSet; stats: LocomoStats } {
-  const parsed = fileSchema.safeParse(data);
-  if (!parsed.success) {
-    throw new InputError(file, undefined, `not LoCoMo's schema: ${describeIssues(parsed.error.issues)}`, {
-      hint: 'expected locomo10.json from snap-research/locomo (an array of {sample_id, conversation, qa, observation})',
-    });
-  }
-  const stats: LocomoStats = {
+type Sample = z.output<typeof sampleSchema>;
+type Qa = z.output<typeof qaSchema>;
+
+/** One conversation read: its turns by dia_id, one document per session, and the session numbers in order. */
+interface Conversation {
+  readonly sid: string;
+  readonly turns: ReadonlyMap<string, Turn>;
+  readonly sessionDocs: readonly Document[];
+  readonly sessionNumbers: readonly number[];
+}
+
+/** The documents a conversation gives at the chosen unit, and (observations) the ones citing each dia_id. */
+interface UnitDocuments {
+  readonly documents: readonly Document[];
+  /** Document id -> its session id, for turns and observations, in document order. */
+  readonly sessionUnit: readonly (readonly [string, string])[];
+  readonly obsByTurn: ReadonlyMap<string, readonly string[]>;
+}
+
+function emptyStats(): LocomoStats {
+  return {
     conversations: 0,
     sessions: 0,
     turns: 0,
@@ -150,154 +162,171 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
     excluded: { adversarial: 0, noEvidence: [], noUnitEvidence: [] },
     queriesPerStratum: {},
   };
-  const documents: Document[] = [];
-  const queries: Query[] = [];
-  const qrels = new Map<string, Map<string, number>>();
-  const scopes = new Map<string, string[]>();
-  const sessionUnit = new Map<string, string>();
-  const seenSamples = new Set<string>();
+}
 
-  parsed.data.forEach((sample, si) => {
-    const sid = sample.sample_id;
-    const where = `[${si}] (${sid})`;
-    if (seenSamples.has(sid)) throw new InputError(file, undefined, `${where}: duplicate sample_id`);
-    seenSamples.add(sid);
-    stats.conversations += 1;
-
-    const turns = new Map<string, Turn>();
-    const sessionDocs: Document[] = [];
-    const sessionNumbers = Object.keys(sample.conversation)
-      .map((k) => /^session_(\d+)$/.exec(k)?.[1])
-      .filter((n): n is string => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-    for (const n of sessionNumbers) {
-      const key = `session_${n}`;
-      const rawTurns = z.array(turnSchema).safeParse(sample.conversation[key]);
-      if (!rawTurns.success) {
-        throw new InputError(file, undefined, `${where}.conversation.${key}: ${describeIssues(rawTurns.error.issues)}`);
-      }
-      const rawDate = sample.conversation[`${key}_date_time`];
-      const timestamp = typeof rawDate === 'string' ? parseLocomoDate(rawDate) : undefined;
-      if (timestamp === undefined) {
-        throw new InputError(file, undefined, `${where}.conversation.${key}_date_time: missing or unparsable date ${JSON.stringify(rawDate)}`, {
-          hint: 'expected the form "1:56 pm on 8 May, 2023"',
-        });
-      }
-      stats.sessions += 1;
-      const sessionId = `${sid}:${key}`;
-      const texts: string[] = [];
-      for (const t of rawTurns.data) {
-        const id = `${sid}:${t.dia_id}`;
-        if (/\s/.test(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: dia_id ${JSON.stringify(t.dia_id)} contains whitespace`);
-        if (turns.has(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: duplicate dia_id "${t.dia_id}"`);
-        const caption = options.imageCaptions && t.blip_caption !== undefined && t.blip_caption !== '' ? ` [image: ${t.blip_caption}]` : '';
-        const text = `${t.speaker}: ${t.text}${caption}`;
-        texts.push(text);
-        turns.set(t.dia_id, { doc: { id, text, timestamp, metadata: { session: key, speaker: t.speaker } }, session: n });
-        stats.turns += 1;
-      }
-      sessionDocs.push({ id: sessionId, text: texts.join('\n'), timestamp, metadata: { session: key } });
-    }
-
-    const scopeDocs: string[] = [];
-    // Observations: dia_id -> the observation docs that cite it.
-    const obsByTurn = new Map<string, string[]>();
-    if (options.unit === 'turn') {
-      for (const t of turns.values()) {
-        documents.push(t.doc);
-        scopeDocs.push(t.doc.id);
-        sessionUnit.set(t.doc.id, `${sid}:session_${t.session}`);
-      }
-    } else if (options.unit === 'session') {
-      for (const d of sessionDocs) {
-        documents.push(d);
-        scopeDocs.push(d.id);
-      }
-    } else {
-      const obs = sample.observation ?? {};
-      for (const n of sessionNumbers) {
-        const facts = obs[`session_${n}_observation`];
-        if (facts === undefined) continue;
-        const timestamp = sessionDocs.find((d) => d.id === `${sid}:session_${n}`)?.timestamp;
-        let i = 0;
-        for (const [speaker, list] of Object.entries(facts)) {
-          for (const [fact, diaIds] of list) {
-            i += 1;
-            const id = `${sid}:O${n}:${i}`;
-            const cited = normalizeEvidence(Array.isArray(diaIds) ? diaIds : [diaIds]).ids.filter((d) => turns.has(d));
-            documents.push({
-              id,
-              text: fact,
-              ...(timestamp === undefined ? {} : { timestamp }),
-              metadata: { session: `session_${n}`, speaker, diaIds: cited },
-            });
-            scopeDocs.push(id);
-            sessionUnit.set(id, `${sid}:session_${n}`);
-            for (const d of cited) obsByTurn.set(d, [...(obsByTurn.get(d) ?? []), id]);
-          }
-        }
-      }
-    }
-    scopes.set(sid, scopeDocs);
-
-    sample.qa.forEach((qa, qi) => {
-      stats.qas += 1;
-      const category = qa.category as Category;
-      stats.byCategory[category] += 1;
-      const qid = `${sid}:q${qi}`;
-      const norm = normalizeEvidence(qa.evidence);
-      stats.evidence.split += norm.split;
-      stats.evidence.fixed += norm.fixed;
-      const valid: string[] = [];
-      for (const id of norm.ids) {
-        if (!turns.has(id)) {
-          stats.evidence.dropped.push(`${qid} ${JSON.stringify(id)}`);
-        } else if (valid.includes(id)) {
-          stats.evidence.duplicates += 1;
-        } else {
-          valid.push(id);
-        }
-      }
-      if (category === 5 && !options.includeAdversarial) {
-        stats.excluded.adversarial += 1;
-        return;
-      }
-      if (valid.length === 0) {
-        stats.excluded.noEvidence.push(qid);
-        return;
-      }
-      const relevant = new Set<string>();
-      for (const id of valid) {
-        const turn = turns.get(id)!;
-        if (options.unit === 'turn') relevant.add(turn.doc.id);
-        else if (options.unit === 'session') relevant.add(`${sid}:session_${turn.session}`);
-        else for (const o of obsByTurn.get(id) ?? []) relevant.add(o);
-      }
-      if (relevant.size === 0) {
-        stats.excluded.noUnitEvidence.push(qid);
-        return;
-      }
-      const stratum =
-        category === 4
-          ? exactOrParaphrase(
-              qa.question,
-              valid.map((id) => turns.get(id)!.doc.text),
-              options.exactThreshold,
-            )
-          : LOCOMO_CATEGORIES[category];
-      stats.queriesPerStratum[stratum] = (stats.queriesPerStratum[stratum] ?? 0) + 1;
-      queries.push({
-        id: qid,
-        text: qa.question,
-        stratum,
-        ...(options.scope === 'conversation' ? { scope: sid } : {}),
-        metadata: { category, categoryName: LOCOMO_CATEGORIES[category], evidence: valid },
-      });
-      qrels.set(qid, new Map([...relevant].map((d) => [d, 1])));
+/** One session's turns, added to `turns`, and its session document. */
+function readSession(file: string, sample: Sample, n: number, where: string, options: LocomoOptions, turns: Map<string, Turn>): Document {
+  const sid = sample.sample_id;
+  const key = `session_${n}`;
+  const rawTurns = z.array(turnSchema).safeParse(sample.conversation[key]);
+  if (!rawTurns.success) {
+    throw new InputError(file, undefined, `${where}.conversation.${key}: ${describeIssues(rawTurns.error.issues)}`);
+  }
+  const rawDate = sample.conversation[`${key}_date_time`];
+  const timestamp = typeof rawDate === 'string' ? parseLocomoDate(rawDate) : undefined;
+  if (timestamp === undefined) {
+    throw new InputError(file, undefined, `${where}.conversation.${key}_date_time: missing or unparsable date ${JSON.stringify(rawDate)}`, {
+      hint: 'expected the form "1:56 pm on 8 May, 2023"',
     });
-  });
+  }
+  const texts: string[] = [];
+  for (const t of rawTurns.data) {
+    const id = `${sid}:${t.dia_id}`;
+    if (/\s/.test(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: dia_id ${JSON.stringify(t.dia_id)} contains whitespace`);
+    if (turns.has(t.dia_id)) throw new InputError(file, undefined, `${where}.conversation.${key}: duplicate dia_id "${t.dia_id}"`);
+    const caption = options.imageCaptions && t.blip_caption !== undefined && t.blip_caption !== '' ? ` [image: ${t.blip_caption}]` : '';
+    const text = `${t.speaker}: ${t.text}${caption}`;
+    texts.push(text);
+    turns.set(t.dia_id, { doc: { id, text, timestamp, metadata: { session: key, speaker: t.speaker } }, session: n });
+  }
+  return { id: `${sid}:${key}`, text: texts.join('\n'), timestamp, metadata: { session: key } };
+}
 
+/** Every session of a conversation, in session-number order. */
+function readConversation(file: string, sample: Sample, where: string, options: LocomoOptions, stats: LocomoStats): Conversation {
+  const turns = new Map<string, Turn>();
+  const sessionDocs: Document[] = [];
+  const sessionNumbers = Object.keys(sample.conversation)
+    .map((k) => /^session_(\d+)$/.exec(k)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+  for (const n of sessionNumbers) sessionDocs.push(readSession(file, sample, n, where, options, turns));
+  stats.sessions += sessionDocs.length;
+  stats.turns += turns.size;
+  return { sid: sample.sample_id, turns, sessionDocs, sessionNumbers };
+}
+
+/** One document per observation fact, relevant through the dia_ids it cites. */
+function observationDocuments(conv: Conversation, sample: Sample): UnitDocuments {
+  const { sid, turns } = conv;
+  const documents: Document[] = [];
+  const sessionUnit: [string, string][] = [];
+  const obsByTurn = new Map<string, string[]>();
+  const obs = sample.observation ?? {};
+  for (const n of conv.sessionNumbers) {
+    const facts = obs[`session_${n}_observation`];
+    if (facts === undefined) continue;
+    const timestamp = conv.sessionDocs.find((d) => d.id === `${sid}:session_${n}`)?.timestamp;
+    let i = 0;
+    for (const [speaker, list] of Object.entries(facts)) {
+      for (const [fact, diaIds] of list) {
+        i += 1;
+        const id = `${sid}:O${n}:${i}`;
+        const cited = normalizeEvidence(Array.isArray(diaIds) ? diaIds : [diaIds]).ids.filter((d) => turns.has(d));
+        documents.push({
+          id,
+          text: fact,
+          ...(timestamp === undefined ? {} : { timestamp }),
+          metadata: { session: `session_${n}`, speaker, diaIds: cited },
+        });
+        sessionUnit.push([id, `${sid}:session_${n}`]);
+        for (const d of cited) obsByTurn.set(d, [...(obsByTurn.get(d) ?? []), id]);
+      }
+    }
+  }
+  return { documents, sessionUnit, obsByTurn };
+}
+
+function unitDocuments(conv: Conversation, sample: Sample, unit: LocomoOptions['unit']): UnitDocuments {
+  if (unit === 'session') return { documents: conv.sessionDocs, sessionUnit: [], obsByTurn: new Map() };
+  if (unit === 'observation') return observationDocuments(conv, sample);
+  const turns = [...conv.turns.values()];
+  return {
+    documents: turns.map((t) => t.doc),
+    sessionUnit: turns.map((t) => [t.doc.id, `${conv.sid}:session_${t.session}`] as const),
+    obsByTurn: new Map(),
+  };
+}
+
+/** A QA's evidence ids that name a turn of the conversation, each once; the others are counted. */
+function validEvidence(qid: string, evidence: readonly string[], turns: ReadonlyMap<string, Turn>, stats: LocomoStats): string[] {
+  const norm = normalizeEvidence(evidence);
+  stats.evidence.split += norm.split;
+  stats.evidence.fixed += norm.fixed;
+  const valid: string[] = [];
+  for (const id of norm.ids) {
+    if (!turns.has(id)) {
+      stats.evidence.dropped.push(`${qid} ${JSON.stringify(id)}`);
+    } else if (valid.includes(id)) {
+      stats.evidence.duplicates += 1;
+    } else {
+      valid.push(id);
+    }
+  }
+  return valid;
+}
+
+/** The documents of the chosen unit that hold a QA's evidence turns. */
+function relevantUnits(valid: readonly string[], conv: Conversation, units: UnitDocuments, unit: LocomoOptions['unit']): Set<string> {
+  const relevant = new Set<string>();
+  for (const id of valid) {
+    const turn = conv.turns.get(id)!;
+    if (unit === 'turn') relevant.add(turn.doc.id);
+    else if (unit === 'session') relevant.add(`${conv.sid}:session_${turn.session}`);
+    else for (const o of units.obsByTurn.get(id) ?? []) relevant.add(o);
+  }
+  return relevant;
+}
+
+/** A QA as a Query with its relevant documents, or undefined when it is excluded (and counted). */
+function qaQuery(
+  qa: Qa,
+  qi: number,
+  conv: Conversation,
+  units: UnitDocuments,
+  options: LocomoOptions,
+  stats: LocomoStats,
+): { readonly query: Query; readonly relevant: ReadonlySet<string> } | undefined {
+  stats.qas += 1;
+  const category = qa.category as Category;
+  stats.byCategory[category] += 1;
+  const qid = `${conv.sid}:q${qi}`;
+  const valid = validEvidence(qid, qa.evidence, conv.turns, stats);
+  if (category === 5 && !options.includeAdversarial) {
+    stats.excluded.adversarial += 1;
+    return undefined;
+  }
+  if (valid.length === 0) {
+    stats.excluded.noEvidence.push(qid);
+    return undefined;
+  }
+  const relevant = relevantUnits(valid, conv, units, options.unit);
+  if (relevant.size === 0) {
+    stats.excluded.noUnitEvidence.push(qid);
+    return undefined;
+  }
+  const stratum =
+    category === 4
+      ? exactOrParaphrase(
+          qa.question,
+          valid.map((id) => conv.turns.get(id)!.doc.text),
+          options.exactThreshold,
+        )
+      : LOCOMO_CATEGORIES[category];
+  stats.queriesPerStratum[stratum] = (stats.queriesPerStratum[stratum] ?? 0) + 1;
+  const query: Query = {
+    id: qid,
+    text: qa.question,
+    stratum,
+    ...(options.scope === 'conversation' ? { scope: conv.sid } : {}),
+    metadata: { category, categoryName: LOCOMO_CATEGORIES[category], evidence: valid },
+  };
+  return { query, relevant };
+}
+
+/** What loading counted, fixed, dropped and excluded, as the eval set's notes. */
+function locomoNotes(stats: LocomoStats, unit: LocomoOptions['unit']): string[] {
   const notes: string[] = [
     `LoCoMo: ${stats.conversations} conversations, ${stats.sessions} sessions, ${stats.turns} turns, ${stats.qas} QAs ` +
       `(categories 1-5: ${[1, 2, 3, 4, 5].map((c) => stats.byCategory[c as Category]).join('/')})`,
@@ -309,8 +338,47 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
     notes.push(`${stats.excluded.noEvidence.length} QAs without valid evidence excluded: ${nameList(stats.excluded.noEvidence)}`);
   }
   if (stats.excluded.noUnitEvidence.length > 0) {
-    notes.push(`${stats.excluded.noUnitEvidence.length} QAs whose evidence turns have no ${options.unit} excluded: ${nameList(stats.excluded.noUnitEvidence)}`);
+    notes.push(`${stats.excluded.noUnitEvidence.length} QAs whose evidence turns have no ${unit} excluded: ${nameList(stats.excluded.noUnitEvidence)}`);
   }
+  return notes;
+}
+
+/** The adapter proper, on already-parsed JSON; `file` is only for messages. */
+export function locomoFromJson(file: string, data: unknown, options: LocomoOptions): { evalSet: EvalSet; stats: LocomoStats } {
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new InputError(file, undefined, `not LoCoMo's schema: ${describeIssues(parsed.error.issues)}`, {
+      hint: 'expected locomo10.json from snap-research/locomo (an array of {sample_id, conversation, qa, observation})',
+    });
+  }
+  const stats = emptyStats();
+  const documents: Document[] = [];
+  const queries: Query[] = [];
+  const qrels = new Map<string, Map<string, number>>();
+  const scopes = new Map<string, string[]>();
+  const sessionUnit = new Map<string, string>();
+  const seenSamples = new Set<string>();
+  parsed.data.forEach((sample, si) => {
+    const sid = sample.sample_id;
+    const where = `[${si}] (${sid})`;
+    if (seenSamples.has(sid)) throw new InputError(file, undefined, `${where}: duplicate sample_id`);
+    seenSamples.add(sid);
+    stats.conversations += 1;
+    const conv = readConversation(file, sample, where, options, stats);
+    const units = unitDocuments(conv, sample, options.unit);
+    for (const d of units.documents) documents.push(d);
+    for (const [id, session] of units.sessionUnit) sessionUnit.set(id, session);
+    scopes.set(
+      sid,
+      units.documents.map((d) => d.id),
+    );
+    sample.qa.forEach((qa, qi) => {
+      const q = qaQuery(qa, qi, conv, units, options, stats);
+      if (q === undefined) return;
+      queries.push(q.query);
+      qrels.set(q.query.id, new Map([...q.relevant].map((d) => [d, 1])));
+    });
+  });
   const evalSet: EvalSet = {
     name: `${basename(file).replace(/\.json$/, '')}/${options.unit}${options.scope === 'pooled' ? '/pooled' : ''}`,
     documents,
@@ -318,7 +386,7 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
     qrels,
     ...(options.scope === 'conversation' ? { scopes } : {}),
     ...(options.unit === 'session' ? {} : { units: new Map([['session', sessionUnit]]) }),
-    notes,
+    notes: locomoNotes(stats, options.unit),
   };
   return { evalSet, stats };
 }

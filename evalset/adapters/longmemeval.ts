@@ -71,6 +71,129 @@ export function parseLongMemEvalDate(text: string): string | undefined {
   return m === null ? undefined : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:00`;
 }
 
+type Item = z.output<typeof itemSchema>;
+type Turn = z.output<typeof turnSchema>;
+
+/** What every haystack adds to: the documents, one per id and text in first-seen order, and the session of each turn. */
+interface Corpus {
+  readonly documents: Document[];
+  readonly byId: Map<string, Document>;
+  readonly sessionUnit: Map<string, string>;
+}
+
+/** One question's haystack as it is read: the ids in its scope, in order, and its relevant ones. */
+interface Haystack {
+  readonly qid: string;
+  readonly where: string;
+  readonly inScope: Set<string>;
+  readonly scopeDocs: string[];
+  readonly relevant: Map<string, number>;
+}
+
+/**
+ * Adds a document to the corpus and the haystack, sharing one already read under the same id with the same
+ * text, renaming one with another text `<id>@<question_id>`; returns the id it has in the scope.
+ */
+function addDocument(file: string, doc: Document, corpus: Corpus, hay: Haystack, stats: LongMemEvalStats): string {
+  let id = doc.id;
+  const prior = corpus.byId.get(id);
+  if (prior !== undefined && prior.text !== doc.text) {
+    id = `${doc.id}@${hay.qid}`;
+    stats.renamed += 1;
+  }
+  if (hay.inScope.has(id)) throw new InputError(file, undefined, `${hay.where}: haystack lists "${doc.id}" twice`);
+  hay.inScope.add(id);
+  const existing = corpus.byId.get(id);
+  if (existing === undefined) {
+    const d = id === doc.id ? doc : { ...doc, id };
+    corpus.byId.set(id, d);
+    corpus.documents.push(d);
+  } else {
+    stats.shared += 1;
+  }
+  hay.scopeDocs.push(id);
+  return id;
+}
+
+/** Options and sinks shared by every session of one haystack. */
+interface SessionContext {
+  readonly file: string;
+  readonly options: LongMemEvalOptions;
+  readonly corpus: Corpus;
+  readonly hay: Haystack;
+  readonly stats: LongMemEvalStats;
+}
+
+/** One haystack session: a document, or one per indexed turn, with relevance as the official code decides it. */
+function addSession(ctx: SessionContext, sid: string, turns: readonly Turn[], timestamp: string, isAnswer: boolean): void {
+  const { options, hay } = ctx;
+  const indexed = (role: string) => options.roles === 'all' || role === 'user';
+  const add = (doc: Document) => addDocument(ctx.file, doc, ctx.corpus, hay, ctx.stats);
+  if (options.unit === 'session') {
+    const texts = turns.filter((t) => indexed(t.role)).map((t) => t.content);
+    const id = add({ id: sid, text: texts.join(' '), timestamp });
+    if (isAnswer && turns.some((t) => indexed(t.role) && t.has_answer === true)) hay.relevant.set(id, 1);
+    return;
+  }
+  const sessionIds: string[] = [];
+  turns.forEach((t, ti) => {
+    if (!indexed(t.role)) return;
+    const id = add({ id: `${sid}_${ti + 1}`, text: t.content, timestamp, metadata: { role: t.role } });
+    sessionIds.push(id);
+    if (isAnswer && t.has_answer === true) hay.relevant.set(id, 1);
+  });
+  for (const id of sessionIds) ctx.corpus.sessionUnit.set(id, sid);
+}
+
+/** Reads one question's haystack into the corpus: its scope and its relevant documents. */
+function readHaystack(item: Item, where: string, ctx: Omit<SessionContext, 'hay'>): Haystack {
+  const { file } = ctx;
+  const n = item.haystack_session_ids.length;
+  if (item.haystack_sessions.length !== n || item.haystack_dates.length !== n) {
+    throw new InputError(
+      file,
+      undefined,
+      `${where}: haystack_session_ids (${n}), haystack_sessions (${item.haystack_sessions.length}) and haystack_dates (${item.haystack_dates.length}) differ in length`,
+    );
+  }
+  const answerSessions = new Set(item.answer_session_ids);
+  const hay: Haystack = { qid: item.question_id, where, inScope: new Set(), scopeDocs: [], relevant: new Map() };
+  item.haystack_session_ids.forEach((sid, si) => {
+    const rawDate = item.haystack_dates[si]!;
+    const timestamp = parseLongMemEvalDate(rawDate);
+    if (timestamp === undefined) throw new InputError(file, undefined, `${where}.haystack_dates[${si}]: unparsable date ${JSON.stringify(rawDate)}`);
+    addSession({ ...ctx, hay }, sid, item.haystack_sessions[si]!, timestamp, answerSessions.has(sid));
+  });
+  return hay;
+}
+
+function itemQuery(item: Item, stratum: string): Query {
+  return {
+    id: item.question_id,
+    text: item.question,
+    stratum,
+    scope: item.question_id,
+    metadata: {
+      questionType: item.question_type,
+      ...(item.question_date === undefined ? {} : { questionDate: item.question_date }),
+      answerSessionIds: item.answer_session_ids,
+    },
+  };
+}
+
+function longMemEvalNotes(stats: LongMemEvalStats, options: LongMemEvalOptions): string[] {
+  const kept = stats.questions - stats.abstention.length;
+  const notes = [
+    `LongMemEval: ${stats.questions} questions, ${kept} kept, unit ${options.unit}, ${options.roles === 'user' ? 'user turns only' : 'all turns'}`,
+  ];
+  if (stats.abstention.length > 0) notes.push(`${stats.abstention.length} abstention questions (_abs) skipped: ${nameList(stats.abstention)}`);
+  if (stats.noRelevant.length > 0) {
+    notes.push(`${stats.noRelevant.length} questions have no relevant ${options.unit} under this protocol (they score 0): ${nameList(stats.noRelevant)}`);
+  }
+  if (stats.renamed > 0) notes.push(`${stats.renamed} reused session ids carried a different text and were renamed <id>@<question_id>`);
+  return notes;
+}
+
 export function longMemEvalFromJson(file: string, data: unknown, options: LongMemEvalOptions): { evalSet: EvalSet; stats: LongMemEvalStats } {
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
@@ -79,15 +202,11 @@ export function longMemEvalFromJson(file: string, data: unknown, options: LongMe
     });
   }
   const stats: LongMemEvalStats = { questions: 0, abstention: [], noRelevant: [], renamed: 0, shared: 0, perStratum: {} };
-  const documents: Document[] = [];
-  const byId = new Map<string, Document>();
+  const corpus: Corpus = { documents: [], byId: new Map(), sessionUnit: new Map() };
   const queries: Query[] = [];
   const qrels = new Map<string, Map<string, number>>();
   const scopes = new Map<string, string[]>();
-  const sessionUnit = new Map<string, string>();
   const seenQuestions = new Set<string>();
-  const indexed = (role: string) => options.roles === 'all' || role === 'user';
-
   parsed.data.forEach((item, qi) => {
     const qid = item.question_id;
     const where = `[${qi}] (${qid})`;
@@ -98,94 +217,22 @@ export function longMemEvalFromJson(file: string, data: unknown, options: LongMe
       stats.abstention.push(qid);
       return;
     }
-    const n = item.haystack_session_ids.length;
-    if (item.haystack_sessions.length !== n || item.haystack_dates.length !== n) {
-      throw new InputError(
-        file,
-        undefined,
-        `${where}: haystack_session_ids (${n}), haystack_sessions (${item.haystack_sessions.length}) and haystack_dates (${item.haystack_dates.length}) differ in length`,
-      );
-    }
-    const answerSessions = new Set(item.answer_session_ids);
-    const scopeDocs: string[] = [];
-    const relevant = new Map<string, number>();
-    const inScope = new Set<string>();
-    const add = (doc: Document): string => {
-      let id = doc.id;
-      const prior = byId.get(id);
-      if (prior !== undefined && prior.text !== doc.text) {
-        id = `${doc.id}@${qid}`;
-        stats.renamed += 1;
-      }
-      if (inScope.has(id)) throw new InputError(file, undefined, `${where}: haystack lists "${doc.id}" twice`);
-      inScope.add(id);
-      const existing = byId.get(id);
-      if (existing === undefined) {
-        const d = id === doc.id ? doc : { ...doc, id };
-        byId.set(id, d);
-        documents.push(d);
-      } else {
-        stats.shared += 1;
-      }
-      scopeDocs.push(id);
-      return id;
-    };
-    item.haystack_session_ids.forEach((sid, si) => {
-      const turns = item.haystack_sessions[si]!;
-      const rawDate = item.haystack_dates[si]!;
-      const timestamp = parseLongMemEvalDate(rawDate);
-      if (timestamp === undefined) throw new InputError(file, undefined, `${where}.haystack_dates[${si}]: unparsable date ${JSON.stringify(rawDate)}`);
-      const isAnswer = answerSessions.has(sid);
-      if (options.unit === 'session') {
-        const texts = turns.filter((t) => indexed(t.role)).map((t) => t.content);
-        const id = add({ id: sid, text: texts.join(' '), timestamp });
-        if (isAnswer && turns.some((t) => indexed(t.role) && t.has_answer === true)) relevant.set(id, 1);
-      } else {
-        const sessionIds: string[] = [];
-        turns.forEach((t, ti) => {
-          if (!indexed(t.role)) return;
-          const id = add({ id: `${sid}_${ti + 1}`, text: t.content, timestamp, metadata: { role: t.role } });
-          sessionIds.push(id);
-          if (isAnswer && t.has_answer === true) relevant.set(id, 1);
-        });
-        for (const id of sessionIds) sessionUnit.set(id, sid);
-      }
-    });
-    scopes.set(qid, scopeDocs);
+    const hay = readHaystack(item, where, { file, options, corpus, stats });
+    scopes.set(qid, hay.scopeDocs);
     const stratum = item.question_type === 'multi-session' ? 'multi-hop' : item.question_type;
     stats.perStratum[stratum] = (stats.perStratum[stratum] ?? 0) + 1;
-    if (relevant.size === 0) stats.noRelevant.push(qid);
-    else qrels.set(qid, relevant);
-    queries.push({
-      id: qid,
-      text: item.question,
-      stratum,
-      scope: qid,
-      metadata: {
-        questionType: item.question_type,
-        ...(item.question_date === undefined ? {} : { questionDate: item.question_date }),
-        answerSessionIds: item.answer_session_ids,
-      },
-    });
+    if (hay.relevant.size === 0) stats.noRelevant.push(qid);
+    else qrels.set(qid, hay.relevant);
+    queries.push(itemQuery(item, stratum));
   });
-
-  const kept = stats.questions - stats.abstention.length;
-  const notes = [
-    `LongMemEval: ${stats.questions} questions, ${kept} kept, unit ${options.unit}, ${options.roles === 'user' ? 'user turns only' : 'all turns'}`,
-  ];
-  if (stats.abstention.length > 0) notes.push(`${stats.abstention.length} abstention questions (_abs) skipped: ${nameList(stats.abstention)}`);
-  if (stats.noRelevant.length > 0) {
-    notes.push(`${stats.noRelevant.length} questions have no relevant ${options.unit} under this protocol (they score 0): ${nameList(stats.noRelevant)}`);
-  }
-  if (stats.renamed > 0) notes.push(`${stats.renamed} reused session ids carried a different text and were renamed <id>@<question_id>`);
   const evalSet: EvalSet = {
     name: `${basename(file).replace(/\.json$/, '')}/${options.unit}`,
-    documents,
+    documents: corpus.documents,
     queries,
     qrels,
     scopes,
-    ...(options.unit === 'turn' ? { units: new Map([['session', sessionUnit]]) } : {}),
-    notes,
+    ...(options.unit === 'turn' ? { units: new Map([['session', corpus.sessionUnit]]) } : {}),
+    notes: longMemEvalNotes(stats, options),
   };
   return { evalSet, stats };
 }

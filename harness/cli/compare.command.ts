@@ -1,5 +1,6 @@
 import { GateRejectError, UsageError } from '../errors.js';
-import type { ReportData } from '../report/types.js';
+import type { CompareConfigInput, Correction, GateRule, TestKind } from '../compare/config.js';
+import type { ReportData, ReportInput } from '../report/types.js';
 import { defineCommand } from './io.js';
 
 /** Quotes a word for a POSIX shell when it needs it, so the recorded command can be pasted back. */
@@ -28,6 +29,118 @@ export function splitMeasureList(values: readonly string[]): string[] {
     out.push(v.slice(start));
   }
   return out.map((m) => m.trim()).filter((m) => m !== '');
+}
+
+/** The flags of `harness compare` as yargs gives them (camel case). */
+interface CompareArgs {
+  readonly runs: readonly string[];
+  readonly qrels: string;
+  readonly baseline?: string | undefined;
+  readonly measures?: readonly string[] | undefined;
+  readonly strata?: string | undefined;
+  readonly out?: string | undefined;
+  readonly name?: string | undefined;
+  readonly test?: TestKind | undefined;
+  readonly correction?: Correction | undefined;
+  readonly allPairs?: boolean | undefined;
+  readonly permutations?: number | undefined;
+  readonly resamples?: number | undefined;
+  readonly seed?: number | undefined;
+  readonly alpha?: number | undefined;
+  readonly gate?: string | undefined;
+  readonly gateMeasure?: string | undefined;
+  readonly gateRule?: GateRule | undefined;
+  readonly gateMinDelta?: number | undefined;
+  readonly gateExit: boolean;
+}
+
+/**
+ * A run argument that is no file but reads as a measure: each `--measures` takes one value, so the measures
+ * after the first were read as run files.
+ */
+async function refuseMeasureRuns(runs: readonly string[], cwd: string): Promise<void> {
+  const { existsSync } = await import('node:fs');
+  const { resolve } = await import('node:path');
+  const { parseMeasure } = await import('../metrics/measure.js');
+  for (const r of runs) {
+    if (existsSync(resolve(cwd, r))) continue;
+    let measureLike = false;
+    try {
+      parseMeasure(r);
+      measureLike = true;
+    } catch {
+      // not a measure either: compareInput reports the missing file
+    }
+    if (measureLike) {
+      throw new UsageError(`"${r}" is not a run file; it reads as a measure`, {
+        hint: 'give several measures as --measures nDCG@10,R@100 (or repeat --measures); each --measures takes one value',
+      });
+    }
+  }
+}
+
+/** The gate's flags mean nothing without `--gate CANDIDATE`. */
+function checkGateFlags(args: CompareArgs): void {
+  const gateFlags = (['gateMeasure', 'gateRule', 'gateMinDelta'] as const).filter((k) => args[k] !== undefined);
+  if (args.gate === undefined && (gateFlags.length > 0 || args.gateExit)) {
+    throw new UsageError(`--${args.gateExit ? 'gate-exit' : 'gate-measure, --gate-rule and --gate-min-delta'} need --gate CANDIDATE`, {
+      hint: 'name the run the gate decides on: --gate <run id>',
+    });
+  }
+}
+
+/** The command that regenerates the report: the flags given, in a fixed order, measures joined by commas. */
+function commandWords(args: CompareArgs, measures: readonly string[] | undefined): string[] {
+  const words = ['harness', 'compare', ...args.runs, '--qrels', args.qrels];
+  if (args.baseline !== undefined) words.push('--baseline', args.baseline);
+  if (measures !== undefined) words.push('--measures', measures.join(','));
+  if (args.strata !== undefined) words.push('--strata', args.strata);
+  if (args.name !== undefined) words.push('--name', args.name);
+  if (args.test !== undefined) words.push('--test', args.test);
+  if (args.correction !== undefined) words.push('--correction', args.correction);
+  if (args.allPairs) words.push('--all-pairs');
+  for (const k of ['permutations', 'resamples', 'seed', 'alpha'] as const) if (args[k] !== undefined) words.push(`--${k}`, String(args[k]));
+  if (args.gate !== undefined) words.push('--gate', args.gate);
+  if (args.gateMeasure !== undefined) words.push('--gate-measure', args.gateMeasure);
+  if (args.gateRule !== undefined) words.push('--gate-rule', args.gateRule);
+  if (args.gateMinDelta !== undefined) words.push('--gate-min-delta', String(args.gateMinDelta));
+  if (args.out !== undefined) words.push('--out', args.out);
+  return words;
+}
+
+/** The `compare:` settings the flags give; the rest keep their defaults. */
+function compareFlags(args: CompareArgs): CompareConfigInput {
+  return {
+    ...(args.baseline === undefined ? {} : { baseline: args.baseline }),
+    ...(args.test === undefined ? {} : { test: args.test }),
+    ...(args.correction === undefined ? {} : { correction: args.correction }),
+    ...(args.allPairs === undefined ? {} : { allPairs: args.allPairs }),
+    ...(args.permutations === undefined ? {} : { permutations: args.permutations }),
+    ...(args.resamples === undefined ? {} : { resamples: args.resamples }),
+    ...(args.seed === undefined ? {} : { seed: args.seed }),
+    ...(args.alpha === undefined ? {} : { alpha: args.alpha }),
+  };
+}
+
+/** The input with the gate the flags declare on `candidate`, its measure one of the input's (default: the first). */
+async function withGate(input: ReportInput, args: CompareArgs, candidate: string): Promise<ReportInput> {
+  const { formatMeasure, parseMeasure } = await import('../metrics/measure.js');
+  const { gateSchema } = await import('../compare/config.js');
+  const ids = input.runs.map((r) => r.id);
+  if (!ids.includes(candidate))
+    throw new UsageError(`--gate ${candidate}: not a run id (runs: ${ids.join(', ')})`, { hint: 'run ids are the run tags, else the file names' });
+  const measure = args.gateMeasure === undefined ? input.measures[0]! : formatMeasure(parseMeasure(args.gateMeasure));
+  if (!input.measures.includes(measure)) {
+    throw new UsageError(`--gate-measure ${args.gateMeasure}: not among the measures (${input.measures.join(', ')})`, { hint: 'add it to --measures' });
+  }
+  if (args.gateMinDelta !== undefined && !(args.gateMinDelta >= 0)) throw new UsageError(`--gate-min-delta ${args.gateMinDelta}: give a number of 0 or more`);
+  const gate = gateSchema.parse({
+    candidate,
+    measure,
+    ...(args.gateRule === undefined ? {} : { rule: args.gateRule }),
+    ...(args.gateMinDelta === undefined ? {} : { minDelta: args.gateMinDelta }),
+  });
+  return { ...input, gate };
 }
 
 export const compareCommand = defineCommand({
@@ -79,89 +192,26 @@ export const compareCommand = defineCommand({
       .example('$0 compare runs/bm25.trec runs/hybrid.trec --qrels qrels.test.tsv --strata strata.tsv --out reports/cmp', '')
       .example('$0 compare bm25.trec hybrid.trec --qrels qrels.txt --measures nDCG@10,R@100 --gate hybrid --gate-exit', 'fail CI on a REJECT'),
   async run(args, io) {
-    const { existsSync } = await import('node:fs');
     const { join, relative, resolve } = await import('node:path');
     const { compareInput } = await import('../report/from-trec.js');
     const { renderMarkdown } = await import('../report/markdown.js');
     const { buildReportData } = await import('../report/build.js');
     const { writeReport } = await import('../report/write.js');
-    const { formatMeasure, parseMeasure } = await import('../metrics/measure.js');
-    const { gateSchema } = await import('../compare/config.js');
-    for (const r of args.runs) {
-      if (existsSync(resolve(io.cwd, r))) continue;
-      let measureLike = false;
-      try {
-        parseMeasure(r);
-        measureLike = true;
-      } catch {
-        // not a measure either: compareInput reports the missing file
-      }
-      if (measureLike) {
-        throw new UsageError(`"${r}" is not a run file; it reads as a measure`, {
-          hint: 'give several measures as --measures nDCG@10,R@100 (or repeat --measures); each --measures takes one value',
-        });
-      }
-    }
+    await refuseMeasureRuns(args.runs, io.cwd);
     if (args.runs.length < 2) throw new UsageError(`compare needs at least two run files, got ${args.runs.length}`);
-    const gateFlags = (['gateMeasure', 'gateRule', 'gateMinDelta'] as const).filter((k) => args[k] !== undefined);
-    if (args.gate === undefined && (gateFlags.length > 0 || args.gateExit)) {
-      throw new UsageError(`--${args.gateExit ? 'gate-exit' : 'gate-measure, --gate-rule and --gate-min-delta'} need --gate CANDIDATE`, {
-        hint: 'name the run the gate decides on: --gate <run id>',
-      });
-    }
+    checkGateFlags(args);
     const measures = args.measures === undefined ? undefined : splitMeasureList(args.measures);
-    const words = ['harness', 'compare', ...args.runs, '--qrels', args.qrels];
-    if (args.baseline !== undefined) words.push('--baseline', args.baseline);
-    if (measures !== undefined) words.push('--measures', measures.join(','));
-    if (args.strata !== undefined) words.push('--strata', args.strata);
-    if (args.name !== undefined) words.push('--name', args.name);
-    if (args.test !== undefined) words.push('--test', args.test);
-    if (args.correction !== undefined) words.push('--correction', args.correction);
-    if (args.allPairs) words.push('--all-pairs');
-    for (const k of ['permutations', 'resamples', 'seed', 'alpha'] as const) if (args[k] !== undefined) words.push(`--${k}`, String(args[k]));
-    if (args.gate !== undefined) words.push('--gate', args.gate);
-    if (args.gateMeasure !== undefined) words.push('--gate-measure', args.gateMeasure);
-    if (args.gateRule !== undefined) words.push('--gate-rule', args.gateRule);
-    if (args.gateMinDelta !== undefined) words.push('--gate-min-delta', String(args.gateMinDelta));
-    if (args.out !== undefined) words.push('--out', args.out);
     const input = await compareInput({
       runs: args.runs,
       qrels: args.qrels,
       ...(args.strata === undefined ? {} : { strata: args.strata }),
       ...(measures === undefined ? {} : { measures }),
       ...(args.name === undefined ? {} : { name: args.name }),
-      compare: {
-        ...(args.baseline === undefined ? {} : { baseline: args.baseline }),
-        ...(args.test === undefined ? {} : { test: args.test }),
-        ...(args.correction === undefined ? {} : { correction: args.correction }),
-        ...(args.allPairs === undefined ? {} : { allPairs: args.allPairs }),
-        ...(args.permutations === undefined ? {} : { permutations: args.permutations }),
-        ...(args.resamples === undefined ? {} : { resamples: args.resamples }),
-        ...(args.seed === undefined ? {} : { seed: args.seed }),
-        ...(args.alpha === undefined ? {} : { alpha: args.alpha }),
-      },
+      compare: compareFlags(args),
       resolvePath: (p) => resolve(io.cwd, p),
-      command: words.map(shellWord).join(' '),
+      command: commandWords(args, measures).map(shellWord).join(' '),
     });
-    let gated = input;
-    if (args.gate !== undefined) {
-      const ids = input.runs.map((r) => r.id);
-      if (!ids.includes(args.gate))
-        throw new UsageError(`--gate ${args.gate}: not a run id (runs: ${ids.join(', ')})`, { hint: 'run ids are the run tags, else the file names' });
-      const measure = args.gateMeasure === undefined ? input.measures[0]! : formatMeasure(parseMeasure(args.gateMeasure));
-      if (!input.measures.includes(measure)) {
-        throw new UsageError(`--gate-measure ${args.gateMeasure}: not among the measures (${input.measures.join(', ')})`, { hint: 'add it to --measures' });
-      }
-      if (args.gateMinDelta !== undefined && !(args.gateMinDelta >= 0))
-        throw new UsageError(`--gate-min-delta ${args.gateMinDelta}: give a number of 0 or more`);
-      const gate = gateSchema.parse({
-        candidate: args.gate,
-        measure,
-        ...(args.gateRule === undefined ? {} : { rule: args.gateRule }),
-        ...(args.gateMinDelta === undefined ? {} : { minDelta: args.gateMinDelta }),
-      });
-      gated = { ...input, gate };
-    }
+    const gated = args.gate === undefined ? input : await withGate(input, args, args.gate);
     let data: ReportData;
     let reportFile: string | undefined;
     if (args.out === undefined) {

@@ -5,7 +5,8 @@ import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
 import type { ReportData } from '../report/types.js';
-import { comparisonPairs, familyId, isTestedMeasure } from './comparisons.js';
+import { comparisonPairs, familyId } from './comparisons.js';
+import { reportedMeasure } from './measures.js';
 import { compareSchema } from './config.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -125,6 +126,6 @@ describe('comparison pairs and families', () => {
     expect(familyId(cfg, 'exact', 'nDCG@10')).toBe('randomization');
     expect(familyId({ ...cfg, family: 'per-measure' }, 'exact', 'nDCG@10')).toBe('randomization nDCG@10');
     expect(familyId({ ...cfg, family: 'per-stratum', test: 't' }, 'exact', 'nDCG@10')).toBe('t exact');
-    expect([isTestedMeasure('nDCG@10'), isTestedMeasure('Judged@10')]).toEqual([true, false]);
+    expect([reportedMeasure('nDCG@10').tested, reportedMeasure('Judged@10').tested]).toEqual([true, false]);
   });
 });

@@ -13,6 +13,7 @@ import {
   type AdjustMethod,
 } from '../stats/index.js';
 import type { CompareConfig } from './config.js';
+import type { ReportedMeasure } from './measures.js';
 import type { Comparison, ComparisonRole, FamilyInfo } from './types.js';
 
 /** One ordered pair: `system` is compared against `baseline` (delta = system − baseline). */
@@ -25,11 +26,6 @@ export interface Pair {
 export interface StratumIndex {
   readonly id: string;
   readonly indices: readonly number[];
-}
-
-/** A measure is tested unless it is a coverage diagnostic (`Judged@k`), which says nothing about quality. */
-export function isTestedMeasure(measure: string): boolean {
-  return !measure.startsWith('Judged');
 }
 
 /**
@@ -139,11 +135,240 @@ function mcse(t: Tested): number | null {
   return t.exact ? 0 : Math.sqrt((t.p * (1 - t.p)) / t.permutations);
 }
 
+type PerQuery = Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
+type Interval = readonly [number | null, number | null];
+
+/** One comparison before its test: both runs' values over the stratum's queries in id order, and their differences. */
+interface Paired {
+  readonly stratum: string;
+  readonly measure: string;
+  readonly pair: Pair;
+  readonly role: ComparisonRole;
+  readonly family: string;
+  readonly base: Float64Array;
+  readonly sys: Float64Array;
+  readonly d: Float64Array;
+}
+
+function isConfirmatory(gate: ConfirmatorySpec | undefined, stratum: string, measure: string, pair: Pair): boolean {
+  return (
+    gate !== undefined && gate.measure === measure && gate.pair.baseline === pair.baseline && gate.pair.system === pair.system && gate.strata.includes(stratum)
+  );
+}
+
+function pairedOf(
+  perQuery: PerQuery,
+  ordered: readonly number[],
+  at: { readonly stratum: string; readonly measure: string; readonly pair: Pair },
+  cfg: CompareConfig,
+  gate: ConfirmatorySpec | undefined,
+): Paired {
+  const { stratum, measure, pair } = at;
+  const base = pick(valuesOf(perQuery, pair.baseline, measure), ordered);
+  const sys = pick(valuesOf(perQuery, pair.system, measure), ordered);
+  const d = new Float64Array(base.length);
+  for (let i = 0; i < d.length; i++) d[i] = (sys[i] as number) - (base[i] as number);
+  const confirmatory = isConfirmatory(gate, stratum, measure, pair);
+  return {
+    stratum,
+    measure,
+    pair,
+    role: confirmatory ? 'confirmatory' : 'exploratory',
+    family: confirmatory ? GATE_FAMILY : familyId(cfg, stratum, measure),
+    base,
+    sys,
+    d,
+  };
+}
+
+/** Every comparison of the report, stratum by stratum, then measure, then pair. */
+function pairAll(
+  perQuery: PerQuery,
+  queryIds: readonly string[],
+  pairs: readonly Pair[],
+  strata: readonly StratumIndex[],
+  measures: readonly string[],
+  cfg: CompareConfig,
+  gate: ConfirmatorySpec | undefined,
+): Paired[] {
+  const out: Paired[] = [];
+  for (const stratum of strata) {
+    const ordered = [...stratum.indices].sort((i, j) => compareIds(queryIds[i] as string, queryIds[j] as string));
+    for (const measure of measures) {
+      for (const pair of pairs) out.push(pairedOf(perQuery, ordered, { stratum: stratum.id, measure, pair }, cfg, gate));
+    }
+  }
+  return out;
+}
+
+/** The comparisons' tests as they are corrected: a gate redraw replaces its members' tests and corrected p. */
+interface Tests {
+  readonly cfg: CompareConfig;
+  readonly paired: readonly Paired[];
+  readonly tested: Tested[];
+  /** Corrected p of each comparison that has a p, by index into `paired`. */
+  readonly adjusted: Map<number, number>;
+}
+
+/** The configured test of each comparison with two or more queries; the others get no p. */
+function testAll(paired: readonly Paired[], testable: readonly number[], cfg: CompareConfig): Tested[] {
+  const tested: Tested[] = paired.map(() => ({ p: null, permutations: null, exact: false }));
+  if (cfg.test === 'randomization') {
+    // One batched call: the same sign flips serve every comparison over the same number of queries.
+    const ps = randomizationAt(
+      testable.map((i) => (paired[i] as Paired).d),
+      cfg.permutations,
+      cfg.seed,
+    );
+    testable.forEach((i, k) => (tested[i] = ps[k] as Tested));
+  } else {
+    for (const i of testable) tested[i] = testOthers(cfg.test, (paired[i] as Paired).d);
+  }
+  return tested;
+}
+
+/** Family id -> the comparisons in it that have a p, in comparison order. */
+function familyMembers(t: Tests, testable: readonly number[]): Map<string, number[]> {
+  const byFamily = new Map<string, number[]>();
+  for (const i of testable) {
+    if (t.tested[i]?.p === null) continue;
+    const f = (t.paired[i] as Paired).family;
+    const list = byFamily.get(f);
+    if (list) list.push(i);
+    else byFamily.set(f, [i]);
+  }
+  return byFamily;
+}
+
+function correctionOf(cfg: CompareConfig, family: string): AdjustMethod | 'none' {
+  return family === GATE_FAMILY ? gateCorrection(cfg.correction) : cfg.correction;
+}
+
+function adjust(t: Tests, family: string, members: readonly number[]): void {
+  const ps = members.map((i) => t.tested[i]?.p as number);
+  const method = correctionOf(t.cfg, family);
+  const adj = method === 'none' ? ps : Array.from(adjustPValues(ps, method));
+  members.forEach((i, k) => t.adjusted.set(i, adj[k] as number));
+}
+
+function nearAlpha(t: Tests, i: number): boolean {
+  const tested = t.tested[i] as Tested;
+  const se = mcse(tested);
+  const pAdj = t.adjusted.get(i);
+  if (se === null || se === 0 || pAdj === undefined || tested.p === null || tested.p === 0) return false;
+  return Math.abs(pAdj - t.cfg.alpha) <= NEAR_ALPHA_SE * se * (pAdj / tested.p);
+}
+
+/** Redraws the gate family with ten times the sign flips while one of its corrected p is near alpha. */
+function redrawGate(t: Tests, gateMembers: readonly number[]): void {
+  const { cfg } = t;
+  if (cfg.test !== 'randomization') return;
+  let draws = cfg.permutations;
+  while (gateMembers.some((i) => nearAlpha(t, i)) && draws * 10 <= cfg.permutations * GATE_MAX_DRAW_FACTOR) {
+    draws *= 10;
+    const ps = randomizationAt(
+      gateMembers.map((i) => (t.paired[i] as Paired).d),
+      draws,
+      cfg.seed,
+    );
+    gateMembers.forEach((i, k) => (t.tested[i] = ps[k] as Tested));
+    adjust(t, GATE_FAMILY, gateMembers);
+  }
+}
+
+/** Level of each comparison's interval: the alpha its own p is held to after correction. */
+function levelAlpha(t: Tests, sizeOf: ReadonlyMap<string, number>, i: number): number {
+  const p = t.tested[i]?.p as number;
+  const pAdj = t.adjusted.get(i) as number;
+  const m = sizeOf.get((t.paired[i] as Paired).family) ?? 1;
+  return p > 0 && pAdj > 0 ? (t.cfg.alpha * p) / pAdj : t.cfg.alpha / m;
+}
+
+/** Randomization intervals, batched by number of draws so each batch inverts its own sign flips. */
+function randomizationIntervals(t: Tests, withP: readonly number[], alphaOf: (i: number) => number): Map<number, Interval> {
+  const ciOf = new Map<number, Interval>();
+  const byDraws = new Map<number, number[]>();
+  for (const i of withP) {
+    // An enumerated test reports 2^n draws, and the interval enumerates again when given B = 2^n.
+    const key = (t.tested[i] as Tested).permutations as number;
+    const list = byDraws.get(key);
+    if (list) list.push(i);
+    else byDraws.set(key, [i]);
+  }
+  for (const [draws, members] of byDraws) {
+    const cis = randomizationCIMany(
+      members.map((i) => (t.paired[i] as Paired).d),
+      members.map(alphaOf),
+      { permutations: draws, seed: t.cfg.seed },
+    );
+    members.forEach((i, k) => ciOf.set(i, cis[k] as Interval));
+  }
+  return ciOf;
+}
+
+/** The t-test inverted, or for the Wilcoxon test the bootstrap, at each comparison's level. */
+function otherIntervals(t: Tests, withP: readonly number[], alphaOf: (i: number) => number): Map<number, Interval> {
+  const { cfg } = t;
+  const ciOf = new Map<number, Interval>();
+  for (const i of withP) {
+    const d = (t.paired[i] as Paired).d;
+    const a = alphaOf(i);
+    if (cfg.test === 't') {
+      const m = mean(d);
+      const half = (studentTQuantile(1 - a / 2, d.length - 1) * sd(d, m)) / Math.sqrt(d.length);
+      ciOf.set(i, [m - half, m + half]);
+    } else {
+      const r = bootstrapCI(d, { resamples: cfg.resamples, seed: cfg.seed, level: 1 - a, method: cfg.ciMethod });
+      ciOf.set(i, [r.lo, r.hi]);
+    }
+  }
+  return ciOf;
+}
+
+function comparisonOf(t: Tests, i: number, ci: Interval | undefined, sizeOf: ReadonlyMap<string, number>): Comparison {
+  const { cfg } = t;
+  const c = t.paired[i] as Paired;
+  const n = c.d.length;
+  const delta = mean(c.d);
+  const wtl = winTieLoss(c.base, c.sys);
+  const tested = t.tested[i] as Tested;
+  const pAdjusted = t.adjusted.get(i) ?? null;
+  const m = sizeOf.get(c.family) ?? 1;
+  const firstThreshold = correctionOf(cfg, c.family) === 'none' ? cfg.alpha : cfg.alpha / m;
+  return {
+    stratum: c.stratum,
+    measure: c.measure,
+    baseline: c.pair.baseline,
+    system: c.pair.system,
+    n,
+    baselineMean: mean(c.base),
+    systemMean: mean(c.sys),
+    delta,
+    role: c.role,
+    ci: ci ?? [delta, delta],
+    ciLevel: pAdjusted === null ? null : 1 - levelAlpha(t, sizeOf, i),
+    test: cfg.test,
+    p: tested.p,
+    permutations: tested.permutations,
+    pMcse: mcse(tested),
+    pAdjusted,
+    nearAlpha: nearAlpha(t, i),
+    family: c.family,
+    significant: pAdjusted !== null && pAdjusted < cfg.alpha,
+    dz: n >= 2 ? finiteOrNull(cohensDz(c.base, c.sys)) : null,
+    wins: wtl.wins,
+    ties: wtl.ties,
+    losses: wtl.losses,
+    mde: n >= 2 ? minimumDetectableEffect(n, sd(c.d, delta), { alpha: firstThreshold, power: cfg.power }) : null,
+  };
+}
+
 /**
  * Every paired comparison of a report: for each pair, stratum and tested measure, the two means, the mean
  * difference (system − baseline), the configured test's p, the p corrected within its family, the interval
  * that agrees with that decision, Cohen's d_z, win/tie/loss counts and the minimum detectable effect.
  *
+ * - **Measures.** Only the tested ones are compared; a coverage diagnostic (`Judged@k`) is left out.
  * - **Families.** The gate's comparisons (`confirmatory`) are one family, corrected within itself by
  *   {@link gateCorrection}; every other comparison is exploratory, in the families `cfg.family` defines, corrected
  *   by `cfg.correction`. Adding an arm or a measure therefore never moves a gate p, interval or verdict.
@@ -161,195 +386,39 @@ function mcse(t: Tested): number | null {
  * A comparison whose p does not exist (fewer than two queries) is left out of every family and is never
  * significant. All draws use `cfg.seed`, so the same input gives the same numbers everywhere.
  *
- * @param perQuery run -> measure -> values aligned with `queryIds`.
+ * @param perQuery run -> measure spelling -> values aligned with `queryIds`.
  */
 export function computeComparisons(
-  perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>,
+  perQuery: PerQuery,
   queryIds: readonly string[],
   pairs: readonly Pair[],
   strata: readonly StratumIndex[],
-  measures: readonly string[],
+  measures: readonly ReportedMeasure[],
   cfg: CompareConfig,
   gate?: ConfirmatorySpec,
 ): { comparisons: Comparison[]; families: FamilyInfo[] } {
-  interface Raw {
-    readonly stratum: string;
-    readonly measure: string;
-    readonly pair: Pair;
-    readonly role: ComparisonRole;
-    readonly family: string;
-    readonly base: Float64Array;
-    readonly sys: Float64Array;
-    readonly d: Float64Array;
-  }
-  const raw: Raw[] = [];
-  for (const stratum of strata) {
-    const ordered = [...stratum.indices].sort((i, j) => compareIds(queryIds[i] as string, queryIds[j] as string));
-    for (const measure of measures) {
-      for (const pair of pairs) {
-        const base = pick(valuesOf(perQuery, pair.baseline, measure), ordered);
-        const sys = pick(valuesOf(perQuery, pair.system, measure), ordered);
-        const d = new Float64Array(base.length);
-        for (let i = 0; i < d.length; i++) d[i] = (sys[i] as number) - (base[i] as number);
-        const confirmatory =
-          gate !== undefined &&
-          gate.measure === measure &&
-          gate.pair.baseline === pair.baseline &&
-          gate.pair.system === pair.system &&
-          gate.strata.includes(stratum.id);
-        raw.push({
-          stratum: stratum.id,
-          measure,
-          pair,
-          role: confirmatory ? 'confirmatory' : 'exploratory',
-          family: confirmatory ? GATE_FAMILY : familyId(cfg, stratum.id, measure),
-          base,
-          sys,
-          d,
-        });
-      }
-    }
-  }
-  const testable = raw.map((_, i) => i).filter((i) => (raw[i] as Raw).d.length >= 2);
-  const tested: Tested[] = raw.map(() => ({ p: null, permutations: null, exact: false }));
-  if (cfg.test === 'randomization') {
-    // One batched call: the same sign flips serve every comparison over the same number of queries.
-    const ps = randomizationAt(
-      testable.map((i) => (raw[i] as Raw).d),
-      cfg.permutations,
-      cfg.seed,
-    );
-    testable.forEach((i, k) => (tested[i] = ps[k] as Tested));
-  } else {
-    for (const i of testable) tested[i] = testOthers(cfg.test, (raw[i] as Raw).d);
-  }
-
-  const byFamily = new Map<string, number[]>();
-  for (const i of testable) {
-    if (tested[i]?.p === null) continue;
-    const f = (raw[i] as Raw).family;
-    const list = byFamily.get(f);
-    if (list) list.push(i);
-    else byFamily.set(f, [i]);
-  }
-  const correctionOf = (family: string): AdjustMethod | 'none' => (family === GATE_FAMILY ? gateCorrection(cfg.correction) : cfg.correction);
-  const adjusted = new Map<number, number>();
-  const adjust = (family: string, members: readonly number[]): void => {
-    const ps = members.map((i) => tested[i]?.p as number);
-    const method = correctionOf(family);
-    const adj = method === 'none' ? ps : Array.from(adjustPValues(ps, method));
-    members.forEach((i, k) => adjusted.set(i, adj[k] as number));
-  };
-  const nearAlpha = (i: number): boolean => {
-    const t = tested[i] as Tested;
-    const se = mcse(t);
-    const pAdj = adjusted.get(i);
-    if (se === null || se === 0 || pAdj === undefined || t.p === null || t.p === 0) return false;
-    return Math.abs(pAdj - cfg.alpha) <= NEAR_ALPHA_SE * se * (pAdj / t.p);
-  };
-  for (const [family, members] of byFamily) adjust(family, members);
-  const gateMembers = byFamily.get(GATE_FAMILY) ?? [];
-  if (cfg.test === 'randomization') {
-    let draws = cfg.permutations;
-    while (gateMembers.some(nearAlpha) && draws * 10 <= cfg.permutations * GATE_MAX_DRAW_FACTOR) {
-      draws *= 10;
-      const ps = randomizationAt(
-        gateMembers.map((i) => (raw[i] as Raw).d),
-        draws,
-        cfg.seed,
-      );
-      gateMembers.forEach((i, k) => (tested[i] = ps[k] as Tested));
-      adjust(GATE_FAMILY, gateMembers);
-    }
-  }
-
+  const tested = measures.filter((m) => m.tested).map((m) => m.spelling);
+  const paired = pairAll(perQuery, queryIds, pairs, strata, tested, cfg, gate);
+  const testable = paired.map((_, i) => i).filter((i) => (paired[i] as Paired).d.length >= 2);
+  const t: Tests = { cfg, paired, tested: testAll(paired, testable, cfg), adjusted: new Map() };
+  const byFamily = familyMembers(t, testable);
+  for (const [family, members] of byFamily) adjust(t, family, members);
+  redrawGate(t, byFamily.get(GATE_FAMILY) ?? []);
   const families: FamilyInfo[] = [...byFamily].map(([id, members]) => ({
     id,
     size: members.length,
     role: id === GATE_FAMILY ? 'confirmatory' : 'exploratory',
-    correction: correctionOf(id),
+    correction: correctionOf(cfg, id),
   }));
   const sizeOf = new Map(families.map((f) => [f.id, f.size]));
-  // Level of each comparison's interval: the alpha its own p is held to after correction.
-  const levelAlpha = (i: number): number => {
-    const p = tested[i]?.p as number;
-    const pAdj = adjusted.get(i) as number;
-    const m = sizeOf.get((raw[i] as Raw).family) ?? 1;
-    return p > 0 && pAdj > 0 ? (cfg.alpha * p) / pAdj : cfg.alpha / m;
-  };
-  const ciOf = new Map<number, readonly [number | null, number | null]>();
-  const withP = testable.filter((i) => adjusted.has(i));
-  if (cfg.test === 'randomization') {
-    const byDraws = new Map<number, number[]>();
-    for (const i of withP) {
-      // An enumerated test reports 2^n draws, and the interval enumerates again when given B = 2^n.
-      const key = (tested[i] as Tested).permutations as number;
-      const list = byDraws.get(key);
-      if (list) list.push(i);
-      else byDraws.set(key, [i]);
-    }
-    for (const [draws, members] of byDraws) {
-      const cis = randomizationCIMany(
-        members.map((i) => (raw[i] as Raw).d),
-        members.map(levelAlpha),
-        { permutations: draws, seed: cfg.seed },
-      );
-      members.forEach((i, k) => ciOf.set(i, cis[k] as readonly [number | null, number | null]));
-    }
-  } else {
-    for (const i of withP) {
-      const d = (raw[i] as Raw).d;
-      const a = levelAlpha(i);
-      if (cfg.test === 't') {
-        const m = mean(d);
-        const half = (studentTQuantile(1 - a / 2, d.length - 1) * sd(d, m)) / Math.sqrt(d.length);
-        ciOf.set(i, [m - half, m + half]);
-      } else {
-        const r = bootstrapCI(d, { resamples: cfg.resamples, seed: cfg.seed, level: 1 - a, method: cfg.ciMethod });
-        ciOf.set(i, [r.lo, r.hi]);
-      }
-    }
-  }
-
-  const comparisons = raw.map((c, i): Comparison => {
-    const n = c.d.length;
-    const delta = mean(c.d);
-    const wtl = winTieLoss(c.base, c.sys);
-    const t = tested[i] as Tested;
-    const pAdjusted = adjusted.get(i) ?? null;
-    const m = sizeOf.get(c.family) ?? 1;
-    const firstThreshold = correctionOf(c.family) === 'none' ? cfg.alpha : cfg.alpha / m;
-    return {
-      stratum: c.stratum,
-      measure: c.measure,
-      baseline: c.pair.baseline,
-      system: c.pair.system,
-      n,
-      baselineMean: mean(c.base),
-      systemMean: mean(c.sys),
-      delta,
-      role: c.role,
-      ci: ciOf.get(i) ?? [delta, delta],
-      ciLevel: pAdjusted === null ? null : 1 - levelAlpha(i),
-      test: cfg.test,
-      p: t.p,
-      permutations: t.permutations,
-      pMcse: mcse(t),
-      pAdjusted,
-      nearAlpha: nearAlpha(i),
-      family: c.family,
-      significant: pAdjusted !== null && pAdjusted < cfg.alpha,
-      dz: n >= 2 ? finiteOrNull(cohensDz(c.base, c.sys)) : null,
-      wins: wtl.wins,
-      ties: wtl.ties,
-      losses: wtl.losses,
-      mde: n >= 2 ? minimumDetectableEffect(n, sd(c.d, delta), { alpha: firstThreshold, power: cfg.power }) : null,
-    };
-  });
+  const withP = testable.filter((i) => t.adjusted.has(i));
+  const alphaOf = (i: number) => levelAlpha(t, sizeOf, i);
+  const ciOf = cfg.test === 'randomization' ? randomizationIntervals(t, withP, alphaOf) : otherIntervals(t, withP, alphaOf);
+  const comparisons = paired.map((_, i) => comparisonOf(t, i, ciOf.get(i), sizeOf));
   return { comparisons, families };
 }
 
-function valuesOf(perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>, run: string, measure: string): readonly number[] {
+function valuesOf(perQuery: PerQuery, run: string, measure: string): readonly number[] {
   const v = perQuery[run]?.[measure];
   if (!v) throw new Error(`computeComparisons: no per-query values for run ${run}, measure ${measure}`);
   return v;

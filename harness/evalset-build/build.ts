@@ -148,26 +148,33 @@ interface Job {
   readonly seeds: readonly Document[];
 }
 
+/** An accepted question, with its seeds and how many generations it took. */
+interface Generated {
+  readonly kind: QueryKind;
+  readonly text: string;
+  readonly seeds: readonly Document[];
+  readonly attempts: number;
+}
+
+type KindCounts = Record<QueryKind, number>;
+
+function zeroCounts(): KindCounts {
+  return Object.fromEntries(QUERY_KINDS.map((k) => [k, 0])) as KindCounts;
+}
+
+/** Per kind: generations requested, accepted, rejected (then regenerated) and dropped. */
+interface Tally {
+  readonly requested: KindCounts;
+  readonly accepted: KindCounts;
+  readonly rejected: KindCounts;
+  readonly dropped: KindCounts;
+}
+
 /**
- * `harness evalset build`: sample seed memories stratified by metadata, have the generator write exact,
- * paraphrase and multi-hop questions from versioned prompts, check each against its kind's rule (a rejected
- * question is regenerated with the reason in the prompt, up to maxAttempts, then dropped and counted), and write
- * a `memory` eval set (the corpus as given, the queries, the build manifest). Sensitive memories are never
- * seeds for a generator not declared local.
+ * Seed memories drawn per seed group (a seeded partial shuffle, groups in sorted order) and the generation jobs:
+ * one per seed and single-memory kind, and multi-hop jobs over consecutive seeds of one group, `hops` at a time.
  */
-export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
-  if (o.generator.model === o.judgeModel) {
-    throw new ConfigError('harness evalset build', [
-      `--judge-model: "${o.judgeModel}" is also the generator; a model grading its own questions favours them: use two different models`,
-    ]);
-  }
-  const { documents, file } = await readCorpus(o.corpus);
-  const prompts: Record<QueryKind, PromptTemplate> = {
-    exact: loadPrompt('evalset-build', 'exact-v1'),
-    paraphrase: loadPrompt('evalset-build', 'paraphrase-v1'),
-    'multi-hop': loadPrompt('evalset-build', 'multi-hop-v1'),
-  };
-  const usable = documents.filter((d) => o.generator.local || d.sensitive !== true);
+function drawJobs(usable: readonly Document[], o: BuildOptions): { seeds: Record<string, string[]>; jobs: Job[] } {
   const byStratum = new Map<string, Document[]>();
   for (const d of usable) {
     const s = seedGroup(d, o.strataBy);
@@ -192,16 +199,19 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
     if (o.kinds.includes('multi-hop'))
       for (let i = 0; i + o.hops <= drawn.length; i += o.hops) jobs.push({ kind: 'multi-hop', seeds: drawn.slice(i, i + o.hops) });
   }
+  return { seeds, jobs };
+}
 
-  const zero = () => Object.fromEntries(QUERY_KINDS.map((k) => [k, 0])) as Record<QueryKind, number>;
-  const requested = zero();
-  const accepted = zero();
-  const rejected = zero();
-  const dropped = zero();
-  let requests = 0;
-  let cachedReplies = 0;
-  const tokens = { prompt: 0, completion: 0 };
-  const generate = async (prompt: string, keyInputs: Record<string, JsonValue>): Promise<string> => {
+/** The generator's replies through the cache, counting requests sent, replies read from the cache and tokens. */
+class CachedGenerator {
+  requests = 0;
+  cachedReplies = 0;
+  readonly tokens = { prompt: 0, completion: 0 };
+
+  constructor(private readonly o: BuildOptions) {}
+
+  async generate(prompt: string, keyInputs: Record<string, JsonValue>): Promise<string> {
+    const { o } = this;
     const key = cacheKey('judge', GENERATE_CACHE_VERSION, {
       task: 'evalset-build',
       model: o.generator.model,
@@ -211,62 +221,88 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
     });
     const hit = await o.store.get('judge', key);
     if (hit !== undefined) {
-      cachedReplies++;
+      this.cachedReplies++;
       return (JSON.parse(hit.toString('utf8')) as { content: string }).content;
     }
     const r = await o.chat(prompt, o.decoding);
-    requests++;
-    tokens.prompt += r.promptTokens;
-    tokens.completion += r.completionTokens;
+    this.requests++;
+    this.tokens.prompt += r.promptTokens;
+    this.tokens.completion += r.completionTokens;
     await o.store.put('judge', key, JSON.stringify(r));
     return r.content;
-  };
+  }
+}
 
-  const results: ({ kind: QueryKind; text: string; seeds: readonly Document[]; attempts: number } | undefined)[] = new Array(jobs.length);
+/**
+ * One job's question: generated, checked against its kind's rule and regenerated with the reason while rejected,
+ * up to `maxAttempts`; undefined when dropped (given up, or a multi-hop NONE).
+ */
+async function generateOne(
+  job: Job,
+  t: PromptTemplate,
+  generate: (prompt: string, keyInputs: Record<string, JsonValue>) => Promise<string>,
+  maxAttempts: number,
+  tally: Tally,
+): Promise<Generated | undefined> {
+  const seedTexts = job.seeds.map((d) => d.text);
+  let feedback = '';
+  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+    const prompt = renderPrompt(t, {
+      memory: seedTexts[0] as string,
+      memories: job.seeds.map((d, i) => `Memory ${i + 1}: ${d.text}`).join('\n'),
+      feedback,
+    });
+    const reply = (await generate(prompt, { promptSha256: t.sha256, prompt, attempt })).trim();
+    if (job.kind === 'multi-hop' && /^NONE\.?$/i.test(reply)) return undefined;
+    const why = rejection(job.kind, reply, seedTexts);
+    if (why === undefined) {
+      tally.accepted[job.kind]++;
+      return { kind: job.kind, text: reply, seeds: job.seeds, attempts: attempt + 1 };
+    }
+    tally.rejected[job.kind]++;
+    feedback = `\nYour previous question was rejected because ${why}:\n${reply.split('\n')[0]}\nWrite a different one.\n`;
+  }
+  return undefined;
+}
+
+/** Every job's question, in job order, `concurrency` at a time; after a failure no new job starts. */
+async function generateAll(
+  jobs: readonly Job[],
+  prompts: Readonly<Record<QueryKind, PromptTemplate>>,
+  gen: CachedGenerator,
+  o: BuildOptions,
+  tally: Tally,
+): Promise<(Generated | undefined)[]> {
+  const results: (Generated | undefined)[] = new Array(jobs.length);
   const progress = o.log.progress('generate', jobs.length);
   const limit = pLimit(o.concurrency);
   // After a failure no new query starts (the command reports it; finished replies are safe in the cache).
   let failed = false;
+  const generate = (prompt: string, keyInputs: Record<string, JsonValue>): Promise<string> =>
+    gen.generate(prompt, keyInputs).catch((err: unknown) => {
+      failed = true;
+      throw err;
+    });
   await Promise.all(
     jobs.map((job, index) =>
       limit(async () => {
         if (failed) return;
-        requested[job.kind]++;
-        const t = prompts[job.kind];
-        const seedTexts = job.seeds.map((d) => d.text);
-        let feedback = '';
-        for (let attempt = 0; attempt < o.maxAttempts; attempt++) {
-          const prompt = renderPrompt(t, {
-            memory: seedTexts[0] as string,
-            memories: job.seeds.map((d, i) => `Memory ${i + 1}: ${d.text}`).join('\n'),
-            feedback,
-          });
-          const reply = (
-            await generate(prompt, { promptSha256: t.sha256, prompt, attempt }).catch((err: unknown) => {
-              failed = true;
-              throw err;
-            })
-          ).trim();
-          if (job.kind === 'multi-hop' && /^NONE\.?$/i.test(reply)) break;
-          const why = rejection(job.kind, reply, seedTexts);
-          if (why === undefined) {
-            accepted[job.kind]++;
-            results[index] = { kind: job.kind, text: reply, seeds: job.seeds, attempts: attempt + 1 };
-            break;
-          }
-          rejected[job.kind]++;
-          feedback = `\nYour previous question was rejected because ${why}:\n${reply.split('\n')[0]}\nWrite a different one.\n`;
-        }
-        if (results[index] === undefined) dropped[job.kind]++;
+        tally.requested[job.kind]++;
+        results[index] = await generateOne(job, prompts[job.kind], generate, o.maxAttempts, tally);
+        if (results[index] === undefined) tally.dropped[job.kind]++;
         progress.tick();
       }),
     ),
   );
   progress.done();
+  return results;
+}
 
+/** The accepted questions as memory `queries.jsonl` lines, ids `gen-<kind>-NNNN`, seeds graded 3 (multi-hop 2). */
+function generatedLines(results: readonly (Generated | undefined)[]): { lines: string[]; ids: Set<string> } {
   const lines: string[] = [];
   const ids = new Set<string>();
-  const counters = zero();
+  const counters = zeroCounts();
   for (const r of results) {
     if (r === undefined) continue;
     counters[r.kind]++;
@@ -283,29 +319,70 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
       }),
     );
   }
-  let hand = 0;
-  if (o.hand !== undefined) {
-    const docIds = new Set(documents.map((d) => d.id));
-    const text = await readFile(o.hand, 'utf8').catch(() => {
-      throw new InputError(o.hand as string, undefined, 'cannot read the hand-authored queries');
-    });
-    text.split('\n').forEach((line, i) => {
-      if (line.trim() === '') return;
-      let q: { id?: unknown; qrels?: unknown };
-      try {
-        q = JSON.parse(line) as typeof q;
-      } catch (err) {
-        throw new InputError(o.hand as string, i + 1, `not valid JSON: ${(err as Error).message}`);
-      }
-      if (typeof q.id !== 'string' || ids.has(q.id)) throw new InputError(o.hand as string, i + 1, `query id ${JSON.stringify(q.id)} is missing or taken`);
-      const missing = Object.keys((q.qrels ?? {}) as object).filter((d) => !docIds.has(d));
-      if (missing.length > 0) throw new InputError(o.hand as string, i + 1, `query ${q.id} names memories not in the corpus: ${missing.join(', ')}`);
-      ids.add(q.id);
-      lines.push(line.trim());
-      hand++;
-    });
-  }
+  return { lines, ids };
+}
 
+/** The hand-authored query lines, each with a free id and qrels naming memories of the corpus. */
+async function handLines(file: string, documents: readonly Document[], ids: Set<string>): Promise<string[]> {
+  const docIds = new Set(documents.map((d) => d.id));
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new InputError(file, undefined, 'cannot read the hand-authored queries');
+  });
+  const lines: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let q: { id?: unknown; qrels?: unknown };
+    try {
+      q = JSON.parse(line) as typeof q;
+    } catch (err) {
+      throw new InputError(file, i + 1, `not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof q.id !== 'string' || ids.has(q.id)) throw new InputError(file, i + 1, `query id ${JSON.stringify(q.id)} is missing or taken`);
+    const missing = Object.keys((q.qrels ?? {}) as object).filter((d) => !docIds.has(d));
+    if (missing.length > 0) throw new InputError(file, i + 1, `query ${q.id} names memories not in the corpus: ${missing.join(', ')}`);
+    ids.add(q.id);
+    lines.push(line.trim());
+  });
+  return lines;
+}
+
+/** Writes the eval set's folder once it loads as a memory eval set (a hand line with a typo fails here). */
+async function writeChecked(out: string, files: ReadonlyMap<string, string | Uint8Array>): Promise<void> {
+  const check = await mkdtemp(join(tmpdir(), 'harness-build-'));
+  try {
+    for (const [name, data] of files) await writeFile(join(check, name), data);
+    await loadMemory(check);
+  } finally {
+    await rm(check, { recursive: true, force: true });
+  }
+  await writeFolderAtomic(out, files);
+}
+
+/**
+ * `harness evalset build`: sample seed memories stratified by metadata, have the generator write exact,
+ * paraphrase and multi-hop questions from versioned prompts, check each against its kind's rule (a rejected
+ * question is regenerated with the reason in the prompt, up to maxAttempts, then dropped and counted), and write
+ * a `memory` eval set (the corpus as given, the queries, the build manifest). Sensitive memories are never
+ * seeds for a generator not declared local.
+ */
+export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
+  if (o.generator.model === o.judgeModel) {
+    throw new ConfigError('harness evalset build', [
+      `--judge-model: "${o.judgeModel}" is also the generator; a model grading its own questions favours them: use two different models`,
+    ]);
+  }
+  const { documents, file } = await readCorpus(o.corpus);
+  const prompts: Record<QueryKind, PromptTemplate> = {
+    exact: loadPrompt('evalset-build', 'exact-v1'),
+    paraphrase: loadPrompt('evalset-build', 'paraphrase-v1'),
+    'multi-hop': loadPrompt('evalset-build', 'multi-hop-v1'),
+  };
+  const usable = documents.filter((d) => o.generator.local || d.sensitive !== true);
+  const { seeds, jobs } = drawJobs(usable, o);
+  const tally: Tally = { requested: zeroCounts(), accepted: zeroCounts(), rejected: zeroCounts(), dropped: zeroCounts() };
+  const gen = new CachedGenerator(o);
+  const generated = generatedLines(await generateAll(jobs, prompts, gen, o, tally));
+  const hand = o.hand === undefined ? [] : await handLines(o.hand, documents, generated.ids);
   const manifest: BuildManifest = {
     buildVersion: 1,
     generator: { ...o.generator, decoding: o.decoding },
@@ -317,22 +394,15 @@ export async function buildEvalSet(o: BuildOptions): Promise<BuildManifest> {
     hops: o.hops,
     maxAttempts: o.maxAttempts,
     seeds,
-    counts: { sensitiveExcluded: documents.length - usable.length, requested, accepted, rejected, dropped, hand, requests, cachedReplies },
-    tokens,
+    counts: { sensitiveExcluded: documents.length - usable.length, ...tally, hand: hand.length, requests: gen.requests, cachedReplies: gen.cachedReplies },
+    tokens: gen.tokens,
   };
+  const lines = [...generated.lines, ...hand];
   const files = new Map<string, string | Uint8Array>([
     [basename(file), await readFile(file)],
     ['queries.jsonl', lines.map((l) => `${l}\n`).join('')],
     [BUILD_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`],
   ]);
-  // The result must load as a memory eval set (a hand line with a typo fails here), before it replaces anything.
-  const check = await mkdtemp(join(tmpdir(), 'harness-build-'));
-  try {
-    for (const [name, data] of files) await writeFile(join(check, name), data);
-    await loadMemory(check);
-  } finally {
-    await rm(check, { recursive: true, force: true });
-  }
-  await writeFolderAtomic(o.out, files);
+  await writeChecked(o.out, files);
   return manifest;
 }

@@ -50,26 +50,24 @@ function passage(d: Document): string {
   return d.title === undefined || d.title === '' ? d.text : `${d.title}\n${d.text}`;
 }
 
+/** A pair the judge still has to grade, and the slot of its record in pool order. */
+interface Todo {
+  readonly index: number;
+  readonly query: Query;
+  readonly doc: Document;
+}
+
 /**
- * Judges every pair of `pool` that has no grade yet (not in gold unless `all`, not in `previous`), with
- * `samples` replies per pair and up to `parseRetries` new requests per unparsable reply.
- *
- * Each reply is cached under a key of the judge model, the prompt's sha256, the decoding params, the query
- * text, the document text, the sample index and the attempt index (no key, no URL): a rerun reads every reply
- * from the cache and sends nothing, and an interrupted run resumes where it stopped. A sample whose every
- * attempt is unparsable is a counted parse failure, never a grade.
+ * Sorts the pool's pairs: gold grades them (unless `all`), an earlier run judged them, they are sensitive and
+ * the judge is not local, or they are to do. `slots` holds a record per pair not left to gold, in pool order,
+ * undefined where one is to do.
  */
-export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Promise<JudgeOutcome> {
-  const { identity, store, log } = opts;
+function sortPairs(pool: Pool, es: EvalSet, opts: JudgeOptions): { gold: number; todo: Todo[]; slots: (JudgmentRecord | undefined)[] } {
   const queries = new Map<string, Query>(es.queries.map((q) => [q.id, q] as const));
   const docs = new Map<string, Document>(es.documents.map((d) => [d.id, d] as const));
   const previous = new Map<string, JudgmentRecord>((opts.previous ?? []).map((r) => [`${r.queryId}\t${r.docId}`, r] as const));
-  const decoding: Decoding = identity.decoding;
   let gold = 0;
-  let requests = 0;
-  let cachedReplies = 0;
-  const tokens = { prompt: 0, completion: 0 };
-  const todo: { index: number; query: Query; doc: Document }[] = [];
+  const todo: Todo[] = [];
   const slots: (JudgmentRecord | undefined)[] = [];
   for (const p of pool.pairs) {
     const query = queries.get(p.queryId);
@@ -92,8 +90,20 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     todo.push({ index: slots.length, query, doc });
     slots.push(undefined);
   }
+  return { gold, todo, slots };
+}
 
-  const reply = async (prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> => {
+/** The judge's replies through the cache, counting requests sent, replies read from the cache and tokens. */
+class CachedJudge {
+  requests = 0;
+  cachedReplies = 0;
+  readonly tokens = { prompt: 0, completion: 0 };
+
+  constructor(private readonly opts: JudgeOptions) {}
+
+  async reply(prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> {
+    const { identity, store } = this.opts;
+    const decoding: Decoding = identity.decoding;
     const key = cacheKey('judge', JUDGE_CACHE_VERSION, {
       model: identity.model,
       promptSha256: identity.prompt.sha256,
@@ -105,58 +115,96 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     if (hit !== undefined) {
       const cached = JSON.parse(hit.toString('utf8')) as ChatReply;
       if (typeof cached.content === 'string') {
-        cachedReplies++;
+        this.cachedReplies++;
         return cached;
       }
     }
-    const fresh = await opts.chat(prompt, decoding);
-    requests++;
-    tokens.prompt += fresh.promptTokens;
-    tokens.completion += fresh.completionTokens;
+    const fresh = await this.opts.chat(prompt, decoding);
+    this.requests++;
+    this.tokens.prompt += fresh.promptTokens;
+    this.tokens.completion += fresh.completionTokens;
     await store.put('judge', key, JSON.stringify(fresh));
     return fresh;
-  };
+  }
+}
 
-  const [main, reask] = splitReask(opts.prompt);
-  const progress = log.progress('judge', todo.length);
+/**
+ * One sample's grade: the prompt, then up to `parseRetries` re-asks while the reply has no grade. A re-ask quotes
+ * the unparsable reply and asks for the answer line alone: the same prompt again would get the same reply from
+ * a deterministic (temperature 0) server.
+ */
+async function sampleGrade(
+  ask: (prompt: string, keyInputs: Record<string, string | number | null>) => Promise<ChatReply>,
+  prompt: string,
+  reask: PromptTemplate,
+  at: { readonly query: string; readonly document: string; readonly sample: number; readonly parseRetries: number },
+): Promise<number | undefined> {
+  let grade: number | undefined;
+  let previous: string | undefined;
+  for (let attempt = 0; attempt <= at.parseRetries && grade === undefined; attempt++) {
+    const asked = previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`;
+    const r = await ask(asked, { query: at.query, document: at.document, sample: at.sample, attempt, previous: previous ?? null });
+    grade = parseGrade(r.content);
+    previous = r.content;
+  }
+  return grade;
+}
+
+/** One pair's record: `samples` grades, the majority of those that parsed. */
+async function judgePair(
+  { query, doc }: Todo,
+  ask: (prompt: string, keyInputs: Record<string, string | number | null>) => Promise<ChatReply>,
+  [main, reask]: readonly [PromptTemplate, PromptTemplate],
+  identity: JudgeIdentity,
+): Promise<JudgmentRecord> {
+  const text = passage(doc);
+  const prompt = renderPrompt(main, { query: query.text, passage: text });
+  const samples: number[] = [];
+  let failures = 0;
+  for (let s = 0; s < identity.samples; s++) {
+    const grade = await sampleGrade(ask, prompt, reask, { query: query.text, document: text, sample: s, parseRetries: identity.parseRetries });
+    if (grade === undefined) failures++;
+    else samples.push(grade);
+  }
+  const grade = majorityGrade(samples);
+  return {
+    queryId: query.id,
+    docId: doc.id,
+    stratum: query.stratum,
+    status: grade === undefined ? 'parse-failure' : 'judged',
+    grade: grade ?? null,
+    samples,
+    parseFailures: failures,
+  };
+}
+
+/**
+ * Judges every pair of `pool` that has no grade yet (not in gold unless `all`, not in `previous`), with
+ * `samples` replies per pair and up to `parseRetries` new requests per unparsable reply.
+ *
+ * Each reply is cached under a key of the judge model, the prompt's sha256, the decoding params, the query
+ * text, the document text, the sample index and the attempt index (no key, no URL): a rerun reads every reply
+ * from the cache and sends nothing, and an interrupted run resumes where it stopped. A sample whose every
+ * attempt is unparsable is a counted parse failure, never a grade.
+ */
+export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Promise<JudgeOutcome> {
+  const { gold, todo, slots } = sortPairs(pool, es, opts);
+  const judge = new CachedJudge(opts);
+  const prompts = splitReask(opts.prompt);
+  const progress = opts.log.progress('judge', todo.length);
   const limit = pLimit(opts.concurrency);
   // After a failure no new pair starts (the command reports it; finished replies are safe in the cache).
   let failed = false;
+  const ask = (prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> =>
+    judge.reply(prompt, keyInputs).catch((err: unknown) => {
+      failed = true;
+      throw err;
+    });
   await Promise.all(
-    todo.map(({ index, query, doc }) =>
+    todo.map((t) =>
       limit(async () => {
         if (failed) return;
-        const text = passage(doc);
-        const prompt = renderPrompt(main, { query: query.text, passage: text });
-        const samples: number[] = [];
-        let failures = 0;
-        for (let s = 0; s < identity.samples; s++) {
-          let grade: number | undefined;
-          let previous: string | undefined;
-          for (let attempt = 0; attempt <= identity.parseRetries && grade === undefined; attempt++) {
-            // A re-ask quotes the unparsable reply and asks for the answer line alone: the same prompt again would
-            // get the same reply from a deterministic (temperature 0) server.
-            const asked = previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`;
-            const r = await reply(asked, { query: query.text, document: text, sample: s, attempt, previous: previous ?? null }).catch((err: unknown) => {
-              failed = true;
-              throw err;
-            });
-            grade = parseGrade(r.content);
-            previous = r.content;
-          }
-          if (grade === undefined) failures++;
-          else samples.push(grade);
-        }
-        const grade = majorityGrade(samples);
-        slots[index] = {
-          queryId: query.id,
-          docId: doc.id,
-          stratum: query.stratum,
-          status: grade === undefined ? 'parse-failure' : 'judged',
-          grade: grade ?? null,
-          samples,
-          parseFailures: failures,
-        };
+        slots[t.index] = await judgePair(t, ask, prompts, opts.identity);
         progress.tick();
       }),
     ),
@@ -171,9 +219,9 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
       judged: records.filter((r) => r.status === 'judged').length,
       parseFailures: records.filter((r) => r.status === 'parse-failure').length,
       skippedSensitive: records.filter((r) => r.status === 'skipped-sensitive').length,
-      requests,
-      cachedReplies,
+      requests: judge.requests,
+      cachedReplies: judge.cachedReplies,
     },
-    tokens,
+    tokens: judge.tokens,
   };
 }

@@ -49,6 +49,8 @@ interface Family {
   readonly cutoff: CutoffKind;
   readonly params: readonly ParamName[];
   readonly describe: string;
+  /** A coverage diagnostic (how much of a ranking was judged), which says nothing about quality: never tested. */
+  readonly coverage?: true;
   /** The per-query value; `level` is the resolved relevance level. */
   readonly compute: (r: JudgedRanking, m: Measure, level: number, scratch: Float64Array) => number;
 }
@@ -88,7 +90,13 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   P: { cutoff: 'rank', params: ['rel'], describe: 'precision at k (P.k)', compute: cut(precisionAt) },
   R: { cutoff: 'rank', params: ['rel'], describe: 'recall at k (recall.k)', compute: cut(recallAt) },
   'R-all': { cutoff: 'rank', params: ['rel'], describe: '1 if every relevant document is in the top k, else 0', compute: cut(allRelevantAt) },
-  Judged: { cutoff: 'rank', params: [], describe: 'fraction of the top k with a qrels entry', compute: cut((r, _l, k, o, off) => judgedAt(r, k, o, off)) },
+  Judged: {
+    cutoff: 'rank',
+    params: [],
+    describe: 'fraction of the top k with a qrels entry',
+    coverage: true,
+    compute: cut((r, _l, k, o, off) => judgedAt(r, k, o, off)),
+  },
   Unj: {
     cutoff: 'rank',
     params: [],
@@ -481,6 +489,11 @@ export function measureKernel(m: Measure): Family['compute'] {
   const fam = FAMILIES[m.name];
   if (!fam) throw new UsageError(`unknown measure "${m.name}"`);
   return fam.compute;
+}
+
+/** Is the measure tested in Comparisons? Every one is but a coverage diagnostic (`Judged@k`). */
+export function isTested(m: Measure): boolean {
+  return FAMILIES[m.name]?.coverage !== true;
 }
 
 /** Does the measure's value depend on the relevance level? */

@@ -1,14 +1,15 @@
 import { ConfigError } from '../errors.js';
-import { comparisonPairs, computeComparisons, isTestedMeasure, type StratumIndex } from '../compare/comparisons.js';
+import { comparisonPairs, computeComparisons, type StratumIndex } from '../compare/comparisons.js';
+import { type ReportedMeasure, reportedMeasures } from '../compare/measures.js';
 import { evaluateGate } from './gate.js';
 import { OVERALL, REPORT_VERSION, type ReportData, type ReportInput, type StratumInfo, type SummaryRow } from './types.js';
 import { deriveWarnings } from './warnings.js';
 
 /**
  * Problems that make a ReportInput unusable, each as `dotted.path: message` so a caller can wrap them in a
- * ConfigError naming its config file. Empty when the input is sound.
+ * ConfigError naming its config file. Empty when the input is sound. `measures` are `input.measures` read.
  */
-export function checkReportInput(input: ReportInput): string[] {
+export function checkReportInput(input: ReportInput, measures: readonly ReportedMeasure[] = reportedMeasures(input.measures)): string[] {
   const problems: string[] = [];
   const runIds = input.runs.map((r) => r.id);
   const known = `known runs: ${runIds.join(', ')}`;
@@ -29,9 +30,10 @@ export function checkReportInput(input: ReportInput): string[] {
     const g = input.gate;
     if (g.baseline !== undefined && !seen.has(g.baseline)) problems.push(`gate.baseline: unknown run "${g.baseline}" (${known})`);
     if (!seen.has(g.candidate)) problems.push(`gate.candidate: unknown run "${g.candidate}" (${known})`);
-    if (!input.measures.includes(g.measure)) {
+    const gateMeasure = measures.find((m) => m.spelling === g.measure);
+    if (!gateMeasure) {
       problems.push(`gate.measure: "${g.measure}" is not among the measures (${input.measures.join(', ')})`);
-    } else if (!isTestedMeasure(g.measure)) {
+    } else if (!gateMeasure.tested) {
       problems.push(`gate.measure: "${g.measure}" is a coverage diagnostic, not a quality measure; gate on e.g. nDCG@10`);
     }
     const gateBaseline = g.baseline ?? b ?? runIds[0];
@@ -81,6 +83,22 @@ export function runLetter(i: number): string {
   return i < 26 ? (alphabet[i] as string) : runLetter(Math.floor(i / 26) - 1) + (alphabet[i % 26] as string);
 }
 
+/** Mean of every run on every measure in every stratum, stratum by stratum, then run, then measure. */
+function summaryRows(input: ReportInput, strata: readonly StratumIndex[], runIds: readonly string[]): SummaryRow[] {
+  const summary: SummaryRow[] = [];
+  for (const s of strata) {
+    for (const run of runIds) {
+      for (const measure of input.measures) {
+        const v = input.perQuery[run]?.[measure] as readonly number[];
+        let sum = 0;
+        for (const i of s.indices) sum += v[i] as number;
+        summary.push({ stratum: s.id, run, measure, n: s.indices.length, mean: sum / s.indices.length });
+      }
+    }
+  }
+  return summary;
+}
+
 /**
  * Report as data: from per-query scores to means, paired comparisons, warnings and the gate verdict. Pure and
  * deterministic (seeded draws, no clock), so `report.json` is byte-identical for the same input.
@@ -88,12 +106,13 @@ export function runLetter(i: number): string {
  * @throws ConfigError when the input is inconsistent (unknown baseline, missing per-query vectors, ...).
  */
 export function buildReportData(input: ReportInput): ReportData {
-  const problems = checkReportInput(input);
+  const measures = reportedMeasures(input.measures);
+  const problems = checkReportInput(input, measures);
   if (problems.length > 0) throw new ConfigError(`report ${input.name}`, problems);
   const runIds = input.runs.map((r) => r.id);
   const baseline = input.compare.baseline ?? (runIds[0] as string);
   const strata = stratumIndices(input.queries);
-  const testedMeasures = input.measures.filter(isTestedMeasure);
+  const testedMeasures = measures.filter((m) => m.tested).map((m) => m.spelling);
   const gateBaseline = input.gate ? (input.gate.baseline ?? baseline) : undefined;
   const pairs = comparisonPairs(
     runIds,
@@ -112,23 +131,13 @@ export function buildReportData(input: ReportInput): ReportData {
     input.queries.map((q) => q.id),
     pairs,
     strata,
-    testedMeasures,
+    measures,
     input.compare,
     input.gate && gateBaseline
       ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata }
       : undefined,
   );
-  const summary: SummaryRow[] = [];
-  for (const s of strata) {
-    for (const run of runIds) {
-      for (const measure of input.measures) {
-        const v = input.perQuery[run]?.[measure] as readonly number[];
-        let sum = 0;
-        for (const i of s.indices) sum += v[i] as number;
-        summary.push({ stratum: s.id, run, measure, n: s.indices.length, mean: sum / s.indices.length });
-      }
-    }
-  }
+  const summary = summaryRows(input, strata, runIds);
   const strataInfo: StratumInfo[] = strata.map((s) => ({ id: s.id, n: s.indices.length, overall: s.id === OVERALL && strata.length > 1 }));
   const letters: Record<string, string> = {};
   runIds.forEach((id, i) => (letters[id] = runLetter(i)));
@@ -145,5 +154,5 @@ export function buildReportData(input: ReportInput): ReportData {
   } satisfies Omit<ReportData, 'warnings' | 'gateResult'>;
   const gateResult = input.gate && gateBaseline ? evaluateGate(partial, { ...input.gate, baseline: gateBaseline }) : undefined;
   const withGate = gateResult ? { ...partial, gateResult } : partial;
-  return { ...withGate, warnings: deriveWarnings(withGate) };
+  return { ...withGate, warnings: deriveWarnings(withGate, measures) };
 }

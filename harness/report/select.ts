@@ -1,4 +1,4 @@
-import type { Comparison, ReportData, StratumInfo } from './types.js';
+import type { Comparison, ReportData, ReportEvalSet, ReportRun, StratumInfo } from './types.js';
 
 /** ReportData before its warnings are derived: what warning rules and the gate read. */
 export type ReportCore = Omit<ReportData, 'warnings' | 'gateResult'> & Partial<Pick<ReportData, 'gateResult'>>;
@@ -30,6 +30,22 @@ export function meanOf(data: Pick<ReportData, 'summary'>, stratum: string, run: 
 /** Display name of a run: its label when it has one, else its id. */
 export function runName(data: Pick<ReportData, 'runs'>, id: string): string {
   return data.runs.find((r) => r.id === id)?.label ?? id;
+}
+
+/** Where the qrels came from, with the judge that filled them when there is one. */
+export function qrelsText(e: ReportEvalSet): string {
+  if (!e.judge) return e.qrelsSource;
+  return `${e.qrelsSource} (judge ${e.judge.model}, prompt ${e.judge.prompt}${e.judge.qrelsVersion === undefined ? '' : `, qrels version ${e.judge.qrelsVersion}`})`;
+}
+
+/** A run's kind as the runs table shows it: its node too when that says more (`fuse rrf`). */
+export function runKind(r: ReportRun): string {
+  return r.node && r.node !== r.kind ? `${r.node} ${r.kind}` : r.kind;
+}
+
+/** The runs table's note: baseline, substitute. */
+export function runNote(data: Pick<ReportData, 'baseline'>, r: ReportRun): string {
+  return [r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ');
 }
 
 /** Mark after a superscript letter that comes from the gate's confirmatory comparison. */

@@ -1,3 +1,4 @@
+import type { ReportedMeasure } from '../compare/measures.js';
 import { fmtCI, fmtDelta, fmtLevel, fmtMean } from './format.js';
 import { headlineRuns } from './systems.js';
 import type { Comparison, ReportData } from './types.js';
@@ -148,12 +149,17 @@ export function scatterPlot(data: ReportData, measure: string, baseline: string,
   return out.join('\n');
 }
 
-/** The `R@k` measures of the report, sorted by cutoff; a recall curve needs at least two. */
-export function recallMeasures(measures: readonly string[]): { measure: string; cutoff: number }[] {
+/** A point of a recall curve: the spelling of an `R@k` measure and its cutoff. */
+export interface RecallAt {
+  readonly measure: string;
+  readonly cutoff: number;
+}
+
+/** The `R@k` measures of the report (no parameters), sorted by cutoff; a recall curve needs at least two. */
+export function recallMeasures(measures: readonly ReportedMeasure[]): RecallAt[] {
   return measures
-    .map((m) => ({ measure: m, match: /^R@(\d+)$/.exec(m) }))
-    .filter((x): x is { measure: string; match: RegExpExecArray } => x.match !== null)
-    .map((x) => ({ measure: x.measure, cutoff: Number(x.match[1]) }))
+    .filter((m) => m.measure.name === 'R' && Object.keys(m.measure.params).length === 0)
+    .map((m) => ({ measure: m.spelling, cutoff: m.measure.cutoff as number }))
     .sort((a, b) => a.cutoff - b.cutoff);
 }
 
@@ -161,10 +167,10 @@ export function recallMeasures(measures: readonly string[]): { measure: string; 
  * Mean recall against the cutoff k for every run, over the queries of `stratum`; the k axis is logarithmic
  * when the cutoffs span a factor of ten or more.
  */
-export function recallCurves(data: ReportData, stratum: string): string {
+export function recallCurves(data: ReportData, stratum: string, recall: readonly RecallAt[]): string {
   // The runner's curves (every usual depth up to topK) when present, else the report's own R@k measures.
   const curves = data.curves && data.curves.cutoffs.length >= 2 ? data.curves : undefined;
-  const ks = curves ? curves.cutoffs.map((cutoff, i) => ({ measure: `R@${cutoff}`, cutoff, i })) : recallMeasures(data.measures).map((k, i) => ({ ...k, i }));
+  const ks = curves ? curves.cutoffs.map((cutoff, i) => ({ measure: `R@${cutoff}`, cutoff, i })) : recall.map((k, i) => ({ ...k, i }));
   const meanAt = (run: string, k: { measure: string; i: number }) =>
     curves
       ? (curves.means[run]?.[stratum]?.[k.i] ?? 0)

@@ -3,7 +3,7 @@ import { graphBlocks } from './graph.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
-import type { ReportData, ReportRun } from './types.js';
+import type { ReportData, ReportRun, StratumInfo } from './types.js';
 
 /**
  * What a report says about its systems when there are many (grids, fusions, tuned points): which are best per
@@ -57,14 +57,13 @@ const h2 = (text: string): Block => ({ kind: 'heading', level: 2, text });
 const h3 = (text: string): Block => ({ kind: 'heading', level: 3, text });
 const para = (text: string, strong = false): Block => ({ kind: 'para', text, ...(strong ? { strong } : {}) });
 
-/** The systems sections: best per stratum, grids, tuning, fusion inputs' contribution and reach. */
-export function systemsBlocks(data: ReportData): Block[] {
-  const B: Block[] = [];
-  const measure = primaryMeasure(data);
+/** The best few systems of each stratum by mean, when there are several systems or some are computed. */
+function bestSystemsBlocks(data: ReportData, measure: string): Block[] {
   const derived = data.runs.some((r) => r.node !== undefined && r.node !== 'retrieve');
-  if (data.runs.length > 2 || derived) {
-    B.push(h2(`Best systems per stratum (${measure})`));
-    B.push({
+  if (data.runs.length <= 2 && !derived) return [];
+  return [
+    h2(`Best systems per stratum (${measure})`),
+    {
       kind: 'table',
       head: ['stratum', 'n', `best ${BEST_PER_STRATUM}, by mean ${measure}`],
       align: ['l', 'r', 'l'],
@@ -76,14 +75,15 @@ export function systemsBlocks(data: ReportData): Block[] {
           .map((x) => `${x.run.id} ${fmtMean(x.mean)}`)
           .join('; '),
       ]),
-    });
-    B.push(
-      para(
-        'Ranked by mean only; significance is in the comparisons. A grid point picked by looking at these numbers is an oracle, optimistic by design; the tuned systems pick without the test queries.',
-      ),
-    );
-  }
+    },
+    para(
+      'Ranked by mean only; significance is in the comparisons. A grid point picked by looking at these numbers is an oracle, optimistic by design; the tuned systems pick without the test queries.',
+    ),
+  ];
+}
 
+/** Each grid's points with their mean per stratum, the points tuning picked and the oracle marked. */
+function gridBlocks(data: ReportData, measure: string): Block[] {
   const groups = new Map<string, ReportRun[]>();
   for (const r of data.runs) {
     if (r.group === undefined || r.node === 'tune') continue;
@@ -91,84 +91,95 @@ export function systemsBlocks(data: ReportData): Block[] {
     list.push(r);
     groups.set(r.group, list);
   }
+  if (groups.size === 0) return [];
   const tunedByGroup = new Map(data.runs.filter((r) => r.tuning && r.group !== undefined).map((r) => [r.group as string, r] as const));
-  if (groups.size > 0) {
-    B.push(h2('Grids'));
-    for (const [group, members] of groups) {
-      const tuned = tunedByGroup.get(group);
-      const picked = new Set(tuned?.tuning?.choices.map((c) => c.member) ?? []);
-      const oracle = tuned?.tuning?.oracle.member;
-      B.push(h3(`${group}: ${members.length} systems, ${measure} per stratum`));
-      B.push({
-        kind: 'table',
-        head: ['system', 'point', ...data.strata.map((s) => s.id), 'note'],
-        align: ['l', 'l', ...data.strata.map(() => 'r' as const), 'l'],
-        rows: members.map((r) => [
-          r.id,
-          fmtParams(r.point),
-          ...data.strata.map((s) => fmtMean(meanOf(data, s.id, r.id, measure) ?? Number.NaN)),
-          [picked.has(r.id) ? 'picked by tuning' : '', r.id === oracle ? 'oracle (best on test)' : ''].filter(Boolean).join('; '),
-        ]),
-      });
-    }
-  }
-
-  const tuned = data.runs.filter((r) => r.tuning);
-  if (tuned.length > 0) {
-    B.push(h2('Tuning'));
-    const overall = data.strata.find((s) => s.overall) ?? data.strata[0];
-    for (const r of tuned) {
-      const t = r.tuning!;
-      const how =
-        t.method === 'split'
-          ? `on the ${t.choices[0]?.fold} split`
-          : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
-      const tunedMean = overall ? meanOf(data, overall.id, r.id, t.measure) : undefined;
-      B.push(
-        para(
-          `${r.id} picks a point of grid ${r.group ?? ''} ${how}, by mean ${t.measure}. On the test queries it scores ${tunedMean === undefined ? 'n/a' : fmtMean(tunedMean)}; the oracle, ${t.oracle.member} (best on the test queries themselves, optimistic), scores ${fmtMean(t.oracle.mean)}.`,
-        ),
-      );
-      B.push({
-        kind: 'table',
-        head: ['fold', 'picked', `${t.measure} where picked`, 'test queries scored'],
-        align: ['l', 'l', 'r', 'r'],
-        rows: t.choices.map((c) => [c.fold, c.member, fmtMean(c.trainMean), String(c.queries)]),
-      });
-    }
-  }
-
-  const fused = data.runs.filter((r) => r.diagnostics);
-  if (fused.length > 0) {
-    const cutoff = fused[0]?.diagnostics?.inputs[0]?.cutoff ?? 10;
-    B.push(h2(`Fusion inputs: contribution and reach (top ${cutoff})`));
-    B.push(
-      para(
-        `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
-      ),
-    );
-    const barred = fused.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ run: r.id, d })));
-    if (barred.length > 0) {
-      B.push(para(`${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:`, true));
-      B.push({ kind: 'list', items: barred.map((b) => `${b.run}: input ${b.d.input}: ${b.d.reason}`) });
-    }
+  const B: Block[] = [h2('Grids')];
+  for (const [group, members] of groups) {
+    const tuned = tunedByGroup.get(group);
+    const picked = new Set(tuned?.tuning?.choices.map((c) => c.member) ?? []);
+    const oracle = tuned?.tuning?.oracle.member;
+    B.push(h3(`${group}: ${members.length} systems, ${measure} per stratum`));
     B.push({
       kind: 'table',
-      head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
-      align: ['l', 'l', 'r', 'r', 'l', 'r'],
-      rows: fused.flatMap((r) =>
-        (r.diagnostics?.inputs ?? []).map((d): Cell[] => [
-          r.id,
-          d.input,
-          fmtMean(d.share),
-          fmtMean(d.soloShare),
-          d.reachable ? 'yes' : { text: 'NO', strong: true },
-          fmtMean(d.empiricalReach),
-        ]),
-      ),
+      head: ['system', 'point', ...data.strata.map((s) => s.id), 'note'],
+      align: ['l', 'l', ...data.strata.map(() => 'r' as const), 'l'],
+      rows: members.map((r) => [
+        r.id,
+        fmtParams(r.point),
+        ...data.strata.map((s) => fmtMean(meanOf(data, s.id, r.id, measure) ?? Number.NaN)),
+        [picked.has(r.id) ? 'picked by tuning' : '', r.id === oracle ? 'oracle (best on test)' : ''].filter(Boolean).join('; '),
+      ]),
     });
   }
   return B;
+}
+
+/** What one tuned system picked, fold by fold, against the oracle. */
+function tunedBlocks(data: ReportData, r: ReportRun, overall: StratumInfo | undefined): Block[] {
+  const t = r.tuning!;
+  const how =
+    t.method === 'split'
+      ? `on the ${t.choices[0]?.fold} split`
+      : `by ${t.choices.length}-fold cross-validation over the test queries (each query scored by the point picked on the other folds)`;
+  const tunedMean = overall ? meanOf(data, overall.id, r.id, t.measure) : undefined;
+  return [
+    para(
+      `${r.id} picks a point of grid ${r.group ?? ''} ${how}, by mean ${t.measure}. On the test queries it scores ${tunedMean === undefined ? 'n/a' : fmtMean(tunedMean)}; the oracle, ${t.oracle.member} (best on the test queries themselves, optimistic), scores ${fmtMean(t.oracle.mean)}.`,
+    ),
+    {
+      kind: 'table',
+      head: ['fold', 'picked', `${t.measure} where picked`, 'test queries scored'],
+      align: ['l', 'l', 'r', 'r'],
+      rows: t.choices.map((c) => [c.fold, c.member, fmtMean(c.trainMean), String(c.queries)]),
+    },
+  ];
+}
+
+function tuningBlocks(data: ReportData): Block[] {
+  const tuned = data.runs.filter((r) => r.tuning);
+  if (tuned.length === 0) return [];
+  const overall = data.strata.find((s) => s.overall) ?? data.strata[0];
+  return [h2('Tuning'), ...tuned.flatMap((r) => tunedBlocks(data, r, overall))];
+}
+
+/** How much of each fusion's top-k its inputs contributed, and whether they can reach it at all. */
+function fusionBlocks(data: ReportData): Block[] {
+  const fused = data.runs.filter((r) => r.diagnostics);
+  if (fused.length === 0) return [];
+  const cutoff = fused[0]?.diagnostics?.inputs[0]?.cutoff ?? 10;
+  const B: Block[] = [
+    h2(`Fusion inputs: contribution and reach (top ${cutoff})`),
+    para(
+      `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
+    ),
+  ];
+  const barred = fused.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ run: r.id, d })));
+  if (barred.length > 0) {
+    B.push(para(`${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:`, true));
+    B.push({ kind: 'list', items: barred.map((b) => `${b.run}: input ${b.d.input}: ${b.d.reason}`) });
+  }
+  B.push({
+    kind: 'table',
+    head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
+    align: ['l', 'l', 'r', 'r', 'l', 'r'],
+    rows: fused.flatMap((r) =>
+      (r.diagnostics?.inputs ?? []).map((d): Cell[] => [
+        r.id,
+        d.input,
+        fmtMean(d.share),
+        fmtMean(d.soloShare),
+        d.reachable ? 'yes' : { text: 'NO', strong: true },
+        fmtMean(d.empiricalReach),
+      ]),
+    ),
+  });
+  return B;
+}
+
+/** The systems sections: best per stratum, grids, tuning, fusion inputs' contribution and reach. */
+export function systemsBlocks(data: ReportData): Block[] {
+  const measure = primaryMeasure(data);
+  return [...bestSystemsBlocks(data, measure), ...gridBlocks(data, measure), ...tuningBlocks(data), ...fusionBlocks(data)];
 }
 
 function fmtMs(x: number): string {

@@ -1,14 +1,16 @@
 import { GATE_FAMILY } from '../compare/comparisons.js';
+import type { ReportedMeasure } from '../compare/measures.js';
 import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
 import type { ReportCore } from './select.js';
 import type { Comparison, ReportWarning, WarningSeverity } from './types.js';
 
 /**
- * A warning rule: a pure function of the report's numbers that returns zero or more caveats. Rules never
- * change numbers; they say what the numbers cannot carry. Each rule returns at most one warning per kind of
- * subject (the gate, the exploratory comparisons, the runs), so a report lists a handful, not one per row.
+ * A warning rule: a pure function of the report's numbers (and its measures, read) that returns zero or more
+ * caveats. Rules never change numbers; they say what the numbers cannot carry. Each rule returns at most one
+ * warning per kind of subject (the gate, the exploratory comparisons, the runs), so a report lists a handful,
+ * not one per row.
  */
-export type WarningRule = (data: ReportCore) => ReportWarning[];
+export type WarningRule = (data: ReportCore, measures: readonly ReportedMeasure[]) => ReportWarning[];
 
 const MAX_LISTED = 3;
 
@@ -95,8 +97,9 @@ const mdeAboveDelta: WarningRule = (data) => {
 };
 
 /** The `Judged@k` measure to read coverage from: `Judged@10` when present, else the first `Judged@k`. */
-function judgedMeasure(measures: readonly string[]): string | undefined {
-  return measures.includes('Judged@10') ? 'Judged@10' : measures.find((m) => m.startsWith('Judged@'));
+function judgedMeasure(measures: readonly ReportedMeasure[]): ReportedMeasure | undefined {
+  const judged = measures.filter((m) => m.measure.name === 'Judged');
+  return judged.find((m) => m.measure.cutoff === 10) ?? judged[0];
 }
 
 /**
@@ -104,9 +107,9 @@ function judgedMeasure(measures: readonly string[]): string | undefined {
  * picks from) at a depth at least the cutoff, and left no pooled pair ungraded. Then every document in its top
  * k is judged, and a Judged@k below 1 is empty ranks (a run shorter than k), not judgment holes.
  */
-function judgedCover(data: ReportCore, measure: string): (run: ReportCore['runs'][number]) => boolean {
+function judgedCover(data: ReportCore, measure: ReportedMeasure): (run: ReportCore['runs'][number]) => boolean {
   const j = data.evalset.judge;
-  const cutoff = Number(measure.slice(measure.indexOf('@') + 1));
+  const cutoff = measure.measure.cutoff as number;
   if (j?.pooled === undefined || j.depth === undefined || j.holes !== 0 || !(cutoff <= j.depth)) return () => false;
   const pooled = new Set(j.pooled);
   return (run) =>
@@ -118,7 +121,7 @@ function judgedCover(data: ReportCore, measure: string): (run: ReportCore['runs'
  * judgments (a pool). Qrels that list only relevant documents make Judged@k equal to precision, so they get
  * one note instead of a warning per run.
  */
-const judgmentHoles: WarningRule = (data) => {
+const judgmentHoles: WarningRule = (data, measures) => {
   const pooled = data.evalset.qrelsJudgesNonRelevant;
   if (pooled === false) {
     return [
@@ -134,8 +137,8 @@ const judgmentHoles: WarningRule = (data) => {
     ];
   }
   if (pooled !== true) return [];
-  const measure = judgedMeasure(data.measures);
-  if (!measure) {
+  const judged = judgedMeasure(measures);
+  if (!judged) {
     return [
       {
         code: 'holes-unchecked',
@@ -148,8 +151,9 @@ const judgmentHoles: WarningRule = (data) => {
       },
     ];
   }
+  const measure = judged.spelling;
   const threshold = data.compare.judgedThreshold;
-  const covered = judgedCover(data, measure);
+  const covered = judgedCover(data, judged);
   const low = data.runs
     .filter((run) => !covered(run))
     .map((run) => ({ run: run.id, rows: data.summary.filter((r) => r.run === run.id && r.measure === measure && r.mean < threshold) }))
@@ -297,9 +301,9 @@ export const warningRules = {
 const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };
 
 /** Every rule's warnings, those bearing on the gate first, then by severity, then in rule order. */
-export function deriveWarnings(data: ReportCore): ReportWarning[] {
+export function deriveWarnings(data: ReportCore, measures: readonly ReportedMeasure[]): ReportWarning[] {
   return Object.values(warningRules)
-    .flatMap((rule) => rule(data))
+    .flatMap((rule: WarningRule) => rule(data, measures))
     .map((w, i) => ({ w, i }))
     .sort((x, y) => Number(y.w.gate) - Number(x.w.gate) || SEVERITY_RANK[x.w.severity] - SEVERITY_RANK[y.w.severity] || x.i - y.i)
     .map((x) => x.w);
