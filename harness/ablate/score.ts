@@ -1,9 +1,9 @@
-import type { Document, EvalSet, Qrels, Query, Run } from '../../evalset/types.js';
+import type { EvalSet, Qrels, Query, Run } from '../../evalset/types.js';
 import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { parseMeasure } from '../metrics/index.js';
-import type { Measure } from '../metrics/measure.js';
+import { isTested, type Measure } from '../metrics/measure.js';
 import type { QueryExample, RecallCurves } from '../report/types.js';
 import { queryExamples, recallCurves } from './evidence.js';
 import type { LoadedStudy } from './load.js';
@@ -96,10 +96,10 @@ function meansOf(perQuery: PerQuery): Map<string, Map<string, number>> {
  * The pair whose most different queries the report shows: the gate's, else the baseline against the system
  * with the best overall mean on the first tested measure.
  */
-function examplePair(cfg: ResolvedConfig, perQuery: PerQuery): Omit<ExamplePair, 'queries'> | undefined {
+function examplePair(cfg: ResolvedConfig, perQuery: PerQuery, measures: readonly Measure[]): Omit<ExamplePair, 'queries'> | undefined {
   const baseline = cfg.gate?.baseline ?? cfg.compare.baseline ?? (cfg.runIds[0] as string);
   if (cfg.gate) return { baseline, system: cfg.gate.candidate, measure: cfg.gate.measure };
-  const measure = cfg.measures.find((m) => !m.startsWith('Judged'));
+  const measure = cfg.measures.find((_, i) => isTested(measures[i] as Measure));
   if (measure === undefined) return undefined;
   const mean = (id: string) => {
     const v = perQuery[id]?.[measure] ?? [];
@@ -112,12 +112,12 @@ function examplePair(cfg: ResolvedConfig, perQuery: PerQuery): Omit<ExamplePair,
 function examplesOf(
   cfg: ResolvedConfig,
   perQuery: PerQuery,
-  queries: readonly Query[],
+  measures: readonly Measure[],
+  es: EvalSet,
   runs: ReadonlyMap<string, Run>,
-  documents: readonly Document[],
 ): ExamplePair | undefined {
-  const pair = examplePair(cfg, perQuery);
-  return pair ? { ...pair, queries: queryExamples(pair, perQuery, queries, runs, documents) } : undefined;
+  const pair = examplePair(cfg, perQuery, measures);
+  return pair ? { ...pair, queries: queryExamples(pair, perQuery, es.queries, runs, es.documents) } : undefined;
 }
 
 /**
@@ -143,6 +143,6 @@ export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed:
     runs.set(t.id, tunedRun(t, runs, es.queries));
   }
   const curves = recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
-  const examples = examplesOf(cfg, perQuery, es.queries, runs, es.documents);
+  const examples = examplesOf(cfg, perQuery, measures, es, runs);
   return { runs, perQuery, means: meansOf(perQuery), tuned, curves, ...(examples ? { examples } : {}), notes: scored.notes, qrels: unit.qrels };
 }
