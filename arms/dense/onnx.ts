@@ -80,44 +80,56 @@ export async function loadOnnxEmbedder(p: OnnxEmbedParams, opts: { modelDir: str
   // study should be logged, or uploaded, by a dependency.
   process.env['ORT_DISABLE_TELEMETRY'] ??= '1';
   const tf = await import('@huggingface/transformers');
-  const root = isAbsolute(p.model) ? dirname(p.model) : (p.modelDir ?? opts.modelDir);
+  const model = locateModel(p, opts.modelDir);
+  const revision = model.local ? checkedRevision(p, model.folder) : p.revision;
+  configureTransformers(tf, model, opts);
+  const extractor = await loadExtractor(tf, p, model, opts.log);
+  const dims = Number((extractor.model.config as unknown as { hidden_size?: number }).hidden_size);
+  if (!Number.isInteger(dims) || dims < 1) throw new HarnessError(`onnx-embed: model ${p.model} has no hidden_size in its config.json`, { exitCode: 2 });
+  return onnxEmbedder(p, extractor, revision, dims);
+}
+
+type Transformers = typeof import('@huggingface/transformers');
+type Extractor = import('@huggingface/transformers').FeatureExtractionPipeline;
+
+/** Where the model is looked for (`<root>/<id>/`), and whether a local folder holds it. */
+function locateModel(p: OnnxEmbedParams, modelDir: string) {
+  const root = isAbsolute(p.model) ? dirname(p.model) : (p.modelDir ?? modelDir);
   const id = isAbsolute(p.model) ? basename(p.model) : p.model;
   const folder = join(root, id);
-  const local = existsSync(join(folder, 'config.json'));
-  let revision = p.revision;
-  if (local) {
-    revision = folderRevision(folder, p.dtype);
-    if (p.revision.startsWith('sha256:') && p.revision !== revision)
-      throw new HarnessError(`model folder ${folder} hashes to ${revision}, but the config pins revision ${p.revision}`, {
-        exitCode: 2,
-        hint: 'the folder changed since the config was written: rebuild it as before, or pin the new revision',
-      });
-  }
-  // transformers.js reads its settings from one global object; arms load one at a time, so set it here.
-  tf.env.localModelPath = `${root}/`;
+  return { root, id, folder, local: existsSync(join(folder, 'config.json')) };
+}
+
+/** A local folder's revision is its content hash, which must be the one the config pins, if it pins one. */
+function checkedRevision(p: OnnxEmbedParams, folder: string): string {
+  const revision = folderRevision(folder, p.dtype);
+  if (p.revision.startsWith('sha256:') && p.revision !== revision)
+    throw new HarnessError(`model folder ${folder} hashes to ${revision}, but the config pins revision ${p.revision}`, {
+      exitCode: 2,
+      hint: 'the folder changed since the config was written: rebuild it as before, or pin the new revision',
+    });
+  return revision;
+}
+
+/** transformers.js reads its settings from one global object; arms load one at a time, so set it here. */
+function configureTransformers(tf: Transformers, model: ReturnType<typeof locateModel>, opts: { modelDir: string; env: NodeJS.ProcessEnv }): void {
+  tf.env.localModelPath = `${model.root}/`;
   tf.env.allowLocalModels = true;
-  tf.env.allowRemoteModels = !local && opts.env.HF_HUB_OFFLINE !== '1';
+  tf.env.allowRemoteModels = !model.local && opts.env.HF_HUB_OFFLINE !== '1';
   tf.env.cacheDir = join(opts.modelDir, 'hub');
   defaultHost ??= tf.env.remoteHost;
   const endpoint = opts.env.HF_ENDPOINT;
   tf.env.remoteHost = endpoint === undefined || endpoint === '' ? defaultHost : endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
-  const bars = new Map<string, { bar: ReturnType<Logger['progress']>; loaded: number }>();
-  let extractor: Awaited<ReturnType<typeof tf.pipeline<'feature-extraction'>>>;
+}
+
+/** The pipeline, with a progress bar per file read or downloaded; a failure says where the model was looked for. */
+async function loadExtractor(tf: Transformers, p: OnnxEmbedParams, model: ReturnType<typeof locateModel>, log: Logger): Promise<Extractor> {
+  const { id, folder, local } = model;
   try {
-    extractor = await tf.pipeline('feature-extraction', id, {
+    return await tf.pipeline('feature-extraction', id, {
       dtype: p.dtype,
       revision: p.revision.startsWith('sha256:') ? 'main' : p.revision,
-      progress_callback: (info: { status: string; file?: string; loaded?: number; total?: number }) => {
-        if (info.status === 'progress' && info.file !== undefined && typeof info.total === 'number' && typeof info.loaded === 'number') {
-          let b = bars.get(info.file);
-          if (b === undefined) {
-            b = { bar: opts.log.progress(`${local ? 'reading' : 'downloading'} ${id}/${info.file} (bytes)`, info.total), loaded: 0 };
-            bars.set(info.file, b);
-          }
-          b.bar.tick(info.loaded - b.loaded);
-          b.loaded = info.loaded;
-        } else if (info.status === 'done' && info.file !== undefined) bars.get(info.file)?.bar.done();
-      },
+      progress_callback: fileProgress(log, `${local ? 'reading' : 'downloading'} ${id}`),
     });
   } catch (err) {
     throw new HarnessError(`onnx-embed cannot load model ${p.model}: ${(err as Error).message}`, {
@@ -129,8 +141,25 @@ export async function loadOnnxEmbedder(p: OnnxEmbedParams, opts: { modelDir: str
       cause: err,
     });
   }
-  const dims = Number((extractor.model.config as unknown as { hidden_size?: number }).hidden_size);
-  if (!Number.isInteger(dims) || dims < 1) throw new HarnessError(`onnx-embed: model ${p.model} has no hidden_size in its config.json`, { exitCode: 2 });
+}
+
+/** transformers.js's progress callback as one byte-counting progress bar per file, named `<what>/<file>`. */
+function fileProgress(log: Logger, what: string): (info: { status: string; file?: string; loaded?: number; total?: number }) => void {
+  const bars = new Map<string, { bar: ReturnType<Logger['progress']>; loaded: number }>();
+  return (info) => {
+    if (info.status === 'progress' && info.file !== undefined && typeof info.total === 'number' && typeof info.loaded === 'number') {
+      let b = bars.get(info.file);
+      if (b === undefined) {
+        b = { bar: log.progress(`${what}/${info.file} (bytes)`, info.total), loaded: 0 };
+        bars.set(info.file, b);
+      }
+      b.bar.tick(info.loaded - b.loaded);
+      b.loaded = info.loaded;
+    } else if (info.status === 'done' && info.file !== undefined) bars.get(info.file)?.bar.done();
+  };
+}
+
+function onnxEmbedder(p: OnnxEmbedParams, extractor: Extractor, revision: string, dims: number): Embedder {
   return {
     identity: {
       provider: 'onnx',

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { JsonValue } from '../../evalset/types.js';
-import { keysOf, zodProblems } from '../config/problems.js';
 import { HarnessError } from '../errors.js';
 import { chunkCorpus, V1_CHUNK_RULES } from '../recipes/chunk.js';
+import { parseNodeParams, shownParams } from './node-params.js';
 import type { NodeKind, SystemInstance } from './types.js';
 import { backToSources, bindWrappedArm, derivedScope, wrappedArmSchema } from './wrapped.js';
 
@@ -37,8 +36,8 @@ export const chunkNode: NodeKind = {
   arity: { min: 0, max: 0 },
   params: chunkParams,
   bind({ params, topK }) {
-    const r = chunkParams.safeParse(params);
-    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(chunkParams, p)) };
+    const r = parseNodeParams(chunkParams, params);
+    if ('problems' in r) return r;
     const p = r.data;
     const inner = bindWrappedArm(p.arm, topK);
     if ('problems' in inner) return inner;
@@ -47,7 +46,7 @@ export const chunkNode: NodeKind = {
     return {
       node: {
         kind: `chunk(${inner.node.kind})`,
-        params: JSON.parse(JSON.stringify({ ...p, arm: { kind: p.arm.kind, params: inner.node.params } })) as JsonValue,
+        params: shownParams({ ...p, arm: { kind: p.arm.kind, params: inner.node.params } }),
         fingerprint: { ...own, fetch: p.fetch ?? null, arm: inner.node.fingerprint },
         theoreticalMinScore: inner.node.theoreticalMinScore,
         sendsTextOffMachine: inner.node.sendsTextOffMachine,

@@ -1,5 +1,4 @@
 import type { Document, JsonValue, Query, Run } from '../../evalset/types.js';
-import { keysOf, zodProblems } from '../config/problems.js';
 import {
   applyPriors,
   contributions,
@@ -8,6 +7,7 @@ import {
   fuse,
   fuseParamsSchema,
   FusionParamsError,
+  type FuseParams,
   fusedTheoreticalMin,
   packRun,
   resolveFuseParams,
@@ -16,9 +16,10 @@ import {
   type FusionInput,
   type FusionSpec,
   type PackedRun,
-  type PriorSpec,
+  type ResolvedFuseParams,
 } from '../fusion/index.js';
-import type { InputDiagnostics, NodeKind, ScopeResults, ScopeRun } from './types.js';
+import { evenQueryMs, parseNodeParams, shownParams } from './node-params.js';
+import type { BoundNode, InputDiagnostics, InputFacts, NodeKind, ScopeData, ScopeResults, ScopeRun, SystemDiagnostics } from './types.js';
 
 /** The fused top-k that contribution shares and reachability are measured at. */
 export const DIAGNOSTIC_CUTOFF = 10;
@@ -89,109 +90,140 @@ export const fuseNode: NodeKind = {
   arity: { min: 1, max: 64 },
   params: fuseParamsSchema,
   bind({ params, inputs }) {
-    const r = fuseParamsSchema.safeParse(params);
-    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(fuseParamsSchema, p)) };
-    let resolved: ReturnType<typeof resolveFuseParams>;
-    try {
-      resolved = resolveFuseParams(
-        r.data,
-        inputs.map((i) => i.id),
-      );
-    } catch (err) {
-      if (err instanceof FusionParamsError) return { problems: err.problems.map((m) => `params.${m}`) };
-      throw err;
-    }
-    const { weights, depth } = resolved;
-    const priors: PriorSpec | undefined = resolved.priors;
-    const mins = inputs.map((i) => i.theoreticalMinScore);
-    const specOf = (topK: number): FusionSpec => ({ ...resolved.spec, topK });
-    if (specOf(1).method === 'cc' && specOf(1).normalization === 'tm2c2') {
-      const missing = inputs.filter((i) => i.theoreticalMinScore === undefined).map((i) => i.id);
-      if (missing.length > 0)
-        return {
-          problems: [
-            `params.normalization: tm2c2 needs each input's theoretical minimum score, which ${missing.join(', ')} do(es) not declare; use min-max or z-score`,
-          ],
-        };
-    }
-    const fusionInputs = (runs: readonly PackedRun[]): FusionInput[] =>
-      runs.map((run, k) => ({ run, weight: weights[k] as number, depth, ...(mins[k] === undefined ? {} : { theoreticalMin: mins[k] }) }));
-    const shownParams = JSON.parse(JSON.stringify({ ...r.data, weights: Object.fromEntries(inputs.map((i, k) => [i.id, weights[k]])) })) as JsonValue;
+    const r = parseNodeParams(fuseParamsSchema, params);
+    if ('problems' in r) return r;
+    const got = resolved(r.data, inputs);
+    if ('problems' in got) return got;
+    const fusion = got.resolved;
+    const tm2c2 = tm2c2Problem(fusion.spec, inputs);
+    if (tm2c2 !== undefined) return { problems: [tm2c2] };
     const min = fusedTheoreticalMin(
-      inputs.map((_, k) => ({ weight: weights[k] as number, ...(mins[k] === undefined ? {} : { theoreticalMin: mins[k] }) })),
-      specOf(1),
+      inputs.map((input, k) => ({ weight: fusion.weights[k] as number, ...minOf(input) })),
+      { ...fusion.spec, topK: 1 },
     );
     // A multiplicative prior raises a negative score instead of lowering it, so applyPriors refuses one; say so
     // now rather than after the arms have run.
-    if (priors && (min === undefined || min < 0)) {
+    if (fusion.priors && (min === undefined || min < 0)) {
       return {
         problems: [
-          `params.priors: priors scale fused scores, which must be >= 0; this fusion's can be negative (${resolved.spec.method} with ${resolved.spec.normalization} normalization); use rrf, or min-max / tm2c2 normalization`,
+          `params.priors: priors scale fused scores, which must be >= 0; this fusion's can be negative (${fusion.spec.method} with ${fusion.spec.normalization} normalization); use rrf, or min-max / tm2c2 normalization`,
         ],
       };
     }
-    return {
-      node: {
-        kind: resolved.spec.method,
-        params: shownParams,
-        // An unlimited depth is `null` (JSON has no Infinity).
-        fingerprint: {
-          node: 'fuse',
-          v: 1,
-          spec: resolved.spec as unknown as JsonValue,
-          weights,
-          depth: Number.isFinite(depth) ? depth : null,
-          priors: (priors ?? null) as unknown as JsonValue,
-        },
-        theoreticalMinScore: priors ? Math.min(0, min as number) : min,
-        sendsTextOffMachine: false,
-        create() {
-          return {
-            async runScope(scope, inputRuns: readonly ScopeRun[], topK) {
-              const t0 = performance.now();
-              const table = tableOf(inputRuns.map((x) => x.results));
-              const qids = scope.queries.map((q) => q.id);
-              const packed = inputRuns.map((x) => packRun(toRun(x.results), qids, table));
-              let out = fuse(fusionInputs(packed), specOf(topK));
-              if (priors) {
-                const { features, queryTimeMs } = priorInputs(table, scope.documents, scope.queries);
-                out = applyPriors(out, priors, features, queryTimeMs);
-              }
-              const ms = performance.now() - t0;
-              const each = qids.length === 0 ? 0 : ms / qids.length;
-              return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: Object.fromEntries(qids.map((q) => [q, each])), results: toResults(out, table) };
-            },
-          };
-        },
-        diagnose(output, inputResults) {
-          const table = tableOf([output, ...inputResults]);
-          const qids = Object.keys(output);
-          const packedInputs = fusionInputs(inputResults.map((x) => packRun(toRun(x), qids, table)));
-          const fused = packRun(toRun(output), qids, table);
-          const spec = specOf(Math.max(DIAGNOSTIC_CUTOFF, 1));
-          const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
-          const reach = structuralReach(
-            packedInputs,
-            spec,
-            DIAGNOSTIC_CUTOFF,
-            inputs.map((i) => i.id),
-          );
-          const empirical = empiricalReach(packedInputs, spec, DIAGNOSTIC_CUTOFF);
-          const diag: InputDiagnostics[] = inputs.map((input, k) => ({
-            input: input.id,
-            share: shares[k]?.share ?? 0,
-            soloShare: shares[k]?.soloShare ?? 0,
-            reachable: reach[k]?.reachable ?? true,
-            reason: reach[k]?.reason ?? '',
-            empiricalReach: empirical[k] ?? 0,
-            cutoff: DIAGNOSTIC_CUTOFF,
-          }));
-          const problems = diag
-            .filter((d) => !d.reachable)
-            .map((d) => `input ${d.input} can never place a document only it ranks first in the fused top-${DIAGNOSTIC_CUTOFF}: ${d.reason}`);
-          return { inputs: diag, problems };
-        },
-      },
-    };
+    return { node: boundFusion(r.data, fusion, inputs, min) };
   },
 };
+
+/** The params resolved against the inputs, or their problems under `params.`. */
+function resolved(params: FuseParams, inputs: readonly InputFacts[]): { readonly resolved: ResolvedFuseParams } | { readonly problems: string[] } {
+  try {
+    return {
+      resolved: resolveFuseParams(
+        params,
+        inputs.map((i) => i.id),
+      ),
+    };
+  } catch (err) {
+    if (err instanceof FusionParamsError) return { problems: err.problems.map((m) => `params.${m}`) };
+    throw err;
+  }
+}
+
+/** TM2C2 normalises by each input's theoretical minimum: an input that declares none is a problem. */
+function tm2c2Problem(spec: ResolvedFuseParams['spec'], inputs: readonly InputFacts[]): string | undefined {
+  if (spec.method !== 'cc' || spec.normalization !== 'tm2c2') return undefined;
+  const missing = inputs.filter((i) => i.theoreticalMinScore === undefined).map((i) => i.id);
+  if (missing.length === 0) return undefined;
+  return `params.normalization: tm2c2 needs each input's theoretical minimum score, which ${missing.join(', ')} do(es) not declare; use min-max or z-score`;
+}
+
+/** An input's theoretical minimum as a Fusion input carries it: absent when the input declares none. */
+function minOf(input: InputFacts): { theoreticalMin?: number } {
+  return input.theoreticalMinScore === undefined ? {} : { theoreticalMin: input.theoreticalMinScore };
+}
+
+/** Packed input runs as the Fusion reads them, with their weights, depth and theoretical minimums. */
+function fusionInputs(fusion: ResolvedFuseParams, inputs: readonly InputFacts[], runs: readonly PackedRun[]): FusionInput[] {
+  return runs.map((run, k) => ({ run, weight: fusion.weights[k] as number, depth: fusion.depth, ...minOf(inputs[k] as InputFacts) }));
+}
+
+function boundFusion(params: FuseParams, fusion: ResolvedFuseParams, inputs: readonly InputFacts[], min: number | undefined): BoundNode {
+  const { weights, depth, priors } = fusion;
+  return {
+    kind: fusion.spec.method,
+    params: shownParams({ ...params, weights: Object.fromEntries(inputs.map((i, k) => [i.id, weights[k]])) }),
+    // An unlimited depth is `null` (JSON has no Infinity).
+    fingerprint: {
+      node: 'fuse',
+      v: 1,
+      spec: fusion.spec as unknown as JsonValue,
+      weights,
+      depth: Number.isFinite(depth) ? depth : null,
+      priors: (priors ?? null) as unknown as JsonValue,
+    },
+    theoreticalMinScore: priors ? Math.min(0, min as number) : min,
+    sendsTextOffMachine: false,
+    create() {
+      return {
+        async runScope(scope, inputRuns: readonly ScopeRun[], topK) {
+          return fuseScope(fusion, inputs, scope, inputRuns, topK);
+        },
+      };
+    },
+    diagnose: (output, inputResults) => diagnoseFusion(fusion, inputs, output, inputResults),
+  };
+}
+
+/** The fused Run of one scope, re-weighted by the priors when there are any; its time is shared among the queries. */
+function fuseScope(fusion: ResolvedFuseParams, inputs: readonly InputFacts[], scope: ScopeData, inputRuns: readonly ScopeRun[], topK: number): ScopeRun {
+  const t0 = performance.now();
+  const table = tableOf(inputRuns.map((x) => x.results));
+  const qids = scope.queries.map((q) => q.id);
+  const packed = inputRuns.map((x) => packRun(toRun(x.results), qids, table));
+  let out = fuse(fusionInputs(fusion, inputs, packed), { ...fusion.spec, topK });
+  if (fusion.priors) {
+    const { features, queryTimeMs } = priorInputs(table, scope.documents, scope.queries);
+    out = applyPriors(out, fusion.priors, features, queryTimeMs);
+  }
+  const ms = performance.now() - t0;
+  return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: evenQueryMs(qids, ms), results: toResults(out, table) };
+}
+
+/** Contribution shares and reachability of each input at the fused top-DIAGNOSTIC_CUTOFF, over every query. */
+function diagnoseFusion(
+  fusion: ResolvedFuseParams,
+  inputs: readonly InputFacts[],
+  output: ScopeResults,
+  inputResults: readonly ScopeResults[],
+): SystemDiagnostics {
+  const table = tableOf([output, ...inputResults]);
+  const qids = Object.keys(output);
+  const packedInputs = fusionInputs(
+    fusion,
+    inputs,
+    inputResults.map((x) => packRun(toRun(x), qids, table)),
+  );
+  const fused = packRun(toRun(output), qids, table);
+  const spec: FusionSpec = { ...fusion.spec, topK: Math.max(DIAGNOSTIC_CUTOFF, 1) };
+  const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
+  const reach = structuralReach(
+    packedInputs,
+    spec,
+    DIAGNOSTIC_CUTOFF,
+    inputs.map((i) => i.id),
+  );
+  const empirical = empiricalReach(packedInputs, spec, DIAGNOSTIC_CUTOFF);
+  const diag: InputDiagnostics[] = inputs.map((input, k) => ({
+    input: input.id,
+    share: shares[k]?.share ?? 0,
+    soloShare: shares[k]?.soloShare ?? 0,
+    reachable: reach[k]?.reachable ?? true,
+    reason: reach[k]?.reason ?? '',
+    empiricalReach: empirical[k] ?? 0,
+    cutoff: DIAGNOSTIC_CUTOFF,
+  }));
+  const problems = diag
+    .filter((d) => !d.reachable)
+    .map((d) => `input ${d.input} can never place a document only it ranks first in the fused top-${DIAGNOSTIC_CUTOFF}: ${d.reason}`);
+  return { inputs: diag, problems };
+}

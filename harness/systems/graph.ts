@@ -3,8 +3,7 @@ import { llmIdentity } from '../../arms/graph/llm.js';
 import { conceptIndex } from '../../arms/graph/graph.js';
 import { type InputSeeds, inputSeedWeights, PprRanker, pprParamsSchema } from '../../arms/graph/ppr-rank.js';
 import { shapeGraph } from '../../arms/graph/shapes.js';
-import type { JsonValue } from '../../evalset/types.js';
-import { keysOf, zodProblems } from '../config/problems.js';
+import { parseNodeParams, shownParams } from './node-params.js';
 import type { NodeKind, ScopeResults } from './types.js';
 
 /** Bump when a change to seeding or ranking changes any score for the same params and graph. */
@@ -23,8 +22,8 @@ export const graphPprNode: NodeKind = {
   arity: { min: 0, max: 16 },
   params: pprParamsSchema,
   bind({ params, inputs }) {
-    const r = pprParamsSchema.safeParse(params);
-    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(pprParamsSchema, p)) };
+    const r = parseNodeParams(pprParamsSchema, params);
+    if ('problems' in r) return r;
     const p = r.data;
     if (!p.querySeeds && inputs.length === 0) return { problems: ['params.querySeeds: false leaves no seeds without inputs; list inputs or set it true'] };
     const mins = inputs.map((i) => i.theoreticalMinScore);
@@ -33,7 +32,7 @@ export const graphPprNode: NodeKind = {
     return {
       node: {
         kind: 'graph-ppr',
-        params: JSON.parse(JSON.stringify(p)) as JsonValue,
+        params: shownParams(p),
         fingerprint: {
           node: 'graph-ppr',
           v: RANKING_VERSION,

@@ -4,7 +4,7 @@ import { didYouMean } from '../util/suggest.js';
 import type { GridAxis } from '../config/schema.js';
 import { isNodeKindName, nodeKinds, type NodeKindName } from './registry.js';
 import { type SensitivePolicy, sensitivePolicyProblems, withSensitivePolicy } from './sensitive.js';
-import type { BoundNode, InputFacts } from './types.js';
+import type { BoundNode, InputFacts, NodeKind } from './types.js';
 
 /** One system of the plan: a node bound to its params, with the identity that keys its runs in the cache. */
 export interface PlannedSystem {
@@ -101,6 +101,18 @@ function cartesian(axes: readonly (readonly [string, readonly (string | number |
 /** Largest plan we expand; a typo such as `step: 0.0001` should fail loudly, not run for a day. */
 const MAX_SYSTEMS = 5_000;
 
+/** The plan while `buildPlan` walks the config's entries in order, with the problems found so far. */
+interface PlanDraft {
+  readonly problems: string[];
+  readonly systems: PlannedSystem[];
+  readonly byId: Map<string, PlannedSystem>;
+  readonly groups: Map<string, string[]>;
+  /** Entry id -> where that entry sits, for duplicate ids. */
+  readonly entryIds: Map<string, string>;
+  /** Ids of entries that failed to bind: naming them as an input is not a new problem. */
+  readonly failed: Set<string>;
+}
+
 /**
  * Expands the config's arms and systems into the plan: grids and input subsets become one system each, with
  * stable readable ids (`cc.bm25+fts5.alpha=0.3`); every node is bound by its kind; inputs must name systems
@@ -108,131 +120,197 @@ const MAX_SYSTEMS = 5_000;
  * once as `path: message` lines.
  */
 export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: SystemsPlan; problems: string[] } {
-  const problems: string[] = [];
-  const systems: PlannedSystem[] = [];
-  const byId = new Map<string, PlannedSystem>();
-  const groups = new Map<string, string[]>();
-  const entryIds = new Map<string, string>();
-  /** Ids of entries that failed to bind: naming them as an input is not a new problem. */
-  const failed = new Set<string>();
-  for (const e of entries) {
-    const first = entryIds.get(e.id);
-    if (first !== undefined) {
-      problems.push(`${e.at}.id: duplicate id "${e.id}" (also ${first})`);
-      continue;
-    }
-    entryIds.set(e.id, e.at);
-    failed.add(e.id);
-    if (!isNodeKindName(e.node)) {
-      const known = Object.keys(nodeKinds).filter((k) => k !== 'retrieve');
-      problems.push(`${e.at}.kind: unknown system kind "${e.node}"${didYouMean(e.node, known)} (known: ${known.join(', ')}; arms go under arms:)`);
-      continue;
-    }
-    const kind = nodeKinds[e.node];
-    const inputSets = isList(e.inputs) ? [e.inputs as readonly string[]] : subsets(e.inputs['subsets-of'], e.inputs.min);
-    const inputPath = isList(e.inputs) ? `${e.at}.inputs` : `${e.at}.inputs.subsets-of`;
-    let inputsOk = true;
-    const listed = isList(e.inputs) ? e.inputs : e.inputs['subsets-of'];
-    listed.forEach((ref, i) => {
-      if (byId.has(ref)) return;
-      inputsOk = false;
-      const group = groups.get(ref);
-      if (group)
-        problems.push(
-          `${inputPath}[${i}]: "${ref}" is a grid of ${group.length} systems; name one of them (${group.slice(0, 3).join(', ')}${group.length > 3 ? ', ...' : ''})`,
-        );
-      else if (failed.has(ref))
-        return; // its own problems are reported where it is defined
-      else if (entries.some((x) => x.id === ref)) problems.push(`${inputPath}[${i}]: "${ref}" is listed after this system; list systems after their inputs`);
-      else problems.push(`${inputPath}[${i}]: "${ref}" is not a system id${didYouMean(ref, [...byId.keys()])}`);
-    });
-    if (new Set(listed).size !== listed.length) {
-      problems.push(`${inputPath}: an input is listed twice`);
-      inputsOk = false;
-    }
-    if (!inputsOk) continue;
-    for (const set of inputSets) {
-      if (set.length < kind.arity.min || set.length > kind.arity.max) {
-        problems.push(
-          `${inputPath}: ${e.node} takes ${kind.arity.min === kind.arity.max ? kind.arity.min : `${kind.arity.min} to ${kind.arity.max}`} input(s), got ${set.length}`,
-        );
-        inputsOk = false;
-        break;
-      }
-    }
-    if (!inputsOk) continue;
-    const axes: [string, (string | number | boolean)[]][] = [];
-    for (const [key, axis] of Object.entries(e.grid ?? {})) {
-      if (Object.hasOwn(e.params, key)) problems.push(`${e.at}.grid.${key}: also set in params; set it in one place`);
-      const values = axisValues(axis);
-      if (values.length === 0) problems.push(`${e.at}.grid.${key}: the range is empty (from > to)`);
-      axes.push([key, values]);
-    }
-    const points = cartesian(axes);
-    const expanded = inputSets.length * points.length;
-    if (systems.length + expanded > MAX_SYSTEMS) {
-      problems.push(`${e.at}: expands into ${expanded} systems, past the limit of ${MAX_SYSTEMS} for one plan; narrow the grid or the subsets`);
-      continue;
-    }
-    const members: string[] = [];
-    let reported = false;
-    for (const set of inputSets) {
-      for (const point of points) {
-        const suffix = [...(inputSets.length > 1 ? [set.join('+')] : []), ...Object.entries(point).map(([k, v]) => `${k}=${v}`)];
-        const id = suffix.length === 0 ? e.id : `${e.id}.${suffix.join('.')}`;
-        const inputs = set.map((ref) => byId.get(ref) as PlannedSystem);
-        const facts: InputFacts[] = inputs.map((s) => ({
-          id: s.id,
-          theoreticalMinScore: s.bound.theoreticalMinScore,
-          sendsTextOffMachine: s.bound.sendsTextOffMachine,
-        }));
-        let res = kind.bind({ kind: e.kind, params: { ...e.params, ...point }, inputs: facts, topK, id, ...(e.dir === undefined ? {} : { dir: e.dir }) });
-        if (!('problems' in res) && e.sensitive !== undefined) {
-          const target = e.sensitive === 'skip' ? undefined : byId.get(e.sensitive.route);
-          const bad = sensitivePolicyProblems(
-            e.sensitive,
-            target,
-            res.node,
-            [...byId.values()].filter((s) => s.inputs.length === 0).map((s) => s.id),
-          );
-          res = bad.length > 0 ? { problems: bad } : { node: withSensitivePolicy(res.node, e.sensitive, target) };
-        }
-        if ('problems' in res) {
-          // A grid point fails for the same reason as its siblings: report the entry once.
-          if (!reported) problems.push(...res.problems.map((m) => `${e.at}.${m}${suffix.length > 0 ? ` (at ${suffix.join(', ')})` : ''}`));
-          reported = true;
-          continue;
-        }
-        const fingerprint: JsonValue = set.length === 0 ? res.node.fingerprint : { own: res.node.fingerprint, inputs: inputs.map((s) => s.fingerprint) };
-        const planned: PlannedSystem = {
-          id,
-          node: e.node,
-          kind: res.node.kind,
-          inputs: set,
-          params: res.node.params,
-          fingerprint,
-          fingerprintHash: sha256Hex(canonicalJson(fingerprint)),
-          ...(expanded > 1 ? { group: e.id, point: { ...(inputSets.length > 1 ? { inputs: set.join('+') } : {}), ...point } } : {}),
-          ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${suffix.join(', ')})` : e.label }),
-          ...substituteOf(e.substitute, inputs),
-          at: e.at,
-          ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
-          ...(e.dir === undefined ? {} : { dir: e.dir }),
-          bound: res.node,
-        };
-        if (byId.has(id)) {
-          problems.push(`${e.at}: expands to id "${id}", which another system already has; rename one`);
-          continue;
-        }
-        systems.push(planned);
-        byId.set(id, planned);
-        members.push(id);
-      }
-    }
-    if (expanded > 1 && members.length > 0) groups.set(e.id, members);
-    if (members.length > 0) failed.delete(e.id);
+  const draft: PlanDraft = { problems: [], systems: [], byId: new Map(), groups: new Map(), entryIds: new Map(), failed: new Set() };
+  for (const e of entries) planEntry(draft, e, entries, topK);
+  return { plan: { systems: draft.systems, groups: draft.groups }, problems: draft.problems };
+}
+
+/** Adds the systems of one entry to the draft, or its problems; stops at the first check that fails. */
+function planEntry(draft: PlanDraft, e: PlanEntry, entries: readonly PlanEntry[], topK: number): void {
+  const { problems } = draft;
+  const first = draft.entryIds.get(e.id);
+  if (first !== undefined) {
+    problems.push(`${e.at}.id: duplicate id "${e.id}" (also ${first})`);
+    return;
   }
-  return { plan: { systems, groups }, problems };
+  draft.entryIds.set(e.id, e.at);
+  draft.failed.add(e.id);
+  if (!isNodeKindName(e.node)) {
+    problems.push(unknownKindProblem(e));
+    return;
+  }
+  const kind = nodeKinds[e.node];
+  const inputSets = isList(e.inputs) ? [e.inputs as readonly string[]] : subsets(e.inputs['subsets-of'], e.inputs.min);
+  const inputPath = isList(e.inputs) ? `${e.at}.inputs` : `${e.at}.inputs.subsets-of`;
+  if (!inputsKnown(draft, e, entries, inputPath)) return;
+  const arity = arityProblem(e.node, kind.arity, inputSets, inputPath);
+  if (arity !== undefined) {
+    problems.push(arity);
+    return;
+  }
+  const points = cartesian(gridAxes(e, problems));
+  const expanded = inputSets.length * points.length;
+  if (draft.systems.length + expanded > MAX_SYSTEMS) {
+    problems.push(`${e.at}: expands into ${expanded} systems, past the limit of ${MAX_SYSTEMS} for one plan; narrow the grid or the subsets`);
+    return;
+  }
+  const members = expandEntry(draft, { entry: e, kind: e.node, inputSets, points }, topK);
+  if (expanded > 1 && members.length > 0) draft.groups.set(e.id, members);
+  if (members.length > 0) draft.failed.delete(e.id);
+}
+
+function unknownKindProblem(e: PlanEntry): string {
+  const known = Object.keys(nodeKinds).filter((k) => k !== 'retrieve');
+  return `${e.at}.kind: unknown system kind "${e.node}"${didYouMean(e.node, known)} (known: ${known.join(', ')}; arms go under arms:)`;
+}
+
+/**
+ * Whether every input the entry lists names a system planned already, once each; pushes a problem for each
+ * that does not, except an entry that failed to bind (its own problems are reported where it is defined).
+ */
+function inputsKnown(draft: PlanDraft, e: PlanEntry, entries: readonly PlanEntry[], inputPath: string): boolean {
+  const listed = isList(e.inputs) ? e.inputs : e.inputs['subsets-of'];
+  let ok = true;
+  listed.forEach((ref, i) => {
+    if (draft.byId.has(ref)) return;
+    ok = false;
+    const problem = unknownInputProblem(draft, ref, entries);
+    if (problem !== undefined) draft.problems.push(`${inputPath}[${i}]: ${problem}`);
+  });
+  if (new Set(listed).size !== listed.length) {
+    draft.problems.push(`${inputPath}: an input is listed twice`);
+    ok = false;
+  }
+  return ok;
+}
+
+/** Why `ref` names no planned system; undefined when it names an entry that failed to bind. */
+function unknownInputProblem(draft: PlanDraft, ref: string, entries: readonly PlanEntry[]): string | undefined {
+  const group = draft.groups.get(ref);
+  if (group) return `"${ref}" is a grid of ${group.length} systems; name one of them (${group.slice(0, 3).join(', ')}${group.length > 3 ? ', ...' : ''})`;
+  if (draft.failed.has(ref)) return undefined;
+  if (entries.some((x) => x.id === ref)) return `"${ref}" is listed after this system; list systems after their inputs`;
+  return `"${ref}" is not a system id${didYouMean(ref, [...draft.byId.keys()])}`;
+}
+
+/** The problem with the first input set whose size the node kind does not take, if any. */
+function arityProblem(node: string, arity: NodeKind['arity'], inputSets: readonly (readonly string[])[], inputPath: string): string | undefined {
+  const bad = inputSets.find((set) => set.length < arity.min || set.length > arity.max);
+  if (bad === undefined) return undefined;
+  return `${inputPath}: ${node} takes ${arity.min === arity.max ? arity.min : `${arity.min} to ${arity.max}`} input(s), got ${bad.length}`;
+}
+
+/** The entry's grid as (key, values) axes; a key also set in params, or an empty range, is a problem. */
+function gridAxes(e: PlanEntry, problems: string[]): [string, (string | number | boolean)[]][] {
+  const axes: [string, (string | number | boolean)[]][] = [];
+  for (const [key, axis] of Object.entries(e.grid ?? {})) {
+    if (Object.hasOwn(e.params, key)) problems.push(`${e.at}.grid.${key}: also set in params; set it in one place`);
+    const values = axisValues(axis);
+    if (values.length === 0) problems.push(`${e.at}.grid.${key}: the range is empty (from > to)`);
+    axes.push([key, values]);
+  }
+  return axes;
+}
+
+/** One entry's expansion: a system per input set and grid point. */
+interface Expansion {
+  readonly entry: PlanEntry;
+  readonly kind: NodeKindName;
+  readonly inputSets: readonly (readonly string[])[];
+  readonly points: readonly Record<string, string | number | boolean>[];
+}
+
+/**
+ * Binds and plans one system per input set and grid point, returning the ids planned. A grid point fails for
+ * the same reason as its siblings, so an entry's bind problems are reported once.
+ */
+function expandEntry(draft: PlanDraft, x: Expansion, topK: number): string[] {
+  const e = x.entry;
+  const members: string[] = [];
+  let reported = false;
+  for (const set of x.inputSets) {
+    for (const point of x.points) {
+      const suffix = [...(x.inputSets.length > 1 ? [set.join('+')] : []), ...Object.entries(point).map(([k, v]) => `${k}=${v}`)];
+      const id = suffix.length === 0 ? e.id : `${e.id}.${suffix.join('.')}`;
+      const inputs = set.map((ref) => draft.byId.get(ref) as PlannedSystem);
+      const res = bindSystem(draft, x, { id, point, inputs }, topK);
+      if ('problems' in res) {
+        if (!reported) draft.problems.push(...res.problems.map((m) => `${e.at}.${m}${suffix.length > 0 ? ` (at ${suffix.join(', ')})` : ''}`));
+        reported = true;
+        continue;
+      }
+      if (draft.byId.has(id)) {
+        draft.problems.push(`${e.at}: expands to id "${id}", which another system already has; rename one`);
+        continue;
+      }
+      const planned = plannedSystem(x, { id, set, point, suffix, inputs }, res.node);
+      draft.systems.push(planned);
+      draft.byId.set(id, planned);
+      members.push(id);
+    }
+  }
+  return members;
+}
+
+/** Binds one system's node by its kind, then guards it by the entry's sensitive policy when it sets one. */
+function bindSystem(
+  draft: PlanDraft,
+  x: Expansion,
+  s: { readonly id: string; readonly point: Record<string, JsonValue>; readonly inputs: readonly PlannedSystem[] },
+  topK: number,
+): { readonly node: BoundNode } | { readonly problems: readonly string[] } {
+  const e = x.entry;
+  const facts: InputFacts[] = s.inputs.map((i) => ({
+    id: i.id,
+    theoreticalMinScore: i.bound.theoreticalMinScore,
+    sendsTextOffMachine: i.bound.sendsTextOffMachine,
+  }));
+  const res = nodeKinds[x.kind].bind({
+    kind: e.kind,
+    params: { ...e.params, ...s.point },
+    inputs: facts,
+    topK,
+    id: s.id,
+    ...(e.dir === undefined ? {} : { dir: e.dir }),
+  });
+  if ('problems' in res || e.sensitive === undefined) return res;
+  const target = e.sensitive === 'skip' ? undefined : draft.byId.get(e.sensitive.route);
+  const arms = [...draft.byId.values()].filter((p) => p.inputs.length === 0).map((p) => p.id);
+  const bad = sensitivePolicyProblems(e.sensitive, target, res.node, arms);
+  return bad.length > 0 ? { problems: bad } : { node: withSensitivePolicy(res.node, e.sensitive, target) };
+}
+
+/** A bound system with its identity: its node's fingerprint and its inputs', and where it sits in its group. */
+function plannedSystem(
+  x: Expansion,
+  s: {
+    readonly id: string;
+    readonly set: readonly string[];
+    readonly point: Record<string, JsonValue>;
+    readonly suffix: readonly string[];
+    readonly inputs: readonly PlannedSystem[];
+  },
+  node: BoundNode,
+): PlannedSystem {
+  const e = x.entry;
+  const expanded = x.inputSets.length * x.points.length;
+  const fingerprint: JsonValue = s.set.length === 0 ? node.fingerprint : { own: node.fingerprint, inputs: s.inputs.map((i) => i.fingerprint) };
+  return {
+    id: s.id,
+    node: x.kind,
+    kind: node.kind,
+    inputs: s.set,
+    params: node.params,
+    fingerprint,
+    fingerprintHash: sha256Hex(canonicalJson(fingerprint)),
+    ...(expanded > 1 ? { group: e.id, point: { ...(x.inputSets.length > 1 ? { inputs: s.set.join('+') } : {}), ...s.point } } : {}),
+    ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${s.suffix.join(', ')})` : e.label }),
+    ...substituteOf(e.substitute, s.inputs),
+    at: e.at,
+    ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
+    ...(e.dir === undefined ? {} : { dir: e.dir }),
+    bound: node,
+  };
 }
 
 /**

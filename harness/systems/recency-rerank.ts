@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Document, JsonValue } from '../../evalset/types.js';
-import { keysOf, zodProblems } from '../config/problems.js';
+import type { Document } from '../../evalset/types.js';
 import { blendScores, contentTokens, documentTimeMs, GARBANZO_BLEND, queryTimeMs } from '../recipes/blend.js';
+import { evenQueryMs, parseNodeParams, shownParams } from './node-params.js';
 import type { NodeKind, ScopeResults } from './types.js';
 
 const RECENCY_RERANK_VERSION = 1;
@@ -29,13 +29,13 @@ export const recencyRerankNode: NodeKind = {
   arity: { min: 1, max: 1 },
   params,
   bind({ params: raw }) {
-    const r = params.safeParse(raw);
-    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(params, p)) };
+    const r = parseNodeParams(params, raw);
+    if ('problems' in r) return r;
     const p = r.data;
     return {
       node: {
         kind: 'recency-rerank',
-        params: JSON.parse(JSON.stringify(p)) as JsonValue,
+        params: shownParams(p),
         fingerprint: { node: 'recency-rerank', v: RECENCY_RERANK_VERSION, ...p, depth: p.depth ?? null },
         theoreticalMinScore: 0,
         sendsTextOffMachine: false,
@@ -64,8 +64,16 @@ export const recencyRerankNode: NodeKind = {
                   .slice(0, topK);
               }
               const ms = performance.now() - t0;
-              const each = scope.queries.length === 0 ? 0 : ms / scope.queries.length;
-              return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: Object.fromEntries(scope.queries.map((q) => [q.id, each])), results };
+              return {
+                indexStats: {},
+                indexMs: 0,
+                searchMs: ms,
+                queryMs: evenQueryMs(
+                  scope.queries.map((q) => q.id),
+                  ms,
+                ),
+                results,
+              };
             },
           };
         },

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Document, JsonValue } from '../../evalset/types.js';
-import { keysOf, zodProblems } from '../config/problems.js';
+import type { Document, JsonValue, Query } from '../../evalset/types.js';
 import { HarnessError } from '../errors.js';
 import { blendScores, contentTokens, documentTimeMs, GARBANZO_BLEND, queryTimeMs, tokenOverlap } from '../recipes/blend.js';
 import { buildSessions, extractiveSummary, queryHeader, type Session, sessionHeader, summaryText } from '../recipes/session.js';
+import { parseNodeParams, shownParams } from './node-params.js';
 import type { NodeKind, ScopeResults, SystemInstance } from './types.js';
 import { bindWrappedArm, derivedScope, wrappedArmSchema } from './wrapped.js';
 
@@ -64,8 +64,8 @@ export const sessionNode: NodeKind = {
   arity: { min: 0, max: 0 },
   params: sessionParams,
   bind({ params, topK }) {
-    const r = sessionParams.safeParse(params);
-    if (!r.success) return { problems: zodProblems(r.error.issues, ['params'], (p) => keysOf(sessionParams, p)) };
+    const r = parseNodeParams(sessionParams, params);
+    if ('problems' in r) return r;
     const p = r.data;
     const inner = bindWrappedArm(p.arm, topK);
     if ('problems' in inner) return inner;
@@ -78,91 +78,126 @@ export const sessionNode: NodeKind = {
       header: p.header,
       blend: p.blend,
     };
-    const blend = p.blend;
     return {
       node: {
         kind: `session(${inner.node.kind})`,
-        params: JSON.parse(JSON.stringify({ ...p, arm: { kind: p.arm.kind, params: inner.node.params } })) as JsonValue,
+        params: shownParams({ ...p, arm: { kind: p.arm.kind, params: inner.node.params } }),
         fingerprint: { ...own, fetch: p.fetch ?? null, arm: inner.node.fingerprint } as JsonValue,
         // The blend's terms are all >= 0; without it, scores are the wrapped arm's (plus a tie-break >= 0).
-        theoreticalMinScore: blend === false ? inner.node.theoreticalMinScore : 0,
+        theoreticalMinScore: p.blend === false ? inner.node.theoreticalMinScore : 0,
         sendsTextOffMachine: inner.node.sendsTextOffMachine,
-        create(ctx): SystemInstance {
-          const wrapped = inner.node.create(ctx);
-          return {
-            async runScope(scope, _inputs, k) {
-              const chat = scope.scope ?? 'all';
-              const sessions = buildSessions(scope.documents, p.gapMinutes, chat);
-              const ids = new Set(scope.documents.map((d) => d.id));
-              const summaries = new Map<string, SummaryDoc>();
-              for (const s of sessions) {
-                if (s.messages.length < p.minMessages) continue;
-                const sum = extractiveSummary(s);
-                const id = `summary:${s.id}`;
-                if (ids.has(id)) throw new HarnessError(`session: a document of this eval set already has the id "${id}" a summary needs`);
-                const text = p.header ? `${sessionHeader(s, sum.topics)}\n${summaryText(sum)}` : summaryText(sum);
-                const last = s.messages.at(-1)?.timestamp;
-                summaries.set(id, { session: s, doc: { id, text, ...(last === undefined ? {} : { timestamp: last }) } });
-              }
-              const sessionOf = new Map<string, string>();
-              for (const s of sessions) for (const m of s.messages) sessionOf.set(m.id, s.id);
-              const participants = [...new Set(sessions.flatMap((s) => s.participants))];
-              const prefix = queryHeader(chat, participants);
-              const queries = p.header ? scope.queries.map((q) => ({ ...q, text: `${prefix}\n${q.text}` })) : scope.queries;
-              const corpus = [...scope.documents, ...[...summaries.values()].map((s) => s.doc)];
-              const run = await wrapped.runScope(derivedScope(scope, corpus, own, queries), [], p.fetch ?? 4 * k);
-              const byId = new Map(corpus.map((d) => [d.id, d] as const));
-              const tokensOf = new Map<string, Set<string>>();
-              const tokens = (id: string) => {
-                let t = tokensOf.get(id);
-                if (!t) tokensOf.set(id, (t = contentTokens((byId.get(id) as Document).text)));
-                return t;
-              };
-              const results: ScopeResults = {};
-              for (const q of scope.queries) {
-                const hits = run.results[q.id] ?? [];
-                const qTokens = contentTokens(q.text);
-                let scores: Float64Array;
-                if (blend === false) scores = Float64Array.from(hits, ([, s]) => s);
-                else {
-                  const qMs = queryTimeMs(q, scope.documents);
-                  scores = blendScores(
-                    hits.map(([id, score]) => ({ score, timeMs: documentTimeMs(byId.get(id) as Document), tokens: tokens(id) })),
-                    qTokens,
-                    qMs,
-                    blend,
-                  );
-                  hits.forEach(([id], i) => {
-                    if (summaries.has(id)) scores[i] = (scores[i] as number) * blend.sessionBonus;
-                  });
-                }
-                const sessionHits = hits
-                  .map(([id], i) => ({ id, score: scores[i] as number }))
-                  .filter((h) => summaries.has(h.id))
-                  .sort((a, b) => b.score - a.score)
-                  .slice(0, p.maxSessions ?? undefined);
-                const kept = new Set(sessionHits.map((h) => (summaries.get(h.id) as SummaryDoc).session.id));
-                const out = new Map<string, number>();
-                const offer = (id: string, s: number) => {
-                  const prev = out.get(id);
-                  if (prev === undefined || s > prev) out.set(id, s);
-                };
-                hits.forEach(([id], i) => {
-                  if (summaries.has(id)) return;
-                  const inWindow = kept.has(sessionOf.get(id) ?? '');
-                  offer(id, blend !== false && inWindow ? (scores[i] as number) * blend.windowPenalty : (scores[i] as number));
-                });
-                for (const h of sessionHits)
-                  for (const m of (summaries.get(h.id) as SummaryDoc).session.messages)
-                    offer(m.id, h.score + MEMBER_TIEBREAK * tokenOverlap(qTokens, tokens(m.id)));
-                results[q.id] = [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).slice(0, k);
-              }
-              return { ...run, indexStats: { ...run.indexStats, sessions: sessions.length, summaries: summaries.size }, results };
-            },
-            close: async () => wrapped.close?.(),
-          };
-        },
+        create: (ctx) => sessionInstance(p, own, inner.node.create(ctx)),
       },
     };
   },
 };
+
+type SessionParams = z.output<typeof sessionParams>;
+type Blend = Exclude<SessionParams['blend'], false>;
+
+function sessionInstance(p: SessionParams, own: JsonValue, wrapped: SystemInstance): SystemInstance {
+  return {
+    async runScope(scope, _inputs, k) {
+      const chat = scope.scope ?? 'all';
+      const sessions = buildSessions(scope.documents, p.gapMinutes, chat);
+      const summaries = sessionSummaries(sessions, scope.documents, p);
+      const participants = [...new Set(sessions.flatMap((s) => s.participants))];
+      const prefix = queryHeader(chat, participants);
+      const queries = p.header ? scope.queries.map((q) => ({ ...q, text: `${prefix}\n${q.text}` })) : scope.queries;
+      const corpus = [...scope.documents, ...[...summaries.values()].map((s) => s.doc)];
+      const run = await wrapped.runScope(derivedScope(scope, corpus, own, queries), [], p.fetch ?? 4 * k);
+      const rank = queryRanker(p, scope.documents, corpus, sessions, summaries);
+      const results: ScopeResults = {};
+      for (const q of scope.queries) results[q.id] = rank(q, run.results[q.id] ?? [], k);
+      return { ...run, indexStats: { ...run.indexStats, sessions: sessions.length, summaries: summaries.size }, results };
+    },
+    close: async () => wrapped.close?.(),
+  };
+}
+
+/** Summary id -> the summary document of each session with `minMessages` or more, headed when `header` is set. */
+function sessionSummaries(sessions: readonly Session[], documents: readonly Document[], p: SessionParams): Map<string, SummaryDoc> {
+  const ids = new Set(documents.map((d) => d.id));
+  const summaries = new Map<string, SummaryDoc>();
+  for (const s of sessions) {
+    if (s.messages.length < p.minMessages) continue;
+    const sum = extractiveSummary(s);
+    const id = `summary:${s.id}`;
+    if (ids.has(id)) throw new HarnessError(`session: a document of this eval set already has the id "${id}" a summary needs`);
+    const text = p.header ? `${sessionHeader(s, sum.topics)}\n${summaryText(sum)}` : summaryText(sum);
+    const last = s.messages.at(-1)?.timestamp;
+    summaries.set(id, { session: s, doc: { id, text, ...(last === undefined ? {} : { timestamp: last }) } });
+  }
+  return summaries;
+}
+
+/**
+ * One query's Run from the wrapped arm's message and summary hits: scores blended (a session hit with its bonus),
+ * the best `maxSessions` session hits standing for their messages, a message hit inside a kept session penalised.
+ */
+function queryRanker(
+  p: SessionParams,
+  documents: readonly Document[],
+  corpus: readonly Document[],
+  sessions: readonly Session[],
+  summaries: ReadonlyMap<string, SummaryDoc>,
+): (q: Query, hits: readonly [string, number][], k: number) => [string, number][] {
+  const sessionOf = new Map<string, string>();
+  for (const s of sessions) for (const m of s.messages) sessionOf.set(m.id, s.id);
+  const byId = new Map(corpus.map((d) => [d.id, d] as const));
+  const tokensOf = new Map<string, Set<string>>();
+  const tokens = (id: string) => {
+    let t = tokensOf.get(id);
+    if (!t) tokensOf.set(id, (t = contentTokens((byId.get(id) as Document).text)));
+    return t;
+  };
+  return (q, hits, k) => {
+    const qTokens = contentTokens(q.text);
+    const blend = p.blend;
+    const scores =
+      blend === false ? Float64Array.from(hits, ([, s]) => s) : blendedScores(blend, hits, qTokens, queryTimeMs(q, documents), { byId, tokens, summaries });
+    const sessionHits = hits
+      .map(([id], i) => ({ id, score: scores[i] as number }))
+      .filter((h) => summaries.has(h.id))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, p.maxSessions ?? undefined);
+    const kept = new Set(sessionHits.map((h) => (summaries.get(h.id) as SummaryDoc).session.id));
+    const out = new Map<string, number>();
+    const offer = (id: string, s: number) => {
+      const prev = out.get(id);
+      if (prev === undefined || s > prev) out.set(id, s);
+    };
+    hits.forEach(([id], i) => {
+      if (summaries.has(id)) return;
+      const inWindow = kept.has(sessionOf.get(id) ?? '');
+      offer(id, blend !== false && inWindow ? (scores[i] as number) * blend.windowPenalty : (scores[i] as number));
+    });
+    for (const h of sessionHits)
+      for (const m of (summaries.get(h.id) as SummaryDoc).session.messages) offer(m.id, h.score + MEMBER_TIEBREAK * tokenOverlap(qTokens, tokens(m.id)));
+    return [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).slice(0, k);
+  };
+}
+
+/** The garbanzo blend of one query's hits, a session hit's multiplied by the session bonus. */
+function blendedScores(
+  blend: Blend,
+  hits: readonly [string, number][],
+  qTokens: ReadonlySet<string>,
+  qMs: number,
+  docs: {
+    readonly byId: ReadonlyMap<string, Document>;
+    readonly tokens: (id: string) => ReadonlySet<string>;
+    readonly summaries: ReadonlyMap<string, SummaryDoc>;
+  },
+): Float64Array {
+  const scores = blendScores(
+    hits.map(([id, score]) => ({ score, timeMs: documentTimeMs(docs.byId.get(id) as Document), tokens: docs.tokens(id) })),
+    qTokens,
+    qMs,
+    blend,
+  );
+  hits.forEach(([id], i) => {
+    if (docs.summaries.has(id)) scores[i] = (scores[i] as number) * blend.sessionBonus;
+  });
+  return scores;
+}

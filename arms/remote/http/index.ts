@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { redactUrl } from '../../../evalset/datasets/download.js';
 import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
-import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
+import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
 import { MappingError, mapResults, mappingSchema } from '../mapping.js';
 import { scopeName } from '../scope.js';
@@ -126,60 +126,8 @@ export const httpArm: ArmFactory<typeof params> = {
   },
   create(id, p, ctx): Arm {
     const limit = pLimit(p.concurrency);
-    const bucket = p.ratePerSecond === undefined ? undefined : new TokenBucket(p.ratePerSecond);
+    const call = serviceCaller(id, p, ctx);
     let scope = '';
-
-    async function call(r: RequestParams, values: TemplateValues, what: string): Promise<unknown> {
-      const url = r.url.replace(/\{\{\s*([A-Za-z0-9_.]+)\s*\}\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
-      const shown = redactUrl(url.split('?')[0] as string);
-      const headers: Record<string, string> = { accept: 'application/json' };
-      for (const [k, v] of Object.entries(r.headers)) headers[k] = typeof v === 'string' ? v : `${v.prefix}${ctx.env[v.env] ?? ''}`;
-      let body: string | undefined;
-      if (r.method !== 'GET') {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(render(r.body, values));
-      }
-      return withRetries(
-        `arm ${id}: ${what}`,
-        async () => {
-          await bucket?.take();
-          let res: Response;
-          let text: string;
-          try {
-            res = await fetch(url, { method: r.method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(p.timeoutMs) });
-            text = await res.text();
-          } catch (err) {
-            const e = err as Error;
-            const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
-            // Node's fetch errors may quote the URL; only the redacted one is ever printed.
-            throw new RemoteCallError(
-              timedOut
-                ? `no answer from ${shown} within ${p.timeoutMs} ms`
-                : `${shown} cannot be reached (${(e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.name})`,
-              true,
-              undefined,
-              { hint: timedOut ? 'raise the arm param timeoutMs, or lower concurrency' : 'check that the service is running and the url is right' },
-            );
-          }
-          if (res.status === 429 || res.status >= 500)
-            throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, true, retryAfterMs(res.headers.get('retry-after')));
-          if (!res.ok)
-            throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, false, undefined, {
-              hint: res.status === 401 || res.status === 403 ? 'check the credential the headers read from the environment' : 'check the request template',
-            });
-          try {
-            return JSON.parse(text) as unknown;
-          } catch {
-            // The body is not quoted: it may hold document text.
-            throw new RemoteCallError(`the answer of ${shown} is not JSON (${text.length} bytes)`, false, undefined, {
-              hint: 'the service must answer with JSON; check the url and method',
-            });
-          }
-        },
-        { retries: p.retries, baseDelayMs: 250, maxWaitMs: p.maxRetryWaitMs, log: ctx.log },
-      );
-    }
-
     return {
       id,
       concurrency: p.concurrency,
@@ -206,3 +154,85 @@ export const httpArm: ArmFactory<typeof params> = {
     };
   },
 };
+
+/** A request template filled for one call; `shown` is its URL as messages may print it (redacted, no query). */
+interface FilledRequest {
+  readonly url: string;
+  readonly shown: string;
+  readonly method: RequestParams['method'];
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+}
+
+/**
+ * Sends a filled request template and returns its JSON answer, within the arm's rate limit, timing out and
+ * retrying each attempt as its params say; `what` names the call in messages.
+ */
+function serviceCaller(id: string, p: HttpParams, ctx: ArmContext): (r: RequestParams, values: TemplateValues, what: string) => Promise<unknown> {
+  const bucket = p.ratePerSecond === undefined ? undefined : new TokenBucket(p.ratePerSecond);
+  return async (r, values, what) => {
+    const req = filled(r, values, ctx.env);
+    return withRetries(
+      `arm ${id}: ${what}`,
+      async () => {
+        await bucket?.take();
+        return attempt(req, p.timeoutMs);
+      },
+      { retries: p.retries, baseDelayMs: 250, maxWaitMs: p.maxRetryWaitMs, log: ctx.log },
+    );
+  };
+}
+
+/** Fills the URL (placeholders URL-encoded), the headers (environment values in) and the body of a request. */
+function filled(r: RequestParams, values: TemplateValues, env: NodeJS.ProcessEnv): FilledRequest {
+  const url = r.url.replace(/\{\{\s*([A-Za-z0-9_.]+)\s*\}\}/g, (_, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  const shown = redactUrl(url.split('?')[0] as string);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [k, v] of Object.entries(r.headers)) headers[k] = typeof v === 'string' ? v : `${v.prefix}${env[v.env] ?? ''}`;
+  let body: string | undefined;
+  if (r.method !== 'GET') {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(render(r.body, values));
+  }
+  return { url, shown, method: r.method, headers, body };
+}
+
+/** One attempt: the answer parsed as JSON, or a RemoteCallError that says whether another attempt may help. */
+async function attempt(req: FilledRequest, timeoutMs: number): Promise<unknown> {
+  const { shown, body } = req;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(req.url, { method: req.method, headers: req.headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(timeoutMs) });
+    text = await res.text();
+  } catch (err) {
+    throw unreachable(err as Error, shown, timeoutMs);
+  }
+  if (res.status === 429 || res.status >= 500)
+    throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, true, retryAfterMs(res.headers.get('retry-after')));
+  if (!res.ok)
+    throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, false, undefined, {
+      hint: res.status === 401 || res.status === 403 ? 'check the credential the headers read from the environment' : 'check the request template',
+    });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // The body is not quoted: it may hold document text.
+    throw new RemoteCallError(`the answer of ${shown} is not JSON (${text.length} bytes)`, false, undefined, {
+      hint: 'the service must answer with JSON; check the url and method',
+    });
+  }
+}
+
+/** A failed fetch as a retryable error. Node's fetch errors may quote the URL; only the redacted one is printed. */
+function unreachable(e: Error, shown: string, timeoutMs: number): RemoteCallError {
+  const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
+  return new RemoteCallError(
+    timedOut
+      ? `no answer from ${shown} within ${timeoutMs} ms`
+      : `${shown} cannot be reached (${(e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.name})`,
+    true,
+    undefined,
+    { hint: timedOut ? 'raise the arm param timeoutMs, or lower concurrency' : 'check that the service is running and the url is right' },
+  );
+}
