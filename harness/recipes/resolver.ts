@@ -68,85 +68,94 @@ const FRONT = new Set(['E', 'I', 'Y']);
  * silent in TCH; V is F; W and Y are kept only before a vowel; X is KS; Z is S. "Phillip" and "Filip" are FLP.
  */
 export function metaphone(word: string): string {
+  const w = metaphoneLetters(word);
+  let out = '';
+  for (let i = 0; i < w.length; i++) out += metaphoneCode(w, i);
+  return out;
+}
+
+/** The letters Metaphone codes: A-Z only, the initial exceptions applied, doubled letters other than C once. */
+function metaphoneLetters(word: string): string {
   let w = word.toUpperCase().replace(/[^A-Z]/g, '');
-  if (w === '') return '';
   if (/^(AE|GN|KN|PN|WR)/.test(w)) w = w.slice(1);
   else if (w[0] === 'X') w = `S${w.slice(1)}`;
   else if (w.startsWith('WH')) w = `W${w.slice(2)}`;
   let d = '';
   for (let i = 0; i < w.length; i++) if (w[i] !== w[i - 1] || w[i] === 'C') d += w[i];
-  w = d;
-  const at = (i: number) => w[i] ?? '';
+  return d;
+}
+
+/** The code of the letter at `i` of the prepared word (empty when silent). */
+function metaphoneCode(w: string, i: number): string {
+  const at = (k: number) => w[k] ?? '';
+  const c = w[i] as string;
+  const next = at(i + 1);
+  const prev = at(i - 1);
   let out = '';
-  for (let i = 0; i < w.length; i++) {
-    const c = w[i] as string;
-    const next = at(i + 1);
-    const prev = at(i - 1);
-    switch (c) {
-      case 'A':
-      case 'E':
-      case 'I':
-      case 'O':
-      case 'U':
-        if (i === 0) out += c;
-        break;
-      case 'B':
-        if (!(prev === 'M' && i === w.length - 1)) out += 'B';
-        break;
-      case 'C':
-        if (next === 'I' && at(i + 2) === 'A') out += 'X';
-        else if (next === 'H') out += prev === 'S' ? 'K' : 'X';
-        else if (FRONT.has(next)) {
-          if (prev !== 'S') out += 'S';
-        } else out += 'K';
-        break;
-      case 'D':
-        out += next === 'G' && FRONT.has(at(i + 2)) ? 'J' : 'T';
-        break;
-      case 'G':
-        if (next === 'H' && !(i + 2 >= w.length || VOWEL.has(at(i + 2)))) break;
-        if (next === 'N' && (i + 2 === w.length || (w.slice(i + 1) === 'NED' && i + 4 === w.length))) break;
-        out += FRONT.has(next) && prev !== 'G' ? 'J' : 'K';
-        break;
-      case 'H':
-        if ('CGPST'.includes(prev) && prev !== '') break;
-        if (VOWEL.has(prev) && !VOWEL.has(next)) break;
-        out += 'H';
-        break;
-      case 'K':
-        if (prev !== 'C') out += 'K';
-        break;
-      case 'P':
-        out += next === 'H' ? 'F' : 'P';
-        break;
-      case 'Q':
-        out += 'K';
-        break;
-      case 'S':
-        if (next === 'H' || (next === 'I' && (at(i + 2) === 'O' || at(i + 2) === 'A'))) out += 'X';
-        else out += 'S';
-        break;
-      case 'T':
-        if (next === 'I' && (at(i + 2) === 'O' || at(i + 2) === 'A')) out += 'X';
-        else if (next === 'H') out += '0';
-        else if (!(next === 'C' && at(i + 2) === 'H')) out += 'T';
-        break;
-      case 'V':
-        out += 'F';
-        break;
-      case 'W':
-      case 'Y':
-        if (VOWEL.has(next)) out += c;
-        break;
-      case 'X':
-        out += 'KS';
-        break;
-      case 'Z':
-        out += 'S';
-        break;
-      default:
-        out += c;
-    }
+  switch (c) {
+    case 'A':
+    case 'E':
+    case 'I':
+    case 'O':
+    case 'U':
+      if (i === 0) out += c;
+      break;
+    case 'B':
+      if (!(prev === 'M' && i === w.length - 1)) out += 'B';
+      break;
+    case 'C':
+      if (next === 'I' && at(i + 2) === 'A') out += 'X';
+      else if (next === 'H') out += prev === 'S' ? 'K' : 'X';
+      else if (FRONT.has(next)) {
+        if (prev !== 'S') out += 'S';
+      } else out += 'K';
+      break;
+    case 'D':
+      out += next === 'G' && FRONT.has(at(i + 2)) ? 'J' : 'T';
+      break;
+    case 'G':
+      if (next === 'H' && !(i + 2 >= w.length || VOWEL.has(at(i + 2)))) break;
+      if (next === 'N' && (i + 2 === w.length || (w.slice(i + 1) === 'NED' && i + 4 === w.length))) break;
+      out += FRONT.has(next) && prev !== 'G' ? 'J' : 'K';
+      break;
+    case 'H':
+      if ('CGPST'.includes(prev) && prev !== '') break;
+      if (VOWEL.has(prev) && !VOWEL.has(next)) break;
+      out += 'H';
+      break;
+    case 'K':
+      if (prev !== 'C') out += 'K';
+      break;
+    case 'P':
+      out += next === 'H' ? 'F' : 'P';
+      break;
+    case 'Q':
+      out += 'K';
+      break;
+    case 'S':
+      if (next === 'H' || (next === 'I' && (at(i + 2) === 'O' || at(i + 2) === 'A'))) out += 'X';
+      else out += 'S';
+      break;
+    case 'T':
+      if (next === 'I' && (at(i + 2) === 'O' || at(i + 2) === 'A')) out += 'X';
+      else if (next === 'H') out += '0';
+      else if (!(next === 'C' && at(i + 2) === 'H')) out += 'T';
+      break;
+    case 'V':
+      out += 'F';
+      break;
+    case 'W':
+    case 'Y':
+      if (VOWEL.has(next)) out += c;
+      break;
+    case 'X':
+      out += 'KS';
+      break;
+    case 'Z':
+      out += 'S';
+      break;
+    default:
+      out += c;
   }
   return out;
 }
