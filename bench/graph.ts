@@ -7,7 +7,7 @@
  * object. Each query seeds 5 random nodes; floor and kernel alternate query by query and share the warm-up, so
  * both meet the same load on a shared machine. The kernel's scores must equal the floor's bit for bit (it runs
  * the same arithmetic over its own layout, SELL-8 stepped in WebAssembly SIMD); the bench counts the queries where
- * they do. The kernel's first query on a graph also builds that layout (and assembles the WebAssembly module on
+ * they do. The kernel's first query on a graph also builds that layout (and compiles the WebAssembly module on
  * the process's first graph): its time is printed apart, outside the per-query figures. Goals (issue #11,
  * ADR 0019): at most 1 ms per query at 5.4k nodes, and within 1.5x of the floor at 1M nodes.
  *

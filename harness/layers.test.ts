@@ -14,7 +14,7 @@ interface Layer {
  * the layers below it, never from a higher one (type-only and dynamic imports included), so each layer can be
  * used and tested without the ones above it. The order follows the imports as they are:
  *
- * - foundation: errors, log and JsonValue (harness/*.ts), helpers, the WebAssembly assembler;
+ * - foundation: errors, log and JsonValue (harness/*.ts), helpers, the kernel sets' loader;
  * - kernels: statistics, the PPR graph kernel, the content-addressed cache;
  * - eval sets: the vocabulary (Corpus, Query, Qrels, Run and its tie order), readers and TREC formats;
  * - measures: trec_eval's measures and fusion, which read Qrels and Runs through the eval-set layer (hence
@@ -27,7 +27,7 @@ interface Layer {
  * - cli: the commands, `harness evalset build` included.
  */
 const LAYERS: readonly Layer[] = [
-  { name: 'foundation', folders: ['harness', 'harness/util', 'harness/wasm'] },
+  { name: 'foundation', folders: ['harness', 'harness/util'] },
   { name: 'kernels', folders: ['harness/stats', 'harness/graph', 'harness/cache'] },
   { name: 'eval sets', folders: ['evalset', 'evalset/adapters', 'evalset/datasets'] },
   { name: 'measures', folders: ['harness/metrics', 'harness/metrics/kernels', 'harness/fusion'] },

@@ -1,5 +1,5 @@
 import { Matrix, solve } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Rng } from '../stats/rng.js';
 import { buildCsr, type DanglingPolicy, personalizedPageRank, type Transition, transitionMatrix } from './ppr.js';
 
@@ -234,7 +234,14 @@ function randomGraph(rng: Rng, n: number, danglingEvery: number, twins: number):
   return { t, pairs };
 }
 
-describe('personalizedPageRank is power iteration, bit for bit', () => {
+describe.each(['wasm', 'js'] as const)('personalizedPageRank is power iteration, bit for bit (the %s kernel set)', (set) => {
+  beforeEach(() => {
+    vi.stubEnv('HARNESS_KERNELS', set);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   for (const [seed, policy, n, d, tolerance] of [
     [11, 'seeds', 400, 0.5, 1e-6],
     [12, 'uniform', 400, 0.5, 1e-6],

@@ -7,40 +7,8 @@
  * 2025) rank passages by the PPR mass of a phrase/passage graph seeded by the query's concepts, damping 0.5.
  */
 import { HarnessError } from '../errors.js';
-import {
-  ADD,
-  BLOCK,
-  BREAK_IF,
-  CONTINUE,
-  END,
-  F64,
-  F64_ADD,
-  F64X2_ABS,
-  F64X2_ADD,
-  F64X2_MUL,
-  F64X2_SPLAT,
-  F64X2_SUB,
-  f64,
-  f64x2Extract,
-  GE_U,
-  get,
-  I32,
-  i32,
-  Kernel,
-  LOOP,
-  loadI32,
-  MAX_MEMORY_BYTES,
-  SHL,
-  set,
-  tee,
-  V128,
-  type ValType,
-  VZERO,
-  vload,
-  vload64Lane,
-  vload64Zero,
-  vstore,
-} from '../wasm/assemble.js';
+import { instantiateKernels, MAX_MEMORY_BYTES } from '../util/kernel-set.js';
+import { LANES, PPR_KERNELS, type StepKernel } from './ppr-kernels.js';
 
 /** A sparse matrix in compressed sparse row form: row r's entries are `indices/values[indptr[r] .. indptr[r+1])`. */
 export interface Csr {
@@ -218,58 +186,35 @@ export interface PprResult {
  *   efficient general sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J.
  *   Sci. Comput. 36(5), 2014): one loop exit per eight rows instead of one per row, eight independent sums. A
  *   padding entry adds `0 * x_0 = +0`, which leaves a sum unchanged.
- * - The full step runs in WebAssembly with 128-bit SIMD ({@link stepBody}): a slice's eight sums are four f64x2
- *   vectors, each lane rounded as the scalar operation, so the sums stay the scalar ones bit for bit.
+ * - The full step runs in a kernel of ppr-kernels.ts, by default WebAssembly with 128-bit SIMD: a slice's eight
+ *   sums are four f64x2 vectors, each lane rounded as the scalar operation, so the sums stay the scalar ones bit
+ *   for bit.
  * - While no mass is spread over every node (policy `seeds`, or `uniform` before any mass reaches a dangling
  *   node), a node is nonzero only if a seed reaches it, so the first steps compute only the rows of nodes
  *   within reach (the seeds' out-neighbourhoods, grown by one hop per step) until those rows hold a twelfth of the
  *   nonzeros; the other rows are exactly 0 in the full step too.
  * The layout is built on the first query of a transition and kept beside it (the transition must not change
  * afterwards); it holds this function's scratch vectors, so calls on one transition must not interleave (they
- * are synchronous; a worker thread has its own transitions). Its arrays live in the kernel's WebAssembly memory
- * (about 12 bytes per nonzero plus 32 per node: 150 MB at 10M nonzeros); a graph that would need more than 2 GB
- * is refused with a HarnessError (exit 2) rather than run on a slower path.
+ * are synchronous; a worker thread has its own transitions), and so is its kernel set (`HARNESS_KERNELS` at that
+ * first query). Its arrays live in the kernel's memory (about 12 bytes per nonzero plus 32 per node: 150 MB at
+ * 10M nonzeros); a graph that would need more than 2 GB is refused with a HarnessError (exit 2).
  *
  * `seed` must be non-negative with a positive sum (a caller with no seeds has nothing to rank; it must not
  * call this). The result owns a fresh array.
  */
 export function personalizedPageRank(t: Transition, seed: Float64Array, opts: PprOptions): PprResult {
   const n = t.n;
-  if (seed.length !== n) throw new RangeError(`personalizedPageRank: seed has ${seed.length} entries for ${n} nodes`);
   const d = opts.damping;
-  if (!(d >= 0 && d < 1)) throw new RangeError(`personalizedPageRank: damping ${d} outside [0, 1)`);
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const v = seed[i] as number;
-    if (!(v >= 0 && Number.isFinite(v))) throw new RangeError(`personalizedPageRank: seed[${i}] = ${v}; seeds must be finite and >= 0`);
-    total += v;
-  }
-  if (!(total > 0)) throw new RangeError('personalizedPageRank: the seed vector is all zero');
+  const total = checkedSeedTotal(n, seed, d);
   const layout = layoutOf(t);
-  const { perm, dangling, reached, frontier } = layout;
+  const { perm, dangling } = layout;
   let x = layout.x;
   let next = layout.next;
   const s = layout.s;
-  // Rows outside the frontier must read 0 in both vectors; x gets s below.
-  next.fill(0);
-  s.fill(0);
-  reached.fill(0);
   // The rows computed while only the seeds' neighbourhoods are nonzero: `frontier[0 .. rows)`, of which the
   // first `expanded` have their out-neighbours in it too. Step k computes the rows within k hops of a seed.
-  let rows = 0;
-  for (let p = 0; p < n; p++) {
-    const v = seed[perm[p] as number] as number;
-    if (v > 0) {
-      s[p] = v / total;
-      reached[p] = 1;
-      frontier[rows++] = p;
-    }
-  }
-  let seedNonzeros = 0;
-  for (let k = 0; k < rows; k++) seedNonzeros += layout.rowLength[frontier[k] as number] as number;
-  layout.frontierNonzeros[0] = seedNonzeros;
-  let expanded = rows;
-  rows = expand(layout, 0, expanded, rows);
+  let expanded = startFrontier(layout, seed, total);
+  let rows = expand(layout, 0, expanded, expanded);
   x.set(s);
   const uniform = opts.dangling === 'uniform';
   const spread = uniform ? layout.real : s;
@@ -290,20 +235,7 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
       const before = rows;
       rows = expand(layout, expanded, before, rows);
       expanded = before;
-    } else
-      delta = layout.step(
-        layout.slices,
-        layout.slicePtr.byteOffset,
-        layout.cols.byteOffset,
-        layout.vals.byteOffset,
-        x.byteOffset,
-        next.byteOffset,
-        s.byteOffset,
-        spread.byteOffset,
-        toSeeds,
-        toAll,
-        d,
-      );
+    } else delta = fullStep(layout, x, next, spread, toSeeds, toAll, d);
     const tmp = x;
     x = next;
     next = tmp;
@@ -315,25 +247,49 @@ export function personalizedPageRank(t: Transition, seed: Float64Array, opts: Pp
   return { scores, iterations, delta, converged: delta < opts.tolerance };
 }
 
-/** Rows per slice of the sliced-ELLPACK layout; {@link stepBody} is unrolled for exactly this many. */
-const LANES = 8;
+/**
+ * The sum of the seed weights. Refuses a seed vector of the wrong length, a damping outside [0, 1), a negative
+ * or non-finite seed weight, and an all-zero seed vector, in that order.
+ */
+function checkedSeedTotal(n: number, seed: Float64Array, d: number): number {
+  if (seed.length !== n) throw new RangeError(`personalizedPageRank: seed has ${seed.length} entries for ${n} nodes`);
+  if (!(d >= 0 && d < 1)) throw new RangeError(`personalizedPageRank: damping ${d} outside [0, 1)`);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const v = seed[i] as number;
+    if (!(v >= 0 && Number.isFinite(v))) throw new RangeError(`personalizedPageRank: seed[${i}] = ${v}; seeds must be finite and >= 0`);
+    total += v;
+  }
+  if (!(total > 0)) throw new RangeError('personalizedPageRank: the seed vector is all zero');
+  return total;
+}
 
-/** The WebAssembly power step ({@link stepBody}): returns the L1 change; addresses are byte offsets in its memory. */
-type StepExport = (
-  slices: number,
-  slicePtr: number,
-  cols: number,
-  vals: number,
-  x: number,
-  out: number,
-  s: number,
-  spread: number,
-  toSeeds: number,
-  toAll: number,
-  d: number,
-) => number;
+/**
+ * Writes the seed vector, divided by `total`, into `layout.s` (relabelled; 0 elsewhere), clears `next` and the
+ * frontier, and starts the frontier with the seeds' rows; returns their number.
+ */
+function startFrontier(layout: Layout, seed: Float64Array, total: number): number {
+  const { n, perm, s, reached, frontier } = layout;
+  // Rows outside the frontier must read 0 in both vectors; the caller copies s into x.
+  layout.next.fill(0);
+  s.fill(0);
+  reached.fill(0);
+  let rows = 0;
+  for (let p = 0; p < n; p++) {
+    const v = seed[perm[p] as number] as number;
+    if (v > 0) {
+      s[p] = v / total;
+      reached[p] = 1;
+      frontier[rows++] = p;
+    }
+  }
+  let seedNonzeros = 0;
+  for (let k = 0; k < rows; k++) seedNonzeros += layout.rowLength[frontier[k] as number] as number;
+  layout.frontierNonzeros[0] = seedNonzeros;
+  return rows;
+}
 
-/** A transition matrix relabelled and stored for {@link step}, with the scratch vectors of one query. */
+/** A transition matrix relabelled and stored for the step kernel, with the scratch vectors of one query. */
 interface Layout {
   readonly n: number;
   readonly nonzeros: number;
@@ -370,8 +326,8 @@ interface Layout {
    * this, full steps (a twelfth measured 0.70 against 0.74 ms per query for a quarter at 5,400 nodes).
    */
   readonly sparseBudget: number;
-  /** The full step, an instance over the memory that holds every array above except perm, rowLength and the out-edges. */
-  readonly step: StepExport;
+  /** The full step, over the memory that holds every array above except perm, rowLength and the out-edges. */
+  readonly step: StepKernel;
 }
 
 const layouts = new WeakMap<Transition, Layout>();
@@ -384,11 +340,8 @@ function layoutOf(t: Transition): Layout {
   return built;
 }
 
-function buildLayout(t: Transition): Layout {
-  const n = t.n;
-  const { indptr, indices, values } = t.matrix;
-  const nonzeros = indptr[n] as number;
-  // Relabel rows by length (stable counting sort), so the eight rows of a slice have about the same length.
+/** Rows relabelled by length (stable counting sort), so the eight rows of a slice have about the same length. */
+function relabelByLength(indptr: Int32Array, n: number): { perm: Int32Array; label: Int32Array } {
   let longest = 0;
   for (let j = 0; j < n; j++) longest = Math.max(longest, (indptr[j + 1] as number) - (indptr[j] as number));
   const start = new Int32Array(longest + 2);
@@ -406,9 +359,13 @@ function buildLayout(t: Transition): Layout {
   }
   const label = new Int32Array(n);
   for (let p = 0; p < n; p++) label[perm[p] as number] = p;
-  const slices = Math.ceil(n / LANES);
-  const padded = slices * LANES;
-  const rowLength = new Int32Array(padded);
+  return { perm, label };
+}
+
+/** Each row's length and each slice's first entry: a slice holds LANES × its longest row's length entries. */
+function sliceBounds(indptr: Int32Array, perm: Int32Array, slices: number): { rowLength: Int32Array; slicePtr: Int32Array } {
+  const n = perm.length;
+  const rowLength = new Int32Array(slices * LANES);
   const slicePtr = new Int32Array(slices + 1);
   for (let c = 0; c < slices; c++) {
     let width = 0;
@@ -419,32 +376,52 @@ function buildLayout(t: Transition): Layout {
     }
     slicePtr[c + 1] = (slicePtr[c] as number) + LANES * width;
   }
-  // The step's arrays live in its WebAssembly memory, each at a 16-byte boundary; padding entries read x_0
-  // with weight 0.
-  const entries = slicePtr[slices] as number;
+  return { rowLength, slicePtr };
+}
+
+/** Byte offsets of the step's arrays in its memory, each at a 16-byte boundary, and the memory's size. */
+interface Placement {
+  readonly cols: number;
+  readonly vals: number;
+  /** x, next, s and real, `vectorBytes` each; the slice pointers are at 0. */
+  readonly vectors: number;
+  readonly vectorBytes: number;
+  readonly total: number;
+}
+
+/** Where the step's arrays go; refuses (exit 2) a graph whose arrays would pass the kernels' 2 GB of memory. */
+function place(n: number, nonzeros: number, slices: number, entries: number): Placement {
   const align = (bytes: number): number => Math.ceil(bytes / 16) * 16;
-  const at = {
-    slicePtr: 0,
-    cols: align((slices + 1) * 4),
-    vals: 0,
-    vectors: 0,
-  };
-  at.vals = at.cols + align(entries * 4);
-  at.vectors = at.vals + entries * 8;
-  const vectorBytes = padded * 8;
-  const total = at.vectors + 4 * vectorBytes;
+  const cols = align((slices + 1) * 4);
+  const vals = cols + align(entries * 4);
+  const vectors = vals + entries * 8;
+  const vectorBytes = slices * LANES * 8;
+  const total = vectors + 4 * vectorBytes;
   if (total > MAX_MEMORY_BYTES) {
     throw new HarnessError(
       `personalizedPageRank: a graph of ${n} nodes and ${nonzeros} edges needs ${Math.ceil(total / 2 ** 20)} MB of kernel memory (at most ${MAX_MEMORY_BYTES / 2 ** 20} MB)`,
       { exitCode: 2, hint: 'split the graph, or drop its weakest edges' },
     );
   }
-  kernel ??= new Kernel([{ name: 'step', params: STEP_PARAMS, results: [F64], locals: STEP_LOCALS, body: stepBody() }]);
-  const { exports, buffer } = kernel.instantiate(total);
-  new Int32Array(buffer, at.slicePtr, slices + 1).set(slicePtr);
-  const cols = new Int32Array(buffer, at.cols, entries);
-  const vals = new Float64Array(buffer, at.vals, entries);
-  const vector = (k: number): Float64Array => new Float64Array(buffer, at.vectors + k * vectorBytes, padded);
+  return { cols, vals, vectors, vectorBytes, total };
+}
+
+/**
+ * Writes each row's entries into its slice (`cols` as byte offsets; padding entries keep column 0 and weight 0,
+ * so they add `0 * x_0 = +0`) and returns the transposed pattern: the rows that read each row.
+ */
+function fillSlices(
+  t: Transition,
+  relabelled: { perm: Int32Array; label: Int32Array },
+  slicePtr: Int32Array,
+  cols: Int32Array,
+  vals: Float64Array,
+): { outPtr: Int32Array; outIdx: Int32Array } {
+  const { n } = t;
+  const { indptr, indices, values } = t.matrix;
+  const { perm, label } = relabelled;
+  const padded = (slicePtr.length - 1) * LANES;
+  const nonzeros = indptr[n] as number;
   const outPtr = new Int32Array(padded + 1);
   for (let i = 0; i < nonzeros; i++) {
     const q = (label[indices[i] as number] as number) + 1;
@@ -453,33 +430,46 @@ function buildLayout(t: Transition): Layout {
   for (let p = 0; p < padded; p++) outPtr[p + 1] = (outPtr[p + 1] as number) + (outPtr[p] as number);
   const fill = outPtr.slice(0, padded);
   const outIdx = new Int32Array(nonzeros);
-  for (let c = 0; c < slices; c++) {
-    for (let lane = 0; lane < LANES; lane++) {
-      const p = c * LANES + lane;
-      if (p >= n) break;
-      const j = perm[p] as number;
-      let k = (slicePtr[c] as number) + lane;
-      for (let i = indptr[j] as number; i < (indptr[j + 1] as number); i++) {
-        const q = label[indices[i] as number] as number;
-        cols[k] = q << 3;
-        vals[k] = values[i] as number;
-        k += LANES;
-        const o = fill[q] as number;
-        fill[q] = o + 1;
-        outIdx[o] = p;
-      }
+  for (let p = 0; p < n; p++) {
+    const j = perm[p] as number;
+    let k = (slicePtr[Math.floor(p / LANES)] as number) + (p % LANES);
+    for (let i = indptr[j] as number; i < (indptr[j + 1] as number); i++) {
+      const q = label[indices[i] as number] as number;
+      cols[k] = q << 3;
+      vals[k] = values[i] as number;
+      k += LANES;
+      const o = fill[q] as number;
+      fill[q] = o + 1;
+      outIdx[o] = p;
     }
   }
-  const dangling = new Int32Array(t.dangling.length);
-  for (let k = 0; k < dangling.length; k++) dangling[k] = label[t.dangling[k] as number] as number;
+  return { outPtr, outIdx };
+}
+
+function buildLayout(t: Transition): Layout {
+  const n = t.n;
+  const nonzeros = t.matrix.indptr[n] as number;
+  const relabelled = relabelByLength(t.matrix.indptr, n);
+  const slices = Math.ceil(n / LANES);
+  const { rowLength, slicePtr } = sliceBounds(t.matrix.indptr, relabelled.perm, slices);
+  const entries = slicePtr[slices] as number;
+  const at = place(n, nonzeros, slices, entries);
+  const { kernels, memory } = instantiateKernels(PPR_KERNELS, at.total);
+  const memorySlicePtr = new Int32Array(memory, 0, slices + 1);
+  memorySlicePtr.set(slicePtr);
+  const cols = new Int32Array(memory, at.cols, entries);
+  const vals = new Float64Array(memory, at.vals, entries);
+  const { outPtr, outIdx } = fillSlices(t, relabelled, slicePtr, cols, vals);
+  const vector = (k: number): Float64Array => new Float64Array(memory, at.vectors + k * at.vectorBytes, slices * LANES);
+  const dangling = t.dangling.map((node) => relabelled.label[node] as number);
   const real = vector(3);
   real.fill(1, 0, n);
   return {
     n,
     nonzeros,
     slices,
-    perm,
-    slicePtr: new Int32Array(buffer, at.slicePtr, slices + 1),
+    perm: relabelled.perm,
+    slicePtr: memorySlicePtr,
     cols,
     vals,
     rowLength,
@@ -494,7 +484,7 @@ function buildLayout(t: Transition): Layout {
     reached: new Uint8Array(n),
     frontierNonzeros: new Float64Array(1),
     sparseBudget: nonzeros / 12,
-    step: exports.step as StepExport,
+    step: kernels.step,
   };
 }
 
@@ -523,67 +513,25 @@ function expand(layout: Layout, from: number, to: number, rows: number): number 
   return count;
 }
 
-let kernel: Kernel | undefined;
-
-const STEP_PARAMS = [I32, I32, I32, I32, I32, I32, I32, I32, F64, F64, F64] as const;
-const [SLICES, SLICE_PTR, COLS, VALS, X, OUT, S, SPREAD, TO_SEEDS, TO_ALL, D] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const [C, SP, KC, KV, END_C, R] = [11, 12, 13, 14, 15, 16];
-const [DELTA] = [17];
-/** Four accumulators of two rows each, then the splatted d, toSeeds, toAll, then one result and one |change| vector. */
-const [A0, VD, VTS, VTA, V, E] = [18, 22, 23, 24, 25, 26];
-const STEP_LOCALS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, F64, ...new Array<ValType>(9).fill(V128)];
-
-/**
- * step(slices, slicePtr, cols, vals, x, out, s, spread, toSeeds, toAll, d): one power step over every row,
- * `out_j = d (P x)_j + toSeeds s_j + toAll spread_j` (`spread` is 1 on real rows for policy `uniform`; with
- * `toAll = 0` any vector will do), returning the L1 change `Σ_j |out_j - x_j|`; the whole cost of a query.
- *
- * The eight rows of a slice are four f64x2 accumulators. Per padded column position the eight weights are two
- * contiguous 32-byte loads and the eight x values are gathered two per vector (`v128.load64_zero`, then
- * `v128.load64_lane`). Each lane is one IEEE multiply then one add, row entries in CSR order from +0, and
- * `((d a) + (toSeeds s)) + (toAll spread)`, so every row's value is the scalar loop's bit for bit (WebAssembly
- * has no fused multiply-add and does not reassociate). The slice's L1 change is summed over its rows in order,
- * then added to the total, the association of the scalar `delta += |v_0 - x_0| + … + |v_7 - x_7|`, so the
- * iteration stops at the same step.
- */
-function stepBody(): number[] {
-  const acc = (j: number): number => A0 + j;
-  const entries = [0, 1, 2, 3].flatMap((j) => [
-    ...[...get(acc(j)), ...get(KV), ...vload(16 * j)],
-    // The address of lane 1's x first: v128.load64_lane takes [address, vector].
-    ...[...get(X), ...get(KC), ...loadI32(8 * j + 4), ...ADD],
-    ...[...get(X), ...get(KC), ...loadI32(8 * j), ...ADD, ...vload64Zero(), ...vload64Lane(1)],
-    ...[...F64X2_MUL, ...F64X2_ADD, ...set(acc(j))],
-  ]);
-  const rows = [0, 1, 2, 3].flatMap((j) => [
-    ...[...get(OUT), ...get(R), ...ADD, ...get(VD), ...get(acc(j)), ...F64X2_MUL],
-    ...[...get(VTS), ...get(S), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_MUL, ...F64X2_ADD],
-    ...[...get(VTA), ...get(SPREAD), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_MUL, ...F64X2_ADD],
-    ...[...tee(V), ...vstore(16 * j)],
-    ...[...get(V), ...get(X), ...get(R), ...ADD, ...vload(16 * j), ...F64X2_SUB, ...F64X2_ABS, ...set(E)],
-    // The running slice sum stays on the stack: |v_0 - x_0| + |v_1 - x_1| + … in row order.
-    ...(j === 0 ? [...get(E), ...f64x2Extract(0)] : [...get(E), ...f64x2Extract(0), ...F64_ADD]),
-    ...[...get(E), ...f64x2Extract(1), ...F64_ADD],
-  ]);
-  return [
-    ...[...get(D), ...F64X2_SPLAT, ...set(VD), ...get(TO_SEEDS), ...F64X2_SPLAT, ...set(VTS), ...get(TO_ALL), ...F64X2_SPLAT, ...set(VTA)],
-    ...[...i32(0), ...set(C), ...get(SLICE_PTR), ...set(SP), ...get(COLS), ...set(KC), ...get(VALS), ...set(KV), ...i32(0), ...set(R)],
-    ...[...f64(0), ...set(DELTA)],
-    ...[...BLOCK, ...LOOP, ...get(C), ...get(SLICES), ...GE_U, ...BREAK_IF],
-    ...[...get(COLS), ...get(SP), ...loadI32(4), ...i32(2), ...SHL, ...ADD, ...set(END_C)],
-    ...[0, 1, 2, 3].flatMap((j) => [...VZERO, ...set(acc(j))]),
-    ...[...BLOCK, ...LOOP, ...get(KC), ...get(END_C), ...GE_U, ...BREAK_IF],
-    ...entries,
-    ...[...get(KC), ...i32(4 * LANES), ...ADD, ...set(KC), ...get(KV), ...i32(8 * LANES), ...ADD, ...set(KV)],
-    ...[...CONTINUE, ...END, ...END],
-    ...[...get(DELTA), ...rows, ...F64_ADD, ...set(DELTA)],
-    ...[...get(C), ...i32(1), ...ADD, ...set(C), ...get(SP), ...i32(4), ...ADD, ...set(SP), ...get(R), ...i32(8 * LANES), ...ADD, ...set(R)],
-    ...[...CONTINUE, ...END, ...END],
-    ...get(DELTA),
-  ];
+/** The full step: every row of `out` from `x` through the layout's step kernel; returns the L1 change. */
+function fullStep(layout: Layout, x: Float64Array, out: Float64Array, spread: Float64Array, toSeeds: number, toAll: number, d: number): number {
+  const { slices, slicePtr, cols, vals, s } = layout;
+  return layout.step(
+    slices,
+    slicePtr.byteOffset,
+    cols.byteOffset,
+    vals.byteOffset,
+    x.byteOffset,
+    out.byteOffset,
+    s.byteOffset,
+    spread.byteOffset,
+    toSeeds,
+    toAll,
+    d,
+  );
 }
 
-/** {@link stepBody}'s step on the frontier's rows only (no mass spread over every node); every other row stays 0. */
+/** The full step on the frontier's rows only (no mass spread over every node); every other row stays 0. */
 function sparseStep(layout: Layout, x: Float64Array, out: Float64Array, s: Float64Array, rows: number, toSeeds: number, d: number): number {
   const { slicePtr, cols, vals, frontier } = layout;
   let delta = 0;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Rng } from './rng.js';
 import { buildChunkTable, chunkCount, drawResamples, drawSignBytes, LANES, type ResampleDraws, SharedDrawSums } from './draws.js';
 
@@ -51,7 +51,14 @@ describe('chunk tables and byte-encoded draws', () => {
   });
 });
 
-describe('SharedDrawSums (the WebAssembly SIMD kernel)', () => {
+describe.each(['wasm', 'js'] as const)('SharedDrawSums (the %s kernel set)', (set) => {
+  beforeEach(() => {
+    vi.stubEnv('HARNESS_KERNELS', set);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it('gives every lane the bits of the scalar definition, for full and partial blocks, any n and draw count', () => {
     const rng = new Rng(3);
     // n = 8: one chunk (padded to four); 37: 5 chunks; 500: 63 chunks; 4,100 draws cross the 2,048-draw blocks.
