@@ -4,8 +4,8 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrecEvalArgs } from '../harness/cli/eval.command.js';
-import { chooseThreads } from '../harness/metrics/stream-eval.js';
-import { compileTrecPlan } from '../harness/metrics/trec-eval.js';
+import { compileTrecPlan } from '../harness/trec-eval/plan.js';
+import { chooseThreads } from '../harness/trec-eval/threads.js';
 
 const ALL_TREC_WIDTH = compileTrecPlan(parseTrecEvalArgs(['-q', '-m', 'all_trec', 'qrels', 'run']).settings).width;
 

@@ -19,6 +19,8 @@ interface Layer {
  * - eval sets: the vocabulary (Corpus, Query, Qrels, Run and its tie order), readers and TREC formats;
  * - measures: trec_eval's measures and fusion, which read Qrels and Runs through the eval-set layer (hence
  *   above it);
+ * - the trec_eval clone (`harness eval`'s evaluator: streamed qrels and runs, worker threads, fast kernels),
+ *   which computes the measures of the registry (hence above them) and which only the cli uses;
  * - arms and the recipes they share (stop words, entity resolver);
  * - comparisons: paired tests over measured runs;
  * - systems and config: the pipeline nodes, and the config loader that plans them;
@@ -31,6 +33,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'kernels', folders: ['harness/stats', 'harness/graph', 'harness/cache'] },
   { name: 'eval sets', folders: ['evalset', 'evalset/adapters', 'evalset/datasets'] },
   { name: 'measures', folders: ['harness/metrics', 'harness/metrics/kernels', 'harness/fusion'] },
+  { name: 'trec_eval clone', folders: ['harness/trec-eval', 'harness/trec-eval/fast'] },
   {
     name: 'arms',
     folders: [

@@ -1,4 +1,4 @@
-import type { TrecEvalSettings } from '../metrics/trec-eval.js';
+import type { TrecEvalSettings } from '../trec-eval/plan.js';
 
 /** How `harness eval` prints: trec_eval's text, or canonical measure names as a table, CSV or JSON. */
 export type EvalFormat = 'trec' | 'table' | 'csv' | 'json';

@@ -7,9 +7,13 @@ import type { EvalArgs, EvalFormat } from './eval-args.js';
 import { formatFixed, formatLong } from '../metrics/printf.js';
 import { relevanceLevelProblemOfGrade } from '../metrics/evaluate.js';
 import { formatMeasure, measureOf } from '../metrics/measure.js';
-import { streamableQrels } from '../metrics/qrels-stream.js';
-import { autoMayThread, chooseThreads, cpuSample, evaluateStreamed, evaluateTrecRunFile, QrelsIndex, type TrecEvaluation } from '../metrics/stream-eval.js';
-import { canonicalValueNames, compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
+import { FAST_KERNELS } from '../trec-eval/fast/kernels.js';
+import { canonicalValueNames, compileTrecPlan, type TrecPlan } from '../trec-eval/plan.js';
+import { formatTrecSummary, TrecQueryWriter } from '../trec-eval/print.js';
+import { QrelsIndex } from '../trec-eval/qrels-index.js';
+import { streamableQrels } from '../trec-eval/qrels-stream.js';
+import { evaluateStreamed, evaluateTrecRunFile, type TrecEvaluation } from '../trec-eval/stream-eval.js';
+import { autoMayThread, chooseThreads, cpuSample } from '../trec-eval/threads.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(
@@ -24,81 +28,91 @@ export async function runEval(
   // What the machine does while the qrels are read tells `--threads auto` whether a core is free, for a run
   // large enough that it may take more than one.
   const cpuSince = threads === 'auto' && autoMayThread(runBytes) ? cpuSample() : undefined;
-  const plan = compileTrecPlan(args.settings);
+  const plan = compileTrecPlan(args.settings, FAST_KERNELS);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
   const level = args.settings.relevanceLevel;
-  const checkLevel = (highest: number) => {
-    const problem = relevanceLevelProblemOfGrade(highest, level);
-    if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
-  };
-  let run: { readonly gzip: boolean } | undefined;
   const peekRun = async () => {
     const peeked = await peekTrecFile(args.runPath);
     if (peeked.bom) note(bomNote(args.runPath));
     return peeked;
   };
-  let ev: TrecEvaluation | undefined;
-  let indexed: string | undefined;
   // With -q in trec format the streamed path formats each query's lines as it is scored into a spool, printed
   // once everything has succeeded (a late input error prints nothing partial), so memory stays bounded.
   const spool = args.settings.perQuery && format === 'trec' ? new OutputSpool(spoolOptions) : undefined;
-  let spooled = false;
   try {
     // Qrels and run in trec_eval's order are merged as two streams: memory stays flat in the number of queries
     // (ADR 0023). Anything else indexes the whole qrels, as before; so does a run that `--threads auto` gives
     // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
     const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
-    if (triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))) {
-      const streamable = streamableQrels(args.qrelsPath);
-      if (typeof streamable === 'string') indexed = `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`;
-      // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
-      else if (relevanceLevelProblemOfGrade(streamable.highestGrade, level) === undefined) {
-        run = await peekRun();
-        const writer = spool && new TrecQueryWriter(plan, (text) => spool.write(text));
-        const streamed = await evaluateStreamed(
-          args.qrelsPath,
-          args.runPath,
-          plan,
-          streamable,
-          writer && ((qid, row, off, rel) => writer.query(qid, row, off, rel)),
-        );
-        if (typeof streamed !== 'string') {
-          writer?.flush();
-          spooled = writer !== undefined;
-          ev = streamed;
-        } else {
-          // The queries spooled before the streams gave up are scored again from the index.
-          spool?.dispose();
-          if (streamed.startsWith('a document')) indexed = `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`;
-          else indexed = `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`;
-        }
-      }
-    }
+    const tried = triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))
+      ? await tryStreams(args, plan, spool, peekRun)
+      : { spooled: false };
+    let ev = tried.ev;
     if (ev === undefined) {
       const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
       // Said once the qrels are read: a file that does not stream for an error gets the error alone.
-      const said = indexNote(indexed, qrelsBytes);
+      const said = indexNote(tried.indexed, qrelsBytes);
       if (said !== undefined) note(said);
-      checkLevel(highestGrade(qrels));
-      run ??= await peekRun();
+      const problem = relevanceLevelProblemOfGrade(highestGrade(qrels), level);
+      if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
+      const run = tried.run ?? (await peekRun());
       // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
       ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
     }
-    if (ev.droppedRunQueries.length > 0) {
-      io.log.info(
-        `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
-      );
-    }
-    if (ev.missingQueries.length > 0) {
-      io.log.info(
-        `harness eval: ${ev.missingQueries.length} qrels quer${ev.missingQueries.length === 1 ? 'y is' : 'ies are'} missing from the run; ` +
-          (args.settings.averageComplete ? 'scored as empty rankings (-c)' : 'left out of the averages (use -c to count them as 0)'),
-      );
-    }
-    if (format === 'trec') writeTrec(ev, io, spooled ? spool : undefined);
+    noteQueries(ev, io, args.settings.averageComplete);
+    if (format === 'trec') writeTrec(ev, io, tried.spooled ? spool : undefined);
     else await writeCanonical(ev, format, io);
   } finally {
     spool?.dispose();
+  }
+}
+
+/** What trying the streams gave: the evaluation, or why the qrels are indexed instead; the run, once peeked. */
+interface StreamAttempt {
+  readonly ev?: TrecEvaluation;
+  readonly indexed?: string;
+  readonly run?: { readonly gzip: boolean };
+  /** The -q lines are in the spool. */
+  readonly spooled: boolean;
+}
+
+/** Evaluates qrels and run as two streams (evaluateStreamed) when the qrels stream; says why not otherwise. */
+async function tryStreams(
+  args: EvalArgs,
+  plan: TrecPlan,
+  spool: OutputSpool | undefined,
+  peekRun: () => Promise<{ readonly gzip: boolean }>,
+): Promise<StreamAttempt> {
+  const streamable = streamableQrels(args.qrelsPath);
+  if (typeof streamable === 'string') return { indexed: `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`, spooled: false };
+  // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
+  if (relevanceLevelProblemOfGrade(streamable.highestGrade, args.settings.relevanceLevel) !== undefined) return { spooled: false };
+  const run = await peekRun();
+  const writer = spool && new TrecQueryWriter(plan, (text) => spool.write(text));
+  const streamed = await evaluateStreamed(args.qrelsPath, args.runPath, plan, streamable, writer && ((qid, row, off, rel) => writer.query(qid, row, off, rel)));
+  if (typeof streamed !== 'string') {
+    writer?.flush();
+    return { ev: streamed, run, spooled: writer !== undefined };
+  }
+  // The queries spooled before the streams gave up are scored again from the index.
+  spool?.dispose();
+  if (streamed.startsWith('a document'))
+    return { indexed: `${args.qrelsPath}: ${streamed}; its queries are indexed in memory${STREAM_HINT}`, run, spooled: false };
+  return { indexed: `${args.runPath}: ${streamed}; the qrels are indexed in memory${STREAM_HINT}`, run, spooled: false };
+}
+
+/** The stderr notes on run queries without qrels and qrels queries missing from the run. */
+function noteQueries(ev: TrecEvaluation, io: CliIo, averageComplete: boolean): void {
+  if (ev.droppedRunQueries.length > 0) {
+    io.log.info(
+      `harness eval: ${ev.droppedRunQueries.length} run quer${ev.droppedRunQueries.length === 1 ? 'y has' : 'ies have'} no qrels and ${ev.droppedRunQueries.length === 1 ? 'was' : 'were'} not evaluated`,
+    );
+  }
+  if (ev.missingQueries.length > 0) {
+    io.log.info(
+      `harness eval: ${ev.missingQueries.length} qrels quer${ev.missingQueries.length === 1 ? 'y is' : 'ies are'} missing from the run; ` +
+        (averageComplete ? 'scored as empty rankings (-c)' : 'left out of the averages (use -c to count them as 0)'),
+    );
   }
 }
 

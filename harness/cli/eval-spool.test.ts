@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
-import { streamableQrels } from '../metrics/qrels-stream.js';
-import { evaluateStreamed } from '../metrics/stream-eval.js';
-import { compileTrecPlan, formatTrecSummary, TrecQueryWriter } from '../metrics/trec-eval.js';
+import { compileTrecPlan } from '../trec-eval/plan.js';
+import { formatTrecSummary, TrecQueryWriter } from '../trec-eval/print.js';
+import { streamableQrels } from '../trec-eval/qrels-stream.js';
+import { evaluateStreamed } from '../trec-eval/stream-eval.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { parseTrecEvalArgs } from './eval.command.js';
 import { runEval, STREAM_Q_BYTES, triesStreams } from './eval-run.js';
@@ -116,25 +117,30 @@ describe('harness eval -q through the spool', () => {
   });
 });
 
-const DIST = join(PROJECT_ROOT, 'dist', 'harness', 'metrics');
+const DIST = join(PROJECT_ROOT, 'dist', 'harness', 'trec-eval');
 const built = existsSync(join(DIST, 'stream-worker.js'));
 if (!built) process.stderr.write('[skip] eval -q spool against pieces: dist/ is not built (run `npm run build`)\n');
 
 (built ? describe : describe.skip)('harness eval -q, spooled vs a run cut into pieces (dist/)', () => {
   it('prints what two threads scoring pieces print', async () => {
-    const se = (await import(pathToFileURL(join(DIST, 'stream-eval.js')).href)) as typeof import('../metrics/stream-eval.js');
-    const te = (await import(pathToFileURL(join(DIST, 'trec-eval.js')).href)) as typeof import('../metrics/trec-eval.js');
+    const load = async (file: string): Promise<unknown> => await import(pathToFileURL(join(DIST, file)).href);
+    const se = (await load('stream-eval.js')) as typeof import('../trec-eval/stream-eval.js');
+    const qi = (await load('qrels-index.js')) as typeof import('../trec-eval/qrels-index.js');
+    const pc = (await load('pieces.js')) as typeof import('../trec-eval/pieces.js');
+    const te = (await load('plan.js')) as typeof import('../trec-eval/plan.js');
+    const pr = (await load('print.js')) as typeof import('../trec-eval/print.js');
+    const fast = (await load('fast/kernels.js')) as typeof import('../trec-eval/fast/kernels.js');
     for (const flags of FLAG_SETS) {
       const argv = [...flags, QRELS, RUN];
-      const plan = te.compileTrecPlan(parseTrecEvalArgs(argv).settings);
-      const index = se.QrelsIndex.fromBuffer(Buffer.from(qrels), QRELS);
-      expect(se.splitAtQueryBoundaries(RUN, 8).length).toBeGreaterThan(3);
+      const plan = te.compileTrecPlan(parseTrecEvalArgs(argv).settings, fast.FAST_KERNELS);
+      const index = qi.QrelsIndex.fromBuffer(Buffer.from(qrels), QRELS);
+      expect(pc.splitAtQueryBoundaries(RUN, 8).length).toBeGreaterThan(3);
       const ev = await se.evaluateTrecRunFile(index, RUN, plan, { threads: 2, minParallelBytes: 0 });
       let pieces = '';
-      const w = new te.TrecQueryWriter(plan, (t) => void (pieces += t));
+      const w = new pr.TrecQueryWriter(plan, (t) => void (pieces += t));
       ev.queryIds.forEach((qid, q) => w.query(qid, ev.rows, q * plan.width, ev.relstrings[q]));
       w.flush();
-      pieces += te.formatTrecSummary(plan, ev.summary, ev.runTag);
+      pieces += pr.formatTrecSummary(plan, ev.summary, ev.runTag);
       expect(await evalOut(argv, 1, 64)).toBe(pieces);
     }
   });

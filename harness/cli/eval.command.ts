@@ -1,7 +1,8 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { describeMeasures, formatMeasure, parseMeasure, trecEvalSpelling, type Measure } from '../metrics/measure.js';
-import { TREC_MEASURE_NAMES, TREC_NICKNAMES } from '../metrics/trec-eval.js';
+import { describeMeasures, formatMeasure, parseMeasure, TREC_NICKNAMES, trecEvalSpelling, type Measure } from '../metrics/measure.js';
+import { TREC_MEASURE_NAMES, UNREAD_TREC_NAMES } from '../trec-eval/plan.js';
+import type { TrecEvalSettings } from '../trec-eval/plan.js';
 import type { EvalArgs, EvalFormat } from './eval-args.js';
 import { defineCommand } from './io.js';
 
@@ -31,9 +32,31 @@ const LONG: Readonly<Record<string, string>> = {
   Zscore: 'Z',
 };
 
+/** One option of a command line: its short name and its value. */
+interface Option {
+  readonly name: string;
+  readonly value?: string;
+}
+
 /** Parses trec_eval's command line (getopt_long "hvqm:cl:nD:JN:M:R:T:oZ:", with argument permutation). */
 export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
-  const opts: { name: string; value?: string }[] = [];
+  const { opts, positional } = getopt(argv);
+  const { settings, version } = settingsOf(opts);
+  if (version) return { settings, qrelsPath: '', runPath: '', version };
+  if (positional.length !== 2) {
+    throw new UsageError(
+      `expected QRELS and RUN files, got ${positional.length} file argument${positional.length === 1 ? '' : 's'}${positional.length ? `: ${positional.join(' ')}` : ''}`,
+      {
+        hint: 'usage: harness eval [-q] [-m measure[.params]]... [-c] [-l N] [-M N] [-J] QRELS RUN',
+      },
+    );
+  }
+  return { settings, qrelsPath: positional[0]!, runPath: positional[1]! };
+}
+
+/** The options and the file arguments of a command line, as getopt_long reads them (long names may be abbreviated). */
+function getopt(argv: readonly string[]): { opts: Option[]; positional: string[] } {
+  const opts: Option[] = [];
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -75,6 +98,11 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
     }
     positional.push(a);
   }
+  return { opts, positional };
+}
+
+/** trec_eval's settings from the options, each checked; `-v` asks for the version alone. */
+function settingsOf(opts: readonly Option[]): { settings: TrecEvalSettings; version: boolean } {
   let perQuery = false;
   let summary = true;
   let averageComplete = false;
@@ -135,26 +163,7 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
         break;
     }
   }
-  if (version)
-    return {
-      settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures },
-      qrelsPath: '',
-      runPath: '',
-      version,
-    };
-  if (positional.length !== 2) {
-    throw new UsageError(
-      `expected QRELS and RUN files, got ${positional.length} file argument${positional.length === 1 ? '' : 's'}${positional.length ? `: ${positional.join(' ')}` : ''}`,
-      {
-        hint: 'usage: harness eval [-q] [-m measure[.params]]... [-c] [-l N] [-M N] [-J] QRELS RUN',
-      },
-    );
-  }
-  return {
-    settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures },
-    qrelsPath: positional[0]!,
-    runPath: positional[1]!,
-  };
+  return { settings: { perQuery, summary, averageComplete, judgedOnly, relevanceLevel, maxDocs, numDocsInColl, measures }, version };
 }
 
 /**
@@ -217,9 +226,6 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
     });
   }
 }
-
-/** Measures trec_eval knows that need qrels formats we do not read; compileTrecPlan explains them. */
-const UNREAD_TREC_NAMES = new Set(['all_prefs', 'prefs', 'qrels_jg', 'map_avgjg', 'P_avgjg', 'Rprec_mult_avgjg', 'yaap']);
 
 /**
  * trec_eval flags take negative values attached or separate (`-l -1`); yargs would read a separate `-1` as an

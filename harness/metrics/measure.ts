@@ -7,6 +7,8 @@ import {
   elevenPointAverage,
   inferredAp,
   interpolatedPrecisionAt,
+  logAveragePrecision,
+  logBpref,
   reciprocalRank,
   rPrecision,
   rPrecisionMult,
@@ -53,10 +55,72 @@ interface Family {
   readonly coverage?: true;
   /** The per-query value; `level` is the resolved relevance level. */
   readonly compute: (r: JudgedRanking, m: Measure, level: number, scratch: Float64Array) => number;
+  /** The family's measures as trec_eval computes and prints them; none when trec_eval has no equivalent. */
+  readonly trec?: readonly TrecEvalMeasure[];
+}
+
+/** How trec_eval reads a measure's parameters (`-m name.params`) and names its values (m_*.c). */
+export type TrecParamKind = 'count' | 'single' | 'cutLong' | 'cutDouble' | 'doubleParams' | 'pairParams';
+
+/** trec_eval's nicknames for groups of measures, in the order its help lists them; `official` is the default. */
+export const TREC_NICKNAMES = ['official', 'set', 'all_trec'] as const;
+export type TrecNickname = (typeof TREC_NICKNAMES)[number];
+
+/** What a trec_eval kernel reads besides the ranking: the relevance level (-l) and the collection size (-N). */
+export interface TrecQuery {
+  readonly level: number;
+  readonly numDocsInColl: number;
+}
+
+/** A trec_eval measure's parameters: cutoffs, recall points or coefficients, or `name=value` pairs (gains, `p`). */
+export interface TrecParams {
+  readonly numbers: readonly number[];
+  readonly pairs: readonly GainOverride[];
+}
+
+/** Computes one query's values of a trec_eval measure into out[off ..] (zeroed by the caller). */
+export type TrecKernel = (r: JudgedRanking, q: TrecQuery, p: TrecParams, out: Float64Array, off: number) => void;
+
+/**
+ * One measure as trec_eval computes and prints it: what `harness eval` reproduces (usnistgov/trec_eval 10.0,
+ * measures.c and m_*.c). A family may have several (AP: map, map_cut, gm_map).
+ */
+export interface TrecEvalMeasure {
+  /** trec_eval's name: the `-m` argument and the stem of its value names (`P` prints `P_5`, `P_10`, ...). */
+  readonly name: string;
+  /** Its index in trec_eval's measure table (te_trec_measures), which is the order trec_eval prints in. */
+  readonly order: number;
+  readonly kind: TrecParamKind;
+  /** Averaged as a geometric mean (gm_map, gm_bpref): the per-query value is a log, which trec_eval does not print. */
+  readonly geometric?: true;
+  /** The parameters when `-m` gives none: cutoffs, recall points, coefficients. */
+  readonly defaults?: readonly number[];
+  /** The nicknames that include it. */
+  readonly nicknames: readonly TrecNickname[];
+  /** The name of its values in canonical output when they are no Measure of the family (GMAP for gm_map). */
+  readonly canonical?: string;
+  /** The reference kernel: this family's kernels (kernels/*.ts), called as trec_eval calls its own. */
+  readonly compute: TrecKernel;
 }
 
 const DEFAULTS: Readonly<Record<string, number>> = { p: 0.9, x: 1, a: 1, b: -1, c: 0, d: 0 };
 const RECALLS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+/** trec_eval's default cutoffs of P, recall, ndcg_cut, map_cut and relative_P. */
+const CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000];
+const R_MULTS = [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0];
+const UTILITY = [1.0, -1.0, 0.0, 0.0];
+
+const EVERY: readonly TrecNickname[] = TREC_NICKNAMES;
+const OFFICIAL: readonly TrecNickname[] = ['official', 'all_trec'];
+const SET: readonly TrecNickname[] = ['set', 'all_trec'];
+const ALL_TREC: readonly TrecNickname[] = ['all_trec'];
+
+/** trec_eval's persistence `p` among a measure's `name=value` pairs (rbp.p=0.8), 0.9 without one. */
+export function rbpPersistence(pairs: readonly GainOverride[]): number {
+  let p = 0.9;
+  for (const q of pairs) if (q.name === 'p') p = q.value;
+  return p;
+}
 
 function cut(f: (r: JudgedRanking, level: number, k: readonly number[], out: Float64Array, off: number) => void) {
   return (r: JudgedRanking, m: Measure, level: number, s: Float64Array): number => {
@@ -77,6 +141,19 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     params: ['rel'],
     describe: 'average precision (trec_eval map; AP@k = map_cut.k)',
     compute: (r, m, l, s) => (m.cutoff === undefined ? averagePrecision(r, l) : cut(apAt)(r, m, l, s)),
+    trec: [
+      { name: 'map', order: 5, kind: 'single', nicknames: OFFICIAL, compute: (r, q, _p, o, i) => void (o[i] = averagePrecision(r, q.level)) },
+      {
+        name: 'gm_map',
+        order: 6,
+        kind: 'single',
+        geometric: true,
+        nicknames: OFFICIAL,
+        canonical: 'GMAP',
+        compute: (r, q, _p, o, i) => void (o[i] = logAveragePrecision(r, q.level)),
+      },
+      { name: 'map_cut', order: 27, kind: 'cutLong', defaults: CUTOFFS, nicknames: ALL_TREC, compute: (r, q, p, o, i) => apAt(r, q.level, p.numbers, o, i) },
+    ],
   },
   RR: {
     cutoff: 'optionalRank',
@@ -86,9 +163,26 @@ const FAMILIES: Readonly<Record<string, Family>> = {
       const v = reciprocalRank(r, l);
       return m.cutoff !== undefined && v > 0 && 1 / v > m.cutoff ? 0 : v;
     },
+    trec: [{ name: 'recip_rank', order: 9, kind: 'single', nicknames: OFFICIAL, compute: (r, q, _p, o, i) => void (o[i] = reciprocalRank(r, q.level)) }],
   },
-  P: { cutoff: 'rank', params: ['rel'], describe: 'precision at k (P.k)', compute: cut(precisionAt) },
-  R: { cutoff: 'rank', params: ['rel'], describe: 'recall at k (recall.k)', compute: cut(recallAt) },
+  P: {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: 'precision at k (P.k)',
+    compute: cut(precisionAt),
+    trec: [
+      { name: 'P', order: 11, kind: 'cutLong', defaults: CUTOFFS, nicknames: OFFICIAL, compute: (r, q, p, o, i) => precisionAt(r, q.level, p.numbers, o, i) },
+    ],
+  },
+  R: {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: 'recall at k (recall.k)',
+    compute: cut(recallAt),
+    trec: [
+      { name: 'recall', order: 13, kind: 'cutLong', defaults: CUTOFFS, nicknames: ALL_TREC, compute: (r, q, p, o, i) => recallAt(r, q.level, p.numbers, o, i) },
+    ],
+  },
   'R-all': { cutoff: 'rank', params: ['rel'], describe: '1 if every relevant document is in the top k, else 0', compute: cut(allRelevantAt) },
   Judged: {
     cutoff: 'rank',
@@ -102,9 +196,42 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     params: [],
     describe: 'fraction of the top k unjudged, past-the-end counted judged (unj.k)',
     compute: cut((r, _l, k, o, off) => unjudgedAt(r, k, o, off)),
+    trec: [
+      { name: 'unj', order: 38, kind: 'cutLong', defaults: [5, 10, 20], nicknames: ALL_TREC, compute: (r, _q, p, o, i) => unjudgedAt(r, p.numbers, o, i) },
+    ],
   },
-  Success: { cutoff: 'rank', params: ['rel'], describe: '1 if a relevant document is in the top k (success.k)', compute: cut(successAt) },
-  RelP: { cutoff: 'rank', params: ['rel'], describe: 'relative precision at k (relative_P.k)', compute: cut(relativePrecisionAt) },
+  Success: {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: '1 if a relevant document is in the top k (success.k)',
+    compute: cut(successAt),
+    trec: [
+      {
+        name: 'success',
+        order: 29,
+        kind: 'cutLong',
+        defaults: [1, 5, 10],
+        nicknames: ALL_TREC,
+        compute: (r, q, p, o, i) => successAt(r, q.level, p.numbers, o, i),
+      },
+    ],
+  },
+  RelP: {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: 'relative precision at k (relative_P.k)',
+    compute: cut(relativePrecisionAt),
+    trec: [
+      {
+        name: 'relative_P',
+        order: 28,
+        kind: 'cutLong',
+        defaults: CUTOFFS,
+        nicknames: ALL_TREC,
+        compute: (r, q, p, o, i) => relativePrecisionAt(r, q.level, p.numbers, o, i),
+      },
+    ],
+  },
   nDCG: {
     cutoff: 'optionalRank',
     params: ['gain', 'gains'],
@@ -120,6 +247,10 @@ const FAMILIES: Readonly<Record<string, Family>> = {
       if (m.cutoff === undefined) return ndcg(r, t).ndcg;
       throw new UsageError(`${formatMeasure(m)}: gains={...} cannot be combined with a cutoff (trec_eval ndcg_cut has no gain table)`);
     },
+    trec: [
+      { name: 'ndcg', order: 23, kind: 'pairParams', nicknames: ALL_TREC, compute: (r, _q, p, o, i) => void (o[i] = ndcg(r, setupGains(r, p.pairs)).ndcg) },
+      { name: 'ndcg_cut', order: 26, kind: 'cutLong', defaults: CUTOFFS, nicknames: ALL_TREC, compute: (r, _q, p, o, i) => ndcgAt(r, p.numbers, o, i) },
+    ],
   },
   'nDCG-LME': {
     cutoff: 'rank',
@@ -132,59 +263,237 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     params: ['gain', 'gains'],
     describe: 'discounted cumulative gain (dcg)',
     compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).dcg,
+    trec: [{ name: 'dcg', order: 21, kind: 'pairParams', nicknames: [], compute: (r, _q, p, o, i) => void (o[i] = ndcg(r, setupGains(r, p.pairs)).dcg) }],
   },
   IDCG: {
     cutoff: 'none',
     params: ['gain', 'gains'],
     describe: 'ideal DCG (ideal_dcg)',
     compute: (r, m) => ndcg(r, setupGains(r, gainOverrides(m), m.params.gain === 'exp')).idcg,
+    trec: [
+      { name: 'ideal_dcg', order: 22, kind: 'pairParams', nicknames: [], compute: (r, _q, p, o, i) => void (o[i] = ndcg(r, setupGains(r, p.pairs)).idcg) },
+    ],
   },
   nDCGRel: {
     cutoff: 'none',
     params: ['gains'],
     describe: 'nDCG averaged over relevant documents (ndcg_rel)',
     compute: (r, m) => ndcgRel(r, setupGains(r, gainOverrides(m))),
+    trec: [
+      { name: 'ndcg_rel', order: 24, kind: 'pairParams', nicknames: ALL_TREC, compute: (r, _q, p, o, i) => void (o[i] = ndcgRel(r, setupGains(r, p.pairs))) },
+    ],
   },
-  RnDCG: { cutoff: 'none', params: ['gains'], describe: 'nDCG averaged at R levels (Rndcg)', compute: (r, m) => rNdcg(r, setupGains(r, gainOverrides(m))) },
-  G: { cutoff: 'none', params: ['gains'], describe: 'trec_eval G', compute: (r, m) => gMeasure(r, setupGains(r, gainOverrides(m))) },
+  RnDCG: {
+    cutoff: 'none',
+    params: ['gains'],
+    describe: 'nDCG averaged at R levels (Rndcg)',
+    compute: (r, m) => rNdcg(r, setupGains(r, gainOverrides(m))),
+    trec: [{ name: 'Rndcg', order: 25, kind: 'pairParams', nicknames: ALL_TREC, compute: (r, _q, p, o, i) => void (o[i] = rNdcg(r, setupGains(r, p.pairs))) }],
+  },
+  G: {
+    cutoff: 'none',
+    params: ['gains'],
+    describe: 'trec_eval G',
+    compute: (r, m) => gMeasure(r, setupGains(r, gainOverrides(m))),
+    trec: [{ name: 'G', order: 20, kind: 'pairParams', nicknames: ALL_TREC, compute: (r, _q, p, o, i) => void (o[i] = gMeasure(r, setupGains(r, p.pairs))) }],
+  },
   RBP: {
     cutoff: 'none',
     params: ['p', 'gains'],
     describe: 'rank-biased precision (rbp), persistence p',
     compute: (r, m) => rbp(r, setupGains(r, gainOverrides(m)), m.params.p ?? 0.9),
+    trec: [
+      {
+        name: 'rbp',
+        order: 36,
+        kind: 'pairParams',
+        nicknames: ALL_TREC,
+        compute: (r, _q, p, o, i) => void (o[i] = rbp(r, setupGains(r, p.pairs), rbpPersistence(p.pairs))),
+      },
+    ],
   },
-  RBPResid: { cutoff: 'none', params: ['p'], describe: 'RBP residual (rbp_resid)', compute: (r, m) => rbpResidual(r, m.params.p ?? 0.9) },
-  Rprec: { cutoff: 'none', params: ['rel'], describe: 'precision at R (Rprec)', compute: (r, _m, l) => rPrecision(r, l) },
-  RprecMult: { cutoff: 'fraction', params: ['rel'], describe: 'precision at m times R (Rprec_mult)', compute: cut(rPrecisionMult) },
-  IPrec: { cutoff: 'fraction', params: ['rel'], describe: 'interpolated precision at recall x (iprec_at_recall)', compute: cut(interpolatedPrecisionAt) },
+  RBPResid: {
+    cutoff: 'none',
+    params: ['p'],
+    describe: 'RBP residual (rbp_resid)',
+    compute: (r, m) => rbpResidual(r, m.params.p ?? 0.9),
+    trec: [
+      {
+        name: 'rbp_resid',
+        order: 37,
+        kind: 'pairParams',
+        nicknames: ALL_TREC,
+        compute: (r, _q, p, o, i) => void (o[i] = rbpResidual(r, rbpPersistence(p.pairs))),
+      },
+    ],
+  },
+  Rprec: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'precision at R (Rprec)',
+    compute: (r, _m, l) => rPrecision(r, l),
+    trec: [{ name: 'Rprec', order: 7, kind: 'single', nicknames: OFFICIAL, compute: (r, q, _p, o, i) => void (o[i] = rPrecision(r, q.level)) }],
+  },
+  RprecMult: {
+    cutoff: 'fraction',
+    params: ['rel'],
+    describe: 'precision at m times R (Rprec_mult)',
+    compute: cut(rPrecisionMult),
+    trec: [
+      {
+        name: 'Rprec_mult',
+        order: 16,
+        kind: 'cutDouble',
+        defaults: R_MULTS,
+        nicknames: ALL_TREC,
+        compute: (r, q, p, o, i) => rPrecisionMult(r, q.level, p.numbers, o, i),
+      },
+    ],
+  },
+  IPrec: {
+    cutoff: 'fraction',
+    params: ['rel'],
+    describe: 'interpolated precision at recall x (iprec_at_recall)',
+    compute: cut(interpolatedPrecisionAt),
+    trec: [
+      {
+        name: 'iprec_at_recall',
+        order: 10,
+        kind: 'cutDouble',
+        defaults: RECALLS,
+        nicknames: OFFICIAL,
+        compute: (r, q, p, o, i) => interpolatedPrecisionAt(r, q.level, p.numbers, o, i),
+      },
+    ],
+  },
   '11ptAvg': {
     cutoff: 'none',
     params: ['rel'],
     describe: 'mean interpolated precision at recall 0, 0.1, ..., 1 (11pt_avg)',
     compute: (r, _m, l) => elevenPointAverage(r, l, RECALLS),
+    trec: [
+      {
+        name: '11pt_avg',
+        order: 18,
+        kind: 'doubleParams',
+        defaults: RECALLS,
+        nicknames: ALL_TREC,
+        compute: (r, q, p, o, i) => void (o[i] = elevenPointAverage(r, q.level, p.numbers)),
+      },
+    ],
   },
-  Bpref: { cutoff: 'none', params: ['rel'], describe: 'binary preference (bpref)', compute: (r, _m, l) => bpref(r, l) },
-  infAP: { cutoff: 'none', params: ['rel'], describe: 'inferred AP (infAP)', compute: (r, _m, l) => inferredAp(r, l) },
-  BinG: { cutoff: 'none', params: ['rel'], describe: 'trec_eval binG', compute: (r, _m, l) => binaryG(r, l) },
-  SetP: { cutoff: 'none', params: ['rel'], describe: 'set precision (set_P)', compute: (r) => setP(r) },
-  SetRelP: { cutoff: 'none', params: ['rel'], describe: 'set relative precision (set_relative_P)', compute: (r) => setRelP(r) },
-  SetR: { cutoff: 'none', params: ['rel'], describe: 'set recall (set_recall)', compute: (r) => setRecall(r) },
-  SetAP: { cutoff: 'none', params: ['rel'], describe: 'set AP (set_map)', compute: (r) => setAp(r) },
-  SetF: { cutoff: 'none', params: ['x', 'rel'], describe: 'set F, x weighs recall (set_F.x)', compute: (r, m) => setF(r, m.params.x ?? 1) },
+  Bpref: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'binary preference (bpref)',
+    compute: (r, _m, l) => bpref(r, l),
+    trec: [
+      { name: 'bpref', order: 8, kind: 'single', nicknames: OFFICIAL, compute: (r, q, _p, o, i) => void (o[i] = bpref(r, q.level)) },
+      {
+        name: 'gm_bpref',
+        order: 15,
+        kind: 'single',
+        geometric: true,
+        nicknames: ALL_TREC,
+        canonical: 'GMBpref',
+        compute: (r, q, _p, o, i) => void (o[i] = logBpref(r, q.level)),
+      },
+    ],
+  },
+  infAP: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'inferred AP (infAP)',
+    compute: (r, _m, l) => inferredAp(r, l),
+    trec: [{ name: 'infAP', order: 14, kind: 'single', nicknames: ALL_TREC, compute: (r, q, _p, o, i) => void (o[i] = inferredAp(r, q.level)) }],
+  },
+  BinG: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'trec_eval binG',
+    compute: (r, _m, l) => binaryG(r, l),
+    trec: [{ name: 'binG', order: 19, kind: 'single', nicknames: ALL_TREC, compute: (r, q, _p, o, i) => void (o[i] = binaryG(r, q.level)) }],
+  },
+  SetP: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'set precision (set_P)',
+    compute: (r) => setP(r),
+    trec: [{ name: 'set_P', order: 30, kind: 'single', nicknames: SET, compute: (r, _q, _p, o, i) => void (o[i] = setP(r)) }],
+  },
+  SetRelP: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'set relative precision (set_relative_P)',
+    compute: (r) => setRelP(r),
+    trec: [{ name: 'set_relative_P', order: 31, kind: 'single', nicknames: SET, compute: (r, _q, _p, o, i) => void (o[i] = setRelP(r)) }],
+  },
+  SetR: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'set recall (set_recall)',
+    compute: (r) => setRecall(r),
+    trec: [{ name: 'set_recall', order: 32, kind: 'single', nicknames: SET, compute: (r, _q, _p, o, i) => void (o[i] = setRecall(r)) }],
+  },
+  SetAP: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'set AP (set_map)',
+    compute: (r) => setAp(r),
+    trec: [{ name: 'set_map', order: 33, kind: 'single', nicknames: SET, compute: (r, _q, _p, o, i) => void (o[i] = setAp(r)) }],
+  },
+  SetF: {
+    cutoff: 'none',
+    params: ['x', 'rel'],
+    describe: 'set F, x weighs recall (set_F.x)',
+    compute: (r, m) => setF(r, m.params.x ?? 1),
+    trec: [
+      { name: 'set_F', order: 34, kind: 'doubleParams', defaults: [1.0], nicknames: SET, compute: (r, _q, p, o, i) => void (o[i] = setF(r, p.numbers[0])) },
+    ],
+  },
   Utility: {
     cutoff: 'none',
     params: ['a', 'b', 'c', 'd', 'rel'],
     describe: 'set utility a*rel_ret + b*nonrel_ret + c*rel_missed + d*rest (utility)',
     compute: (r, m) => utility(r, [m.params.a ?? 1, m.params.b ?? -1, m.params.c ?? 0, m.params.d ?? 0]),
+    trec: [
+      {
+        name: 'utility',
+        order: 17,
+        kind: 'doubleParams',
+        defaults: UTILITY,
+        nicknames: SET,
+        compute: (r, q, p, o, i) => void (o[i] = utility(r, p.numbers, q.numDocsInColl)),
+      },
+    ],
   },
-  NumRet: { cutoff: 'none', params: [], describe: 'documents retrieved (num_ret)', compute: (r) => numRet(r) },
-  NumRel: { cutoff: 'none', params: ['rel'], describe: 'relevant documents (num_rel)', compute: (r) => numRel(r) },
-  NumRelRet: { cutoff: 'none', params: ['rel'], describe: 'relevant documents retrieved (num_rel_ret)', compute: (r) => numRelRet(r) },
+  NumRet: {
+    cutoff: 'none',
+    params: [],
+    describe: 'documents retrieved (num_ret)',
+    compute: (r) => numRet(r),
+    trec: [{ name: 'num_ret', order: 2, kind: 'count', nicknames: EVERY, compute: (r, _q, _p, o, i) => void (o[i] = numRet(r)) }],
+  },
+  NumRel: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'relevant documents (num_rel)',
+    compute: (r) => numRel(r),
+    trec: [{ name: 'num_rel', order: 3, kind: 'count', nicknames: EVERY, compute: (r, _q, _p, o, i) => void (o[i] = numRel(r)) }],
+  },
+  NumRelRet: {
+    cutoff: 'none',
+    params: ['rel'],
+    describe: 'relevant documents retrieved (num_rel_ret)',
+    compute: (r) => numRelRet(r),
+    trec: [{ name: 'num_rel_ret', order: 4, kind: 'count', nicknames: EVERY, compute: (r, _q, _p, o, i) => void (o[i] = numRelRet(r)) }],
+  },
   NumNonrelJudgedRet: {
     cutoff: 'none',
     params: ['rel'],
     describe: 'judged non-relevant documents retrieved (num_nonrel_judged_ret)',
     compute: (r) => numNonrelJudgedRet(r),
+    trec: [{ name: 'num_nonrel_judged_ret', order: 35, kind: 'count', nicknames: ALL_TREC, compute: (r, _q, _p, o, i) => void (o[i] = numNonrelJudgedRet(r)) }],
   },
 };
 
@@ -204,42 +513,14 @@ export function describeMeasures(): readonly { name: string; describe: string; p
   });
 }
 
-/** trec_eval's name of each family that trec_eval computes (with the cutoff as its `.k` parameter). */
-const TREC_NAMES: Readonly<Record<string, string>> = {
-  AP: 'map',
-  RR: 'recip_rank',
-  nDCG: 'ndcg',
-  DCG: 'dcg',
-  IDCG: 'ideal_dcg',
-  nDCGRel: 'ndcg_rel',
-  RnDCG: 'Rndcg',
-  G: 'G',
-  P: 'P',
-  R: 'recall',
-  Success: 'success',
-  RelP: 'relative_P',
-  Unj: 'unj',
-  RBP: 'rbp',
-  RBPResid: 'rbp_resid',
-  Rprec: 'Rprec',
-  RprecMult: 'Rprec_mult',
-  IPrec: 'iprec_at_recall',
-  '11ptAvg': '11pt_avg',
-  Bpref: 'bpref',
-  infAP: 'infAP',
-  BinG: 'binG',
-  SetP: 'set_P',
-  SetRelP: 'set_relative_P',
-  SetR: 'set_recall',
-  SetAP: 'set_map',
-  SetF: 'set_F',
-  Utility: 'utility',
-  NumRet: 'num_ret',
-  NumRel: 'num_rel',
-  NumRelRet: 'num_rel_ret',
-  NumNonrelJudgedRet: 'num_nonrel_judged_ret',
-};
-const TREC_CUT_NAMES: Readonly<Record<string, string>> = { AP: 'map_cut', nDCG: 'ndcg_cut' };
+/** Every trec_eval measure of the registry with its family's name and parameters, in trec_eval's order. */
+export function trecEvalMeasures(): readonly { readonly family: string; readonly params: readonly string[]; readonly measure: TrecEvalMeasure }[] {
+  return MEASURE_NAMES.flatMap((family) => (FAMILIES[family]!.trec ?? []).map((measure) => ({ family, params: FAMILIES[family]!.params, measure }))).sort(
+    (x, y) => x.measure.order - y.measure.order,
+  );
+}
+
+const isCut = (t: TrecEvalMeasure) => t.kind === 'cutLong' || t.kind === 'cutDouble';
 
 /**
  * How to ask trec_eval (and `harness eval -m`) for this measure: the `-m` argument and, for a `rel=`
@@ -249,8 +530,8 @@ const TREC_CUT_NAMES: Readonly<Record<string, string>> = { AP: 'map_cut', nDCG: 
 export function trecEvalSpelling(m: Measure): { readonly measure: string; readonly level?: number } | undefined {
   const p = m.params;
   if (p.gain === 'exp') return undefined;
-  let name = TREC_NAMES[m.name];
-  if (m.cutoff !== undefined && FAMILIES[m.name]!.cutoff === 'optionalRank') name = TREC_CUT_NAMES[m.name];
+  // The family's trec_eval measure that takes the cutoff (P.k, map_cut.k) or, without one, the plain one (map).
+  const name = FAMILIES[m.name]?.trec?.find((t) => !t.geometric && isCut(t) === (m.cutoff !== undefined))?.name;
   if (name === undefined || (m.cutoff !== undefined && p.gains !== undefined)) return undefined;
   const args: string[] = [];
   if (m.cutoff !== undefined) args.push(numberText(m.cutoff));

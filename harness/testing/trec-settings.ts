@@ -1,4 +1,4 @@
-import type { TrecEvalSettings } from '../metrics/trec-eval.js';
+import type { TrecEvalSettings } from '../trec-eval/plan.js';
 
 /** trec_eval's settings with no flag given (summary only, `-l 1`, `official` measures), for tests to override. */
 export function trecSettings(overrides: Partial<TrecEvalSettings> = {}): TrecEvalSettings {

@@ -7,8 +7,9 @@ import { runCaptured } from '../testing/cli.js';
 import { INDEX_NOTE_BYTES, indexNote } from '../cli/eval-run.js';
 import { QrelsBlocks, type StreamableQrels, streamableQrels } from './qrels-stream.js';
 import { fnv1a } from './qrels-lines.js';
-import { evaluateStreamed, evaluateTrecRunFile, QrelsIndex } from './stream-eval.js';
-import { compileTrecPlan } from './trec-eval.js';
+import { compileTrecPlan } from './plan.js';
+import { QrelsIndex } from './qrels-index.js';
+import { evaluateStreamed, evaluateTrecRunFile } from './stream-eval.js';
 import { trecSettings } from '../testing/trec-settings.js';
 import { tempDir } from '../testing/temp.js';
 

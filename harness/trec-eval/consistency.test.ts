@@ -2,10 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { formatTrecRun, parseTrecQrels } from '../../evalset/trec.js';
-import { evaluate } from './evaluate.js';
-import { parseMeasure } from './measure.js';
-import { evaluateTrecRunFile, QrelsIndex } from './stream-eval.js';
-import { compileTrecPlan } from './trec-eval.js';
+import { evaluate } from '../metrics/evaluate.js';
+import { parseMeasure } from '../metrics/measure.js';
+import { FAST_KERNELS } from './fast/kernels.js';
+import { compileTrecPlan } from './plan.js';
+import { QrelsIndex } from './qrels-index.js';
+import { evaluateTrecRunFile } from './stream-eval.js';
 import { trecSettings } from '../testing/trec-settings.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -71,7 +73,7 @@ it('evaluate() and the streaming trec_eval path give identical values', async ()
     ['num_rel', 'NumRel'],
   ];
   for (const level of [1, 2]) {
-    const plan = compileTrecPlan(trecSettings({ perQuery: true, relevanceLevel: level, measures: ['all_trec'] }));
+    const plan = compileTrecPlan(trecSettings({ perQuery: true, relevanceLevel: level, measures: ['all_trec'] }), FAST_KERNELS);
     const stream = await evaluateTrecRunFile(QrelsIndex.fromQrels(qrels), runPath, plan);
     const api = evaluate(
       qrels,

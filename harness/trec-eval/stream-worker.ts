@@ -1,13 +1,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { InputError } from '../errors.js';
-import { evaluateRunRange, QrelsIndex, type WorkerReply, type WorkerTask } from './stream-eval.js';
-import { compileTrecPlan } from './trec-eval.js';
+import { FAST_KERNELS } from './fast/kernels.js';
+import { REFERENCE_KERNELS } from './kernel-set.js';
+import type { WorkerReply, WorkerTask } from './pieces.js';
+import { compileTrecPlan } from './plan.js';
+import { QrelsIndex } from './qrels-index.js';
+import { evaluateRunRange } from './run-blocks.js';
 
 // Pieces of a large run file, claimed one at a time from the counter every thread shares, scored off the
 // main thread against its qrels index, shared in place (see evaluatePieces).
 const task = workerData as WorkerTask;
 const index = QrelsIndex.fromParts(task.index);
-const plan = compileTrecPlan(task.settings);
+// The main thread's kernel set: the same values either way, but the same code too.
+const plan = compileTrecPlan(task.settings, task.kernels === FAST_KERNELS.name ? FAST_KERNELS : REFERENCE_KERNELS);
 const pieces = task.cuts.length - 1;
 for (;;) {
   const k = Atomics.add(task.next, 0, 1);

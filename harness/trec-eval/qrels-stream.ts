@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { compareIds, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
+import { compareIds, REL_NONPOOL, REL_UNJUDGED } from '../metrics/ranking.js';
 import { QrelsLines, scanTrecQrelsFast } from './qrels-lines.js';
 
 /**

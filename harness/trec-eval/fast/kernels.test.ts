@@ -1,6 +1,6 @@
-import { mulberry32 } from '../testing/mulberry32.js';
+import { mulberry32 } from '../../testing/mulberry32.js';
 import { describe, expect, it } from 'vitest';
-import { trecSettings } from '../testing/trec-settings.js';
+import { trecSettings } from '../../testing/trec-settings.js';
 import {
   averagePrecision,
   binaryG,
@@ -12,10 +12,10 @@ import {
   reciprocalRank,
   rPrecision,
   rPrecisionMult,
-} from './kernels/ap.js';
-import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
-import { type GainOverride, gMeasure, log2Rank, ndcg, ndcgRel, rbp, rNdcg, setupGains } from './kernels/gain.js';
-import { gainedRanks, gMeasureSparse, ndcgRelSparse, rbpSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './kernels/gain-sparse.js';
+} from '../../metrics/kernels/ap.js';
+import { apAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from '../../metrics/kernels/cutoff.js';
+import { type GainOverride, gMeasure, log2Rank, ndcg, ndcgRel, rbp, rNdcg, setupGains } from '../../metrics/kernels/gain.js';
+import { gainedRanks, gMeasureSparse, ndcgRelSparse, rbpSparse, ndcgSparse, newGainedRanks, rNdcgSparse } from './gain-sparse.js';
 import {
   apAtFromPrefix,
   averagePrecisionFromPrefix,
@@ -31,13 +31,16 @@ import {
   rPrecisionMultFromPrefix,
   successFromPrefix,
   unjudgedFromPrefix,
-} from './kernels/prefix.js';
-import { judgeRankingWithLevels, type JudgedRanking, REL_NONPOOL, REL_UNJUDGED } from './ranking.js';
-import { compileTrecPlan, computeTrecRow } from './trec-eval.js';
+} from './prefix.js';
+import { judgeRankingWithLevels, type JudgedRanking, REL_NONPOOL, REL_UNJUDGED } from '../../metrics/ranking.js';
+import { REFERENCE_KERNELS } from '../kernel-set.js';
+import { compileTrecPlan, computeTrecRow, TREC_MEASURE_NAMES, type TrecPlan } from '../plan.js';
+import { FAST_KERNELS } from './kernels.js';
 
 /**
- * The shared one-pass values (kernels/prefix.ts, the gain kernels over gained ranks of kernels/gain-sparse.ts,
- * the per-query memo of computeTrecRow, the log2 table of the gain kernels) against the per-measure kernels they stand in for, bit for bit (Object.is, so -0 and NaN
+ * The fast paths (the shared one-pass values of prefix.ts, the gain kernels over gained ranks of gain-sparse.ts,
+ * the per-query memo of FAST_KERNELS, the log2 table of the gain kernels) against the reference kernels they
+ * stand in for (harness/metrics/kernels, through the measure registry), bit for bit (Object.is, so -0 and NaN
  * count), on seeded random rankings: graded, with unjudged (negative grade) and unpooled documents, score
  * ties irrelevant here (the ranking is given), empty rankings, rankings shorter and longer than every cutoff.
  */
@@ -223,18 +226,19 @@ describe('log2Rank', () => {
   });
 });
 
-describe('computeTrecRow: the per-query memo', () => {
+describe('FAST_KERNELS: the per-query memo', () => {
   // all_trec, with dcg / ideal_dcg (which share ndcg's pass) and an 11pt_avg on its own unsorted recall points
   // (which cannot reuse iprec_at_recall's).
   it('gives each shared measure its own kernel value, bit for bit', () => {
     const plans = [
-      compileTrecPlan(trecSettings({ measures: ['all_trec', 'dcg', 'ideal_dcg'] })),
-      compileTrecPlan(trecSettings({ measures: ['11pt_avg.0.5,0.2,0.9', 'gm_map', 'gm_bpref', 'dcg'], relevanceLevel: 2 })),
+      compileTrecPlan(trecSettings({ measures: ['all_trec', 'dcg', 'ideal_dcg'] }), FAST_KERNELS),
+      compileTrecPlan(trecSettings({ measures: ['11pt_avg.0.5,0.2,0.9', 'gm_map', 'gm_bpref', 'dcg'], relevanceLevel: 2 }), FAST_KERNELS),
       compileTrecPlan(
         trecSettings({
           measures: ['iprec_at_recall.0.3,0.6', '11pt_avg', 'ndcg.1=3,2=0', 'ndcg_rel.-1=2,0=1', 'Rndcg.3=-1', 'G.1=0.3,2=2.5', 'rbp.p=0.7,2=0.5'],
           relevanceLevel: 0,
         }),
+        FAST_KERNELS,
       ),
     ];
     const next = mulberry32(99);
@@ -291,5 +295,83 @@ describe('computeTrecRow: the per-query memo', () => {
         }
       }
     }
+  });
+});
+
+describe('FAST_KERNELS against the reference kernels', () => {
+  /** Every trec_eval measure, at its default parameters and at others (cutoffs past the ranking, gains, p, -N), at levels 0 to 3. */
+  const SETTINGS = [
+    trecSettings({ measures: TREC_MEASURE_NAMES.filter((n) => n !== 'runid') }),
+    trecSettings({ measures: ['all_trec', 'dcg', 'ideal_dcg'], relevanceLevel: 0, numDocsInColl: 5000 }),
+    trecSettings({ measures: ['all_trec'], relevanceLevel: 2 }),
+    trecSettings({
+      measures: [
+        'P.1,3,2000',
+        'recall.7,1300',
+        'map_cut.2,999,1001',
+        'ndcg_cut.1,4',
+        'relative_P.50',
+        'success.2,3',
+        'unj.1,250',
+        'iprec_at_recall.0.05,0.5,1.5',
+        'Rprec_mult.-0.5,0,0.05,3',
+        '11pt_avg.0.9,0.1',
+        'utility.2,-1,0.5,0.001',
+        'set_F.0.25',
+        'ndcg.1=3,2=0,-1=1',
+        'dcg.0=2',
+        'ideal_dcg.3=-1',
+        'ndcg_rel.-2=2,0=1',
+        'Rndcg.3=-1',
+        'G.1=0.3,2=2.5',
+        'rbp.p=0.7,2=0.5',
+        'rbp_resid.p=0.5',
+        'map',
+        'gm_map',
+        'bpref',
+        'gm_bpref',
+      ],
+      relevanceLevel: 3,
+      numDocsInColl: 100,
+    }),
+  ];
+
+  it('gives every value of every trec_eval measure the double of its reference kernel, bit for bit', () => {
+    const next = mulberry32(20261201);
+    let rows = 0;
+    for (const settings of SETTINGS) {
+      const fast = compileTrecPlan(settings, FAST_KERNELS);
+      const reference = compileTrecPlan(settings, REFERENCE_KERNELS);
+      expect(fast.width).toBe(reference.width);
+      const a = new Float64Array(fast.width);
+      const b = new Float64Array(reference.width);
+      for (let round = 0; round < 8; round++) {
+        for (const n of LENGTHS) {
+          const r = randomRanking(next, n, settings.relevanceLevel);
+          for (const bogus of [false, true]) {
+            expect(computeTrecRow(fast, r, a, 0, bogus)).toBe(computeTrecRow(reference, r, b, 0, bogus));
+            for (const inst of fast.instances) {
+              const at = (row: Float64Array) => row.subarray(inst.offset, inst.offset + inst.valueNames.length);
+              same(at(a), at(b), `${inst.valueNames.join(',')} ${settings.measures.length} measures, level ${settings.relevanceLevel}, n=${n}`);
+            }
+            rows++;
+          }
+        }
+      }
+    }
+    expect(rows).toBe(SETTINGS.length * 8 * LENGTHS.length * 2);
+  });
+
+  it('has a fast kernel only for trec_eval measures, and the plans above use every one', () => {
+    const fastNames = TREC_MEASURE_NAMES.filter((n) => FAST_KERNELS.kernel(n) !== undefined);
+    expect(fastNames.length).toBeGreaterThan(20);
+    const used = new Set(SETTINGS.flatMap((s) => compileTrecPlan(s, FAST_KERNELS).instances.map((i) => i.name)));
+    expect(fastNames.filter((n) => !used.has(n))).toEqual([]);
+    for (const name of ['toString', 'constructor', 'no_such_measure']) expect(FAST_KERNELS.kernel(name)).toBeUndefined();
+  });
+
+  it('leaves a plan without a kernel set on the reference kernels', () => {
+    const plan: TrecPlan = compileTrecPlan(trecSettings({ measures: ['all_trec'] }));
+    expect(plan.kernels).toBe(REFERENCE_KERNELS);
   });
 });

@@ -1,12 +1,12 @@
-import type { JudgedRanking } from '../ranking.js';
-import { type DcgResult, type GainTable, gainOf, log2Rank, rbp } from './gain.js';
+import type { JudgedRanking } from '../../metrics/ranking.js';
+import { type DcgResult, type GainTable, gainOf, log2Rank, rbp } from '../../metrics/kernels/gain.js';
 
 /**
- * nDCG, nDCGRel and RnDCG (gain.ts) over the ranks whose gain is not 0, listed once per query and gain
+ * nDCG, nDCGRel and RnDCG (harness/metrics/kernels/gain.ts) over the ranks whose gain is not 0, listed once per query and gain
  * table: a ranking of 1,000 documents of which 30 carry a gain is walked 30 times per measure instead of
  * 1,000. The ideal ranking is walked rank by rank as before (it is as long as the positive judgments). Each
  * accumulator receives the same terms in the same order as in the rank-by-rank kernel, so the results are the
- * same doubles (pinned by prefix.test.ts on random rankings and gain tables). Formulas and citations: gain.ts.
+ * same doubles (pinned by kernels.test.ts on random rankings and gain tables). Formulas and citations: gain.ts.
  */
 export interface GainedRanks {
   /** 0-based ranks whose gain is not 0, ascending. */

@@ -1,7 +1,7 @@
 import type { QrelsLineSink } from '../../evalset/trec.js';
 
 /**
- * The lines of a qrels text, scanned into typed arrays: what the qrels index (stream-eval.ts, QrelsIndex) and
+ * The lines of a qrels text, scanned into typed arrays: what the qrels index (qrels-index.ts, QrelsIndex) and
  * the streamed qrels (qrels-stream.ts, QrelsBlocks) both read.
  */
 

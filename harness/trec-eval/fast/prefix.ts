@@ -1,5 +1,5 @@
-import { REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from '../ranking.js';
-import { log2Rank } from './gain.js';
+import { REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from '../../metrics/ranking.js';
+import { log2Rank } from '../../metrics/kernels/gain.js';
 
 /**
  * One forward pass over a judged ranking that keeps the running counts the cutoff measures share, so that
@@ -7,8 +7,8 @@ import { log2Rank } from './gain.js';
  * arrays in O(number of cutoffs), and IPrec and BinG walk the relevant ranks only, instead of one pass over
  * the ranking each (trec_eval all_trec walks each
  * ranking about 35 times). Every value is computed with the same operations, in the same order, as the
- * per-measure kernel it replaces (cutoff.ts, ap.ts), so the results are the same doubles bit for bit
- * (pinned by prefix.test.ts on random rankings). Formulas and citations: see those kernels.
+ * per-measure kernel it replaces (harness/metrics/kernels/cutoff.ts, ap.ts), so the results are the same doubles
+ * bit for bit (pinned by kernels.test.ts on random rankings). Formulas and citations: see those kernels.
  */
 export interface RankPrefix {
   /** relAt[i] = documents with grade >= level among the top i (i = 0 .. numRet). */
