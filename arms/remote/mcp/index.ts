@@ -146,9 +146,11 @@ function searchHits(id: string, p: McpParams, query: Query, result: ToolResult):
 /**
  * `mcp`: a Model Context Protocol server (stdio or streamable HTTP, through the official SDK) as an arm. Its
  * search tool is called per query with a templated argument object, its result mapped to (docId, score) by
- * JSONPath; a store tool, when named, loads each scope's documents first. The probe (before any cache lookup)
- * connects, checks the tools and returns the server's name and version from the handshake, so they join the
- * fingerprint: an upgraded server never serves an old run (docs/adr/0021-remote-arms.md).
+ * JSONPath or, for plain-text answers, a regular expression; a store tool, when named, loads each scope's
+ * documents first, one call at a time unless `storeConcurrency` says otherwise, and the store check then
+ * searches a sample of them by their own text (docs/arms/remote-responses.md). The probe (before any cache
+ * lookup) connects, checks the tools and returns the server's name and version from the handshake, so they
+ * join the fingerprint: an upgraded server never serves an old run (docs/adr/0021-remote-arms.md).
  */
 export const mcpArm: ArmFactory<typeof params> = {
   kind: 'mcp',
