@@ -132,6 +132,17 @@ function refinements(): Record<string, Refinement> {
     'arm.http.params:search': { checks: 1, rule: `no user:password in its url, credential-like header values written as { env }, ${templates}` },
     'arm.http.params:index': { checks: 1, rule: `the rules of search` },
     'arm.mcp.params:server.url': { checks: 1, rule: 'no user:password in it' },
+    'arm.mcp.params:server': {
+      checks: 0,
+      transforms: 1,
+      rule: 'an object with url is checked as a streamable HTTP server, any other as a stdio server (so a problem is named at its own path)',
+    },
+    'arm.mcp.params:server.env': {
+      checks: 1,
+      transforms: 1,
+      rule: 'a list of names, or { NAME: value or { fromEnv: VAR } }; a credential-like NAME takes { fromEnv } only',
+    },
+    'arm.mcp.params:response.text.pattern': { checks: 1, rule: 'a JavaScript regular expression with a named group (?<id>...)' },
     'arm.mcp.params:search': { checks: 1, rule: templates },
     'arm.mcp.params:store': { checks: 1, rule: templates },
     'arm.graph-bfs.params:synonyms': synonyms,

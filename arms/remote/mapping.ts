@@ -48,3 +48,55 @@ export function mapResults(answer: unknown, m: Mapping): ScoredDoc[] {
     return { docId: String(id), score };
   });
 }
+
+/** Why `pattern` cannot map a plain-text answer, or undefined when it can. */
+export function textPatternProblem(pattern: string): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, 'gm');
+  } catch (err) {
+    return `is not a regular expression: ${(err as Error).message}`;
+  }
+  if (!/\(\?<id>/.test(re.source)) return 'has no named group (?<id>...) for the docId (and may have (?<score>...))';
+  return undefined;
+}
+
+/**
+ * How a plain-text answer becomes a ranking: every match of `pattern` (a JavaScript regular expression, flags
+ * g and m, so `^` and `$` are line ends) is one hit, in the order of the text; its named group `id` is the
+ * docId and its group `score`, when the pattern has one, the score of every hit (without one: 1 / (1 + rank),
+ * as for JSON without a score path).
+ */
+export const textMappingSchema = z
+  .object({
+    pattern: z
+      .string()
+      .min(1)
+      .superRefine((p, ctx) => {
+        const problem = textPatternProblem(p);
+        if (problem)
+          ctx.addIssue({ code: 'custom', message: `${problem}; e.g. '^(?<id>\\S+)\\t(?<score>\\S+)$' (in YAML single quotes) for lines of id TAB score` });
+      }),
+  })
+  .strict();
+export type TextMapping = z.output<typeof textMappingSchema>;
+
+/** The ranked hits of a plain-text answer; throws MappingError on a score that is not a finite number. */
+export function mapTextResults(text: string, m: TextMapping): ScoredDoc[] {
+  const out: ScoredDoc[] = [];
+  // A pattern with a score group scores every hit by it: a hit without one would mix two scales.
+  const scored = /\(\?<score>/.test(m.pattern);
+  for (const match of text.matchAll(new RegExp(m.pattern, 'gm'))) {
+    const id = match.groups?.['id'];
+    if (id === undefined || id === '') continue;
+    let score = 1 / (1 + out.length);
+    const s = match.groups?.['score'];
+    if (scored) {
+      score = Number(s);
+      if (s === undefined || s.trim() === '' || !Number.isFinite(score))
+        throw new MappingError(`hit ${out.length + 1}: its score group is not a finite number`);
+    }
+    out.push({ docId: id, score });
+  }
+  return out;
+}

@@ -7,6 +7,7 @@ import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { refuseSensitive } from '../limits.js';
 import { scopeName } from '../scope.js';
+import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 
 const params = z
   .object({
@@ -29,6 +30,8 @@ const params = z
     scopePrefix: z.string().default('harness-'),
     /** How many requests may be in flight at once (the program answers them by `id`, in any order). */
     concurrency: z.number().int().min(1).max(256).default(1),
+    /** After an index request: a sample of documents searched by their own text; too many missing stops the run. */
+    storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Milliseconds to wait for one answer (an index request waits 10 times as long). */
     timeoutMs: z.number().int().positive().default(30_000),
   })
@@ -150,41 +153,57 @@ export const commandArm: ArmFactory<typeof params> = {
   summary: 'a program speaking JSONL on stdin/stdout (index and search requests); any language',
   params,
   resolvePaths: (p, dir) => (p.cwd === undefined ? p : { ...p, cwd: isAbsolute(p.cwd) ? p.cwd : resolve(dir, p.cwd) }),
-  fingerprint: (p) => ({ kind: 'command', v: 1, command: p.command, args: p.args, index: p.index, version: p.version ?? null, scopePrefix: p.scopePrefix }),
+  // v2: the store check decides whether a run is written at all.
+  fingerprint: (p) => ({
+    kind: 'command',
+    v: 2,
+    command: p.command,
+    args: p.args,
+    index: p.index,
+    storeCheck: p.index ? p.storeCheck : null,
+    version: p.version ?? null,
+    scopePrefix: p.scopePrefix,
+  }),
   theoreticalMinScore: () => undefined,
   sendsTextOffMachine: (p) => !p.local && p.index,
   create(id, p, ctx): Arm {
     let proc: JsonlProcess | undefined;
     let scope = '';
+    const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> => {
+      if (!proc) throw new HarnessError(`arm ${id}: search before index`);
+      const answer = await proc.request({ op: 'search', scope, query: { id: query.id, text: query.text, stratum: query.stratum }, topK }, p.timeoutMs);
+      return resultsOf(id, answer);
+    };
     return {
       id,
       concurrency: p.concurrency,
       async index(corpus: Corpus): Promise<IndexStats> {
-        proc ??= new JsonlProcess(id, p, ctx);
+        const running = (proc ??= new JsonlProcess(id, p, ctx));
         scope = scopeName(p.scopePrefix, corpus);
         if (!p.index) return { documents: corpus.length };
         refuseSensitive(id, `${p.command} (local: false)`, corpus, p.local);
-        const documents = corpus.map((d) => ({
-          id: d.id,
-          text: d.text,
-          ...(d.title === undefined ? {} : { title: d.title }),
-          ...(d.timestamp === undefined ? {} : { timestamp: d.timestamp }),
-          ...(d.metadata === undefined ? {} : { metadata: d.metadata }),
-        }));
-        const answer = await proc.request({ op: 'index', scope, documents }, p.timeoutMs * 10);
+        const answer = await running.request({ op: 'index', scope, documents: corpus.map(wireDocument) }, p.timeoutMs * 10);
         const stats: Record<string, number> = {};
         for (const [k, v] of Object.entries((answer['stats'] as Record<string, unknown> | undefined) ?? {}))
           if (typeof v === 'number' && Number.isFinite(v)) stats[k] = v;
-        return { ...stats, documents: corpus.length };
+        const check = await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log);
+        return { ...stats, ...check, documents: corpus.length };
       },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        if (!proc) throw new HarnessError(`arm ${id}: search before index`);
-        const answer = await proc.request({ op: 'search', scope, query: { id: query.id, text: query.text, stratum: query.stratum }, topK }, p.timeoutMs);
-        return resultsOf(id, answer);
-      },
+      search,
       async close() {
         await proc?.close();
       },
     };
   },
 };
+
+/** A document as an index request carries it (docs/arms/command-protocol.md). */
+function wireDocument(d: Corpus[number]): Record<string, unknown> {
+  return {
+    id: d.id,
+    text: d.text,
+    ...(d.title === undefined ? {} : { title: d.title }),
+    ...(d.timestamp === undefined ? {} : { timestamp: d.timestamp }),
+    ...(d.metadata === undefined ? {} : { metadata: d.metadata }),
+  };
+}

@@ -34,8 +34,11 @@ let server: Loopback;
 const stored = new Map<string, string>();
 /** When each request reached the server. */
 const arrivals: number[] = [];
+/** How the service answers index requests: in plain text; keeping only every other one (a lossy store). */
+const storeMode = { plain: false, dropEveryOther: false, calls: 0 };
 beforeEach(async () => {
   arrivals.length = 0;
+  Object.assign(storeMode, { plain: false, dropEveryOther: false, calls: 0 });
   dir = tempDir('harness-http');
   mkdirSync(join(dir, 'es'));
   writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
@@ -46,8 +49,9 @@ beforeEach(async () => {
     if (req.headers['x-api-key'] !== SECRET) return { status: 401, body: { error: 'no key' } };
     const b = req.json as { id?: string; text?: string; q?: string; k?: number };
     if (req.path === '/store') {
-      stored.set(b.id as string, b.text as string);
-      return { body: { ok: true } };
+      storeMode.calls++;
+      if (!storeMode.dropEveryOther || storeMode.calls % 2 === 1) stored.set(b.id as string, b.text as string);
+      return { body: storeMode.plain ? 'stored' : { ok: true } };
     }
     return { delayMs: 40, body: { data: { hits: hits(stored, b.q as string, b.k as number).map((h) => ({ doc: { id: h.id }, relevance: h.n })) } } };
   });
@@ -58,6 +62,8 @@ afterEach(async () => {
 
 function config(more: readonly string[] = ['local: true']): string {
   const timeout = more.some((m) => m.startsWith('timeoutMs')) ? [] : ['timeoutMs: 2000'];
+  // These tests count the service's requests; the store check's own searches are tested on their own below.
+  const check = more.some((m) => m.startsWith('storeCheck')) ? [] : ['storeCheck: { sample: 0 }'];
   const file = join(dir, 'h.yaml');
   writeFileSync(
     file,
@@ -81,7 +87,7 @@ arms:
         headers: { X-Api-Key: { env: MEMORY_KEY } }
         body: { id: "{{document.id}}", text: "{{document.text}}", scope: "{{scope}}", title: "{{document.title}}" }
       retries: 2
-${[...timeout, ...more].map((m) => `      ${m}\n`).join('')}compare: { permutations: 100, resamples: 100 }
+${[...timeout, ...check, ...more].map((m) => `      ${m}\n`).join('')}compare: { permutations: 100, resamples: 100 }
 `,
   );
   return file;
@@ -181,5 +187,24 @@ describe('http arm', () => {
     const r = await run(file);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/arms\[0\]\.params\.search\.headers\.X-Api-Key: looks like a credential; write \{ env: VARIABLE \}/);
+  });
+
+  it('accepts a store answered in plain text and records the store check; a service that keeps every other store fails it (exit 1)', async () => {
+    storeMode.plain = true;
+    const ok = await run(config(['local: true', 'storeCheck: { sample: 4 }']));
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(reportDir(), 'manifest.json'), 'utf8')) as { systems: { indexStats: Record<string, number> }[] };
+    expect(manifest.systems[0]!.indexStats).toMatchObject({ storeCheckSampled: 4, storeCheckTop10: 4, storeCheckMissing: 0 });
+    Object.assign(storeMode, { dropEveryOther: true, calls: 0 });
+    stored.clear();
+    const lossy = config(['local: true', 'storeCheck: { sample: 4, seed: 1 }']);
+    const r = await run(lossy);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /arm svc: store check failed: 2 of 4 sampled memories were not found by their own text within the top 10 \(rank 1: \d, ranks 2-10: \d, not found: 2: m\d, m\d\)/,
+    );
+    const dry = await run(lossy, ['--dry-run']);
+    expect(dry.out).toMatch(/svc \[retrieve http\] fingerprint \w+: 0\/1 scope run\(s\) cached/);
   });
 });

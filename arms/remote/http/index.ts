@@ -7,6 +7,7 @@ import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../t
 import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
 import { MappingError, mapResults, mappingSchema } from '../mapping.js';
 import { scopeName } from '../scope.js';
+import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, type TemplateValues, documentValues, queryValues, render, templateProblems } from '../template.js';
 
 /** Header names whose values are credentials: they may only come from the environment, never the config. */
@@ -64,8 +65,12 @@ const params = z
     /** The service's version, for the fingerprint: change it and every cached run of the arm is recomputed. */
     version: z.string().optional(),
     scopePrefix: z.string().default('harness-'),
-    /** Requests in flight at once. */
+    /** Search requests in flight at once. */
     concurrency: z.number().int().min(1).max(256).default(4),
+    /** Index requests in flight at once. Default 1: a service that rewrites one file per call loses parallel stores. */
+    storeConcurrency: z.number().int().min(1).max(256).default(1),
+    /** After the index requests: a sample of documents searched by their own text; too many missing stops the run. */
+    storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Requests started per second at most (a token bucket); absent: no limit. */
     ratePerSecond: z.number().positive().optional(),
     /** Milliseconds one attempt may take before it is abandoned (and retried). */
@@ -104,12 +109,15 @@ export const httpArm: ArmFactory<typeof params> = {
   kind: 'http',
   summary: 'a search service over HTTP: request template, JSONPath response mapping, limits, retries',
   params,
+  // v2: index requests one at a time by default, and the store check decides whether a run is written at all.
   fingerprint: (p) => ({
     kind: 'http',
-    v: 1,
+    v: 2,
     search: requestIdentity(p.search),
     response: p.response,
     index: p.index ? requestIdentity(p.index) : null,
+    storeConcurrency: p.index ? p.storeConcurrency : null,
+    storeCheck: p.index ? p.storeCheck : null,
     version: p.version ?? null,
     scopePrefix: p.scopePrefix,
   }),
@@ -125,9 +133,19 @@ export const httpArm: ArmFactory<typeof params> = {
     return null;
   },
   create(id, p, ctx): Arm {
-    const limit = pLimit(p.concurrency);
     const call = serviceCaller(id, p, ctx);
     let scope = '';
+    const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> => {
+      const answer = await call(p.search, queryValues(query, topK, scope), `search query ${query.id}`);
+      try {
+        return mapResults(answer, p.response);
+      } catch (err) {
+        if (!(err instanceof MappingError)) throw err;
+        throw new HarnessError(`arm ${id}: the answer to query ${query.id} does not fit response: ${err.message}`, {
+          hint: 'check the response paths (results, docId, score) against what the service returns',
+        });
+      }
+    };
     return {
       id,
       concurrency: p.concurrency,
@@ -137,20 +155,11 @@ export const httpArm: ArmFactory<typeof params> = {
         if (!store) return { documents: corpus.length };
         refuseSensitive(id, redactUrl(store.url), corpus, p.local);
         const progress = ctx.log.progress(`${id}: index`, corpus.length);
-        await storeAll(corpus, limit, progress, (d) => call(store, documentValues(d, scope), `store document ${d.id}`));
-        return { documents: corpus.length };
+        // The answer to an index request is not read (it may be plain text): the store check asks search.
+        await storeAll(corpus, pLimit(p.storeConcurrency), progress, (d) => call(store, documentValues(d, scope), `store document ${d.id}`, false));
+        return { documents: corpus.length, ...(await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log)) };
       },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        const answer = await call(p.search, queryValues(query, topK, scope), `search query ${query.id}`);
-        try {
-          return mapResults(answer, p.response);
-        } catch (err) {
-          if (!(err instanceof MappingError)) throw err;
-          throw new HarnessError(`arm ${id}: the answer to query ${query.id} does not fit response: ${err.message}`, {
-            hint: 'check the response paths (results, docId, score) against what the service returns',
-          });
-        }
-      },
+      search,
     };
   },
 };
@@ -168,15 +177,19 @@ interface FilledRequest {
  * Sends a filled request template and returns its JSON answer, within the arm's rate limit, timing out and
  * retrying each attempt as its params say; `what` names the call in messages.
  */
-function serviceCaller(id: string, p: HttpParams, ctx: ArmContext): (r: RequestParams, values: TemplateValues, what: string) => Promise<unknown> {
+function serviceCaller(
+  id: string,
+  p: HttpParams,
+  ctx: ArmContext,
+): (r: RequestParams, values: TemplateValues, what: string, json?: boolean) => Promise<unknown> {
   const bucket = p.ratePerSecond === undefined ? undefined : new TokenBucket(p.ratePerSecond);
-  return async (r, values, what) => {
+  return async (r, values, what, json = true) => {
     const req = filled(r, values, ctx.env);
     return withRetries(
       `arm ${id}: ${what}`,
       async () => {
         await bucket?.take();
-        return attempt(req, p.timeoutMs);
+        return attempt(req, p.timeoutMs, json);
       },
       { retries: p.retries, baseDelayMs: 250, maxWaitMs: p.maxRetryWaitMs, log: ctx.log },
     );
@@ -197,8 +210,11 @@ function filled(r: RequestParams, values: TemplateValues, env: NodeJS.ProcessEnv
   return { url, shown, method: r.method, headers, body };
 }
 
-/** One attempt: the answer parsed as JSON, or a RemoteCallError that says whether another attempt may help. */
-async function attempt(req: FilledRequest, timeoutMs: number): Promise<unknown> {
+/**
+ * One attempt: the answer parsed as JSON (or, without `json`, its text), or a RemoteCallError that says whether
+ * another attempt may help.
+ */
+async function attempt(req: FilledRequest, timeoutMs: number, json: boolean): Promise<unknown> {
   const { shown, body } = req;
   let res: Response;
   let text: string;
@@ -214,6 +230,7 @@ async function attempt(req: FilledRequest, timeoutMs: number): Promise<unknown> 
     throw new RemoteCallError(`${shown} answered HTTP ${res.status}`, false, undefined, {
       hint: res.status === 401 || res.status === 403 ? 'check the credential the headers read from the environment' : 'check the request template',
     });
+  if (!json) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

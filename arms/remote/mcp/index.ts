@@ -1,49 +1,21 @@
 import { isAbsolute, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { redactUrl } from '../../../evalset/datasets/download.js';
 import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
-import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
+import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { refuseSensitive, storeAll } from '../limits.js';
-import { MappingError, mapResults, mappingSchema } from '../mapping.js';
+import { MappingError, mapResults, mappingSchema, mapTextResults, textMappingSchema } from '../mapping.js';
 import { scopeName } from '../scope.js';
+import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, documentValues, queryValues, render, templateProblems } from '../template.js';
+import { connect, isStdio, serverIdentity, serverSchema, where } from './server.js';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
 );
-
-const stdioServer = z
-  .object({
-    /** The server program, started once per ablation (found on PATH, or a path). */
-    command: z.string().min(1),
-    /** Its arguments: in the fingerprint and the manifest, so never a credential (use `env`). */
-    args: z.array(z.string()).default([]),
-    /** Its working folder, relative to the config file's folder. */
-    cwd: z.string().optional(),
-    /** Environment variables passed to it from the harness's environment (names only), besides PATH and HOME. */
-    env: z.array(z.string()).default([]),
-  })
-  .strict();
-
-const httpServer = z
-  .object({
-    /** A streamable HTTP endpoint. No `user:password@`: credentials go in headers. */
-    url: z
-      .string()
-      .url()
-      .refine(
-        (u) => new URL(u).username === '' && new URL(u).password === '',
-        'holds a user:password; send credentials in headers, from environment variables',
-      ),
-    /** Headers from environment variables (with a prefix such as `Bearer `); their values are never recorded. */
-    headers: z.record(z.string(), z.object({ env: z.string().min(1), prefix: z.string().default('') }).strict()).default({}),
-  })
-  .strict();
 
 const toolCall = (variables: readonly string[], tool: string, args: JsonValue) =>
   z
@@ -63,14 +35,18 @@ const toolCall = (variables: readonly string[], tool: string, args: JsonValue) =
 const params = z
   .object({
     /** How to reach the server: a program speaking MCP on stdio, or a streamable HTTP URL. */
-    server: z.union([stdioServer, httpServer]),
+    server: serverSchema,
     /** The search tool and its arguments, called once per query. */
     search: toolCall(QUERY_VARIABLES, 'search', { query: '{{query.text}}', topK: '{{topK}}', scope: '{{scope}}' }).default({
       tool: 'search',
       arguments: { query: '{{query.text}}', topK: '{{topK}}', scope: '{{scope}}' },
     }),
-    /** Where the hits are in the tool's result (its structured content, else its first text content as JSON). */
-    response: mappingSchema.default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
+    /**
+     * Where the hits are in the search tool's result: JSONPaths into its structured content, else into its text
+     * content parsed as JSON; or, with `text: { pattern }`, the matches of a regular expression in its text
+     * content (docs/arms/remote-responses.md).
+     */
+    response: mappingSchema.extend({ text: textMappingSchema.optional() }).default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
     /** The store tool, called once per document of each scope; absent when the server holds the corpus already. */
     store: toolCall(DOCUMENT_VARIABLES, 'store', { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**
@@ -82,8 +58,15 @@ const params = z
     /** The server's version as you name it, for the fingerprint (beside the name and version of its handshake). */
     version: z.string().optional(),
     scopePrefix: z.string().default('harness-'),
-    /** Tool calls in flight at once. */
+    /** Search calls in flight at once. */
     concurrency: z.number().int().min(1).max(64).default(4),
+    /**
+     * Store calls in flight at once. Default 1: a server that rewrites one file per call (the official memory
+     * server) silently loses parallel stores; raise it only for a server that takes concurrent writes.
+     */
+    storeConcurrency: z.number().int().min(1).max(64).default(1),
+    /** After the stores: a sample of memories searched by their own text; too many missing stops the run. */
+    storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Milliseconds one tool call may take. */
     timeoutMs: z.number().int().positive().default(30_000),
   })
@@ -91,57 +74,9 @@ const params = z
 
 export type McpParams = z.output<typeof params>;
 
-const isStdio = (s: McpParams['server']): s is z.output<typeof stdioServer> => 'command' in s;
 const isLocal = (p: McpParams) => p.local ?? isStdio(p.server);
-const where = (p: McpParams) => (isStdio(p.server) ? `${p.server.command} (stdio)` : redactUrl(p.server.url));
-
-/** A connected client. The SDK loads only when an MCP arm runs. */
-async function connect(id: string, p: McpParams, ctx: ArmContext): Promise<Client> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const client = new Client({ name: 'harness', version: '1' });
-  const s = p.server;
-  try {
-    if (isStdio(s)) {
-      const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-      const env: Record<string, string> = getDefaultEnvironment();
-      for (const name of s.env) {
-        const v = ctx.env[name];
-        if (v === undefined)
-          throw new HarnessError(`arm ${id}: server.env names ${name}, which is not set`, { exitCode: 2, hint: 'set it (its value is never printed)' });
-        env[name] = v;
-      }
-      const transport = new StdioClientTransport({ command: s.command, args: s.args, env, stderr: 'pipe', ...(s.cwd === undefined ? {} : { cwd: s.cwd }) });
-      const stderr = transport.stderr;
-      if (stderr) createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on('line', (line) => ctx.log.info(`${id} (server stderr): ${line}`));
-      await client.connect(transport);
-    } else {
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(s.headers)) {
-        const value = ctx.env[v.env];
-        if (value === undefined)
-          throw new HarnessError(`arm ${id}: server.headers.${k} reads ${v.env}, which is not set`, {
-            exitCode: 2,
-            hint: 'set it (its value is never printed)',
-          });
-        headers[k] = `${v.prefix}${value}`;
-      }
-      await client.connect(new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } }));
-    }
-  } catch (err) {
-    if (err instanceof HarnessError) throw err;
-    // SDK messages may quote a URL; only the redacted one is printed.
-    throw new HarnessError(`arm ${id}: cannot connect to the MCP server ${where(p)}: ${redactMessage((err as Error).message, p)}`, {
-      exitCode: 2,
-      hint: isStdio(s) ? 'check server.command, args and cwd; run the command by hand to see it start' : 'check that the server is running at server.url',
-    });
-  }
-  return client;
-}
-
-function redactMessage(message: string, p: McpParams): string {
-  return isStdio(p.server) ? message : message.split(p.server.url).join(redactUrl(p.server.url));
-}
+/** How the search reply is read: a regular expression over its text, or JSON (structured content first). */
+const mappingMode = (p: McpParams): 'text' | 'json' => (p.response.text === undefined ? 'json' : 'text');
 
 /** The tools the server lists; a configured tool it lacks is an error (exit 2) listing them all. */
 async function checkTools(id: string, p: McpParams, client: Client): Promise<void> {
@@ -154,25 +89,56 @@ async function checkTools(id: string, p: McpParams, client: Client): Promise<voi
   ] as const) {
     if (call === undefined || names.includes(call.tool)) continue;
     throw new HarnessError(
-      `arm ${id}: the MCP server ${server?.name ?? where(p)}${server?.version ? ` ${server.version}` : ''} has no tool "${call.tool}" (params.${what}.tool)${didYouMean(call.tool, names)}\n  its tools:\n${tools.map((t) => `    ${t.name}${t.description ? `: ${t.description}` : ''}`).join('\n') || '    (none)'}`,
+      `arm ${id}: the MCP server ${server?.name ?? where(p.server)}${server?.version ? ` ${server.version}` : ''} has no tool "${call.tool}" (params.${what}.tool)${didYouMean(call.tool, names)}\n  its tools:\n${tools.map((t) => `    ${t.name}${t.description ? `: ${t.description}` : ''}`).join('\n') || '    (none)'}`,
       { exitCode: 2, hint: `set params.${what}.tool to one of them` },
     );
   }
 }
 
-/** The JSON a tool result carries: its structured content, else its first text content parsed as JSON. */
-function resultJson(id: string, tool: string, result: Record<string, unknown>): unknown {
+type ToolResult = Record<string, unknown>;
+
+/** The text of a tool result's text content items, one after another; undefined when it has none. */
+function resultText(result: ToolResult): string | undefined {
   const content = (result['content'] as { type: string; text?: string }[] | undefined) ?? [];
-  const text = content.find((c) => c.type === 'text')?.text;
-  if (result['isError'] === true) throw new HarnessError(`arm ${id}: tool ${tool} failed: ${(text ?? '(no message)').slice(0, 300)}`);
+  const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
+  return texts.length === 0 ? undefined : texts.join('\n');
+}
+
+/** Throws when the server says the call failed (`isError`), quoting the start of its message. */
+function checkResult(id: string, tool: string, result: ToolResult): void {
+  if (result['isError'] === true) throw new HarnessError(`arm ${id}: tool ${tool} failed: ${(resultText(result) ?? '(no message)').slice(0, 300)}`);
+}
+
+/** The JSON a search result carries: its structured content, else its text content parsed as JSON. */
+function resultJson(id: string, tool: string, result: ToolResult): unknown {
   if (result['structuredContent'] !== undefined) return result['structuredContent'];
+  const text = resultText(result);
   if (text === undefined) throw new HarnessError(`arm ${id}: tool ${tool} returned neither structured content nor text`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
     // Not quoted: it may hold document text.
-    throw new HarnessError(`arm ${id}: tool ${tool} returned text that is not JSON (${text.length} characters)`, {
-      hint: 'the response mapping reads JSON; point response at a server that answers with JSON or structured content',
+    throw new HarnessError(`arm ${id}: tool ${tool} returned plain text, not JSON (${text.length} characters)`, {
+      hint: 'read plain text with params.response.text.pattern, a regular expression with a (?<id>...) group per hit (docs/arms/remote-responses.md)',
+    });
+  }
+}
+
+/** The ranking a search result maps to, in the arm's mapping mode; a misfit names the query and the mapping. */
+function searchHits(id: string, p: McpParams, query: Query, result: ToolResult): ScoredDoc[] {
+  const text = p.response.text;
+  try {
+    if (text === undefined) return mapResults(resultJson(id, p.search.tool, result), p.response);
+    const body = resultText(result);
+    if (body === undefined) throw new MappingError('the result has no text content for response.text.pattern');
+    return mapTextResults(body, text);
+  } catch (err) {
+    if (!(err instanceof MappingError)) throw err;
+    throw new HarnessError(`arm ${id}: the ${p.search.tool} result for query ${query.id} does not fit response: ${err.message}`, {
+      hint:
+        text === undefined
+          ? 'check the response paths (results, docId, score) against what the tool returns'
+          : 'check response.text.pattern against what the tool returns',
     });
   }
 }
@@ -180,9 +146,11 @@ function resultJson(id: string, tool: string, result: Record<string, unknown>): 
 /**
  * `mcp`: a Model Context Protocol server (stdio or streamable HTTP, through the official SDK) as an arm. Its
  * search tool is called per query with a templated argument object, its result mapped to (docId, score) by
- * JSONPath; a store tool, when named, loads each scope's documents first. The probe (before any cache lookup)
- * connects, checks the tools and returns the server's name and version from the handshake, so they join the
- * fingerprint: an upgraded server never serves an old run (docs/adr/0021-remote-arms.md).
+ * JSONPath or, for plain-text answers, a regular expression; a store tool, when named, loads each scope's
+ * documents first, one call at a time unless `storeConcurrency` says otherwise, and the store check then
+ * searches a sample of them by their own text (docs/arms/remote-responses.md). The probe (before any cache
+ * lookup) connects, checks the tools and returns the server's name and version from the handshake, so they
+ * join the fingerprint: an upgraded server never serves an old run (docs/adr/0021-remote-arms.md).
  */
 export const mcpArm: ArmFactory<typeof params> = {
   kind: 'mcp',
@@ -191,22 +159,24 @@ export const mcpArm: ArmFactory<typeof params> = {
   requires: { packages: ['@modelcontextprotocol/sdk'] },
   resolvePaths: (p, dir) =>
     isStdio(p.server) && p.server.cwd !== undefined && !isAbsolute(p.server.cwd) ? { ...p, server: { ...p.server, cwd: resolve(dir, p.server.cwd) } } : p,
+  // v2: stores one at a time by default, and the store check decides whether a run is written at all.
   fingerprint: (p) => ({
     kind: 'mcp',
-    v: 1,
-    server: (isStdio(p.server)
-      ? { command: p.server.command, args: p.server.args }
-      : { url: redactUrl(p.server.url), headers: Object.keys(p.server.headers).sort() }) as JsonValue,
+    v: 2,
+    server: serverIdentity(p.server),
     search: p.search,
     response: p.response,
+    mapping: mappingMode(p),
     store: p.store ?? null,
+    storeConcurrency: p.store ? p.storeConcurrency : null,
+    storeCheck: p.store ? p.storeCheck : null,
     version: p.version ?? null,
     scopePrefix: p.scopePrefix,
   }),
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
   sendsTextOffMachine: (p) => !isLocal(p) && p.store !== undefined,
   async probe(id, p, ctx) {
-    const client = await connect(id, p, ctx);
+    const client = await connect(id, p.server, ctx);
     try {
       await checkTools(id, p, client);
       const v = client.getServerVersion();
@@ -218,39 +188,30 @@ export const mcpArm: ArmFactory<typeof params> = {
   create(id, p, ctx): Arm {
     let client: Client | undefined;
     let scope = '';
-    const call = async (tool: string, args: JsonValue): Promise<unknown> => {
+    const call = async (tool: string, args: JsonValue): Promise<ToolResult> => {
       const c = client as Client;
-      const result = (await c.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as Record<
-        string,
-        unknown
-      >;
-      return resultJson(id, tool, result);
+      const result = (await c.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as ToolResult;
+      checkResult(id, tool, result);
+      return result;
     };
+    const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> =>
+      searchHits(id, p, query, await call(p.search.tool, render(p.search.arguments, queryValues(query, topK, scope))));
     return {
       id,
       concurrency: p.concurrency,
       async index(corpus: Corpus): Promise<IndexStats> {
-        client ??= await connect(id, p, ctx);
+        client ??= await connect(id, p.server, ctx);
         scope = scopeName(p.scopePrefix, corpus);
         const store = p.store;
         if (!store) return { documents: corpus.length };
-        refuseSensitive(id, `the MCP server ${where(p)}`, corpus, isLocal(p));
-        const limit = pLimit(p.concurrency);
+        refuseSensitive(id, `the MCP server ${where(p.server)}`, corpus, isLocal(p));
         const progress = ctx.log.progress(`${id}: ${store.tool}`, corpus.length);
-        await storeAll(corpus, limit, progress, (d) => call(store.tool, render(store.arguments, documentValues(d, scope))));
-        return { documents: corpus.length };
+        // A store reply's content is not read: whatever it says, the store check asks the search tool.
+        await storeAll(corpus, pLimit(p.storeConcurrency), progress, (d) => call(store.tool, render(store.arguments, documentValues(d, scope))));
+        const check = await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log);
+        return { documents: corpus.length, ...check };
       },
-      async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
-        const answer = await call(p.search.tool, render(p.search.arguments, queryValues(query, topK, scope)));
-        try {
-          return mapResults(answer, p.response);
-        } catch (err) {
-          if (!(err instanceof MappingError)) throw err;
-          throw new HarnessError(`arm ${id}: the ${p.search.tool} result for query ${query.id} does not fit response: ${err.message}`, {
-            hint: 'check the response paths (results, docId, score) against what the tool returns',
-          });
-        }
-      },
+      search,
       async close() {
         await client?.close();
       },
