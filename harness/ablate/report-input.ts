@@ -30,6 +30,7 @@ function reportRun(o: SystemOutcome, sensitiveDocuments: number): ReportRun {
     ...(s.label === undefined ? {} : { label: s.label }),
     ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
     ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
+    ...(o.resultCheck === undefined ? {} : { resultCheck: o.resultCheck }),
     ...sensitiveField(s, sensitiveDocuments),
   };
 }

@@ -1,7 +1,8 @@
 import type { Run } from '../../evalset/types.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem } from '../systems/plan.js';
-import type { ScopeData, ScopeResults, SystemDiagnostics } from '../systems/types.js';
+import { checkResults, faultSentence } from '../systems/result-check.js';
+import type { ResultCheck, ScopeData, ScopeResults, SystemDiagnostics } from '../systems/types.js';
 import type { SystemRuns } from './scope-run.js';
 
 /** What one system produced over every scope. */
@@ -21,6 +22,8 @@ export interface SystemOutcome {
   readonly spent: { readonly indexMs: number; readonly searchMs: number };
   readonly cache: { readonly hits: number; readonly misses: number };
   readonly diagnostics?: SystemDiagnostics;
+  /** The Result check's faults (no results for most queries, unknown ids); absent for a healthy System. */
+  readonly resultCheck?: ResultCheck;
 }
 
 /** A system's outcome from its per-scope runs: results merged over scopes, costs summed, diagnostics. */
@@ -60,6 +63,9 @@ export function outcomeOf(
     );
     for (const p of diagnostics.problems) log.warn(`${system.id}: ${p}`);
   }
+  const inputs = system.inputs.map((id) => ({ id, check: (outcomes.get(id) as SystemOutcome).resultCheck }));
+  const resultCheck = checkResults(runs, scopes, inputs);
+  if (resultCheck) for (const f of resultCheck.faults) log.warn(`${system.id}: ${faultSentence(resultCheck, f)}`);
   return {
     system,
     run,
@@ -71,5 +77,6 @@ export function outcomeOf(
     spent,
     cache: { hits: computed.filter((c) => !c).length, misses: computed.filter((c) => c).length },
     ...(diagnostics === undefined ? {} : { diagnostics }),
+    ...(resultCheck === undefined ? {} : { resultCheck }),
   };
 }

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../evalset/types.js';
-import type { SystemDiagnostics } from '../systems/types.js';
+import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
 
@@ -67,6 +67,8 @@ export interface ReportRun {
   readonly point?: Readonly<Record<string, JsonValue>>;
   /** Fusions: how much of the fused top-k each input contributed, and whether it can reach it at all. */
   readonly diagnostics?: SystemDiagnostics;
+  /** Set only when the Result check found the run empty for most queries or mostly ids the eval set lacks. */
+  readonly resultCheck?: ResultCheck;
   /** Tuned systems: the measure, how the point was picked, the picks and the oracle (best on test). */
   readonly tuning?: ReportTuning;
   /**

@@ -1,4 +1,5 @@
 import { GATE_FAMILY } from '../compare/comparisons.js';
+import { faultSentence } from '../systems/result-check.js';
 import type { ReportedMeasure } from '../compare/measures.js';
 import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
 import type { ReportCore } from './select.js';
@@ -247,6 +248,26 @@ const unreachableInputs: WarningRule = (data) =>
   );
 
 /**
+ * Runs the Result check found empty for most queries or made mostly of ids the eval set lacks: their zeros are
+ * a fault (a response mapping, an empty store, an id template), not evidence of a total miss. One warning per
+ * fault and run, with its likely cause; the same sentences went to stderr when the run was made.
+ */
+const silentZeros: WarningRule = (data) => {
+  const onGate = gateRuns(data);
+  return data.runs.flatMap((r): ReportWarning[] => {
+    const check = r.resultCheck;
+    if (!check) return [];
+    return check.faults.map((fault) => ({
+      code: fault === 'empty' ? 'empty-results' : 'unknown-ids',
+      severity: 'serious',
+      subject: r.id,
+      gate: onGate.has(r.id),
+      message: `run ${r.id}: ${faultSentence(check, fault)}`,
+    }));
+  });
+};
+
+/**
  * Comparisons whose corrected p lies within two Monte Carlo standard errors of alpha: another seed could flip
  * them. The gate's family is redrawn with more permutations before this is raised, so a gate item means even
  * the largest draw count left it undecided.
@@ -295,6 +316,7 @@ export const warningRules = {
   'sensitive-documents': sensitiveDocuments,
   'permutations-too-few': permutationsTooFew,
   'input-unreachable': unreachableInputs,
+  'silent-zeros': silentZeros,
   'p-near-alpha': pNearAlpha,
 } as const satisfies Record<string, WarningRule>;
 

@@ -58,6 +58,27 @@ export interface SystemDiagnostics {
   readonly problems: readonly string[];
 }
 
+/** A Result check's fault: `empty` (no results for most queries) or `unknown` (mostly ids the eval set lacks). */
+export type ResultFault = 'empty' | 'unknown';
+
+/**
+ * What the Result check found wrong with one System's results over every Scope (absent when nothing is): the
+ * counts, the faults, the inputs that are empty too, and one id the eval set does know, for comparison.
+ */
+export interface ResultCheck {
+  readonly queries: number;
+  /** Queries without a single result. */
+  readonly empty: number;
+  /** Result entries over every query, and those naming no Document of their Scope's Corpus. */
+  readonly returned: number;
+  readonly unknown: number;
+  readonly faults: readonly ResultFault[];
+  /** A derived System's inputs that are `empty` too: the likely cause of its own. */
+  readonly emptyInputs?: readonly string[];
+  /** The first Document id of the Corpus, set beside an `unknown` fault to show what ids should look like. */
+  readonly knownId?: string;
+}
+
 export interface InputDiagnostics {
   readonly input: string;
   /** Share of the fused top-`cutoff` entries (over all queries) that this input also ranked in its top-depth. */
