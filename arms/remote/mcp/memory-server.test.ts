@@ -90,6 +90,10 @@ describe('the official MCP memory server (@modelcontextprotocol/server-memory) o
     expect(r.out).toMatch(/^ {2}own\s+0\.0000/m);
     expect(readFileSync(join(reportDir(), 'runs', 'own.trec'), 'utf8')).toBe('');
     expect(readdirSync(reportDir())).toContain('report.md');
+    // An empty run is never scored silently: a serious warning, in report.json and on stderr, names the system.
+    const report = JSON.parse(readFileSync(join(reportDir(), 'report.json'), 'utf8')) as { warnings: { code: string; severity: string; subject: string }[] };
+    expect(report.warnings).toContainEqual(expect.objectContaining({ code: 'empty-results', severity: 'serious', subject: 'own' }));
+    expect([...r.log, r.stderr].join('\n')).toMatch(/own.*its search returns nothing for most queries/);
   });
 
   it('takes a server env value from the harness environment ({ fromEnv }) that reaches the server and nothing else', async () => {
