@@ -36,7 +36,7 @@ beforeEach(() => {
 });
 
 const arm = (id: string, mode: string) =>
-  `  - { id: ${id}, kind: command, params: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(join(dir, 'program.mjs'))}, ${mode}] } }`;
+  `  - { id: ${id}, kind: command, params: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(join(dir, 'program.mjs'))}, ${mode}], storeCheck: { sample: 0 } } }`;
 
 function config(arms: readonly string[], systems: readonly string[]): string {
   const file = join(dir, 'c.yaml');

@@ -62,6 +62,9 @@ arms:
       search: { url: ${server.url}/search, body: { q: "{{query.text}}" } }
       response: { results: "$.hits[*]", docId: "$.id", score: "$.score" }
       index: { url: ${server.url}/store, body: { id: "{{document.id}}", text: "{{document.text}}" } }
+      # The store check would stop this server before any score (its search never finds a stored memory);
+      # here the report's own guard is under test.
+      storeCheck: { sample: 0 }
 compare: { permutations: 100, resamples: 100 }
 `,
   );
