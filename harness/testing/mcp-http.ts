@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { KeywordMemory } from '../../examples/keyword-memory.js';
 import { createMemoryServer } from '../../examples/mcp-memory-server.js';
@@ -18,14 +19,15 @@ export interface McpHttpOptions {
   readonly authorize?: (req: IncomingMessage) => boolean;
 }
 
-export async function serveMemoryOverHttp(memory: KeywordMemory, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+/** Any MCP server (a new one per request, stateless) served over streamable HTTP on 127.0.0.1, for tests. */
+export async function serveMcpOverHttp(make: () => McpServer, opts: Pick<McpHttpOptions, 'authorize'> = {}): Promise<McpHttpServer> {
   const http: Server = createServer((req, res) => {
     if (opts.authorize !== undefined && !opts.authorize(req)) {
       res.writeHead(401).end();
       return;
     }
     void (async () => {
-      const server = createMemoryServer(memory, opts.version?.());
+      const server = make();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
@@ -43,4 +45,9 @@ export async function serveMemoryOverHttp(memory: KeywordMemory, opts: McpHttpOp
       await new Promise((r) => http.close(r));
     },
   };
+}
+
+/** The example MCP memory server over streamable HTTP. */
+export function serveMemoryOverHttp(memory: KeywordMemory, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+  return serveMcpOverHttp(() => createMemoryServer(memory, opts.version?.()), opts);
 }

@@ -1,14 +1,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadMemory } from '../../../evalset/memory.js';
 import { KeywordMemory } from '../../../examples/keyword-memory.js';
 import { runCaptured } from '../../../harness/testing/cli.js';
+import { type McpHttpServer, serveMcpOverHttp } from '../../../harness/testing/mcp-http.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
 import { PROJECT_ROOT } from '../../../harness/testing/shared.js';
 import { tempDir } from '../../../harness/testing/temp.js';
@@ -117,7 +115,7 @@ describe('the official MCP memory server (@modelcontextprotocol/server-memory) o
 });
 
 /** A loopback MCP server over streamable HTTP whose tools answer in plain text, and may drop every other store. */
-async function servePlainTextMemory(opts: { dropEveryOther: boolean }): Promise<{ url: string; close(): Promise<void> }> {
+function servePlainTextMemory(opts: { dropEveryOther: boolean }): Promise<McpHttpServer> {
   const memory = new KeywordMemory();
   let stores = 0;
   const make = () => {
@@ -134,26 +132,7 @@ async function servePlainTextMemory(opts: { dropEveryOther: boolean }): Promise<
     });
     return server;
   };
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      const server = make();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
-    })();
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise((r) => http.close(r));
-    },
-  };
+  return serveMcpOverHttp(make);
 }
 
 describe('a server that answers in plain text', () => {
