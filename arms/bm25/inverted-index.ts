@@ -238,6 +238,35 @@ export class InvertedIndex {
     }
   }
 
+  /** One cursor per query term at its first posting, with its term's score bound; `order` is by cursor. */
+  private cursors(ids: readonly number[], weights: Float64Array): WandCursors {
+    const { postingDocTf, termBlock, termStart, termMaxX } = this;
+    const n = ids.length;
+    const c: WandCursors = {
+      pos: new Int32Array(n),
+      end: new Int32Array(n),
+      first: new Int32Array(n),
+      blockBase: new Int32Array(n),
+      cur: new Int32Array(n),
+      ub: new Float64Array(n),
+      order: new Int32Array(n),
+      lastBlock: new Int32Array(n),
+      shallow: new Int32Array(n).fill(-1),
+      shallowBound: new Float64Array(n),
+    };
+    for (let i = 0; i < n; i++) {
+      const t = ids[i]!;
+      c.pos[i] = c.first[i] = termStart[t]!;
+      c.end[i] = termStart[t + 1]!;
+      c.blockBase[i] = termBlock[t]!;
+      c.cur[i] = postingDocTf[c.pos[i]!]! >>> TF_BITS;
+      c.ub[i] = termScore(weights[i]!, termMaxX[t]!);
+      c.order[i] = i;
+      c.lastBlock[i] = termBlock[t + 1]! - 1;
+    }
+    return c;
+  }
+
   /**
    * Document-at-a-time WAND, optionally block-max. Cursors are kept sorted by current document; the pivot is
    * the first cursor at which the summed upper bounds could beat the k-th score θ. Documents are visited in
@@ -248,66 +277,20 @@ export class InvertedIndex {
    * double sums of the same non-negative values.
    */
   private wand(ids: readonly number[], weights: Float64Array, top: TopK, blockMax: boolean): number {
-    const { postingDocTf, blockLast, blockMaxX, termBlock, termStart } = this;
+    const { postingDocTf, blockLast, blockMaxX } = this;
     const n = ids.length;
     const slack = 1 + n * 2 ** -48;
-    const pos = new Int32Array(n);
-    const end = new Int32Array(n);
-    const first = new Int32Array(n);
-    const blockBase = new Int32Array(n);
-    const cur = new Int32Array(n);
-    const ub = new Float64Array(n);
-    const order = new Int32Array(n);
-    const lastBlock = new Int32Array(n);
-    // Per cursor, the block last bounded for block-max and its score bound.
-    const shallow = new Int32Array(n).fill(-1);
-    const shallowBound = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const t = ids[i]!;
-      pos[i] = first[i] = termStart[t]!;
-      end[i] = termStart[t + 1]!;
-      blockBase[i] = termBlock[t]!;
-      cur[i] = postingDocTf[pos[i]!]! >>> TF_BITS;
-      ub[i] = termScore(weights[i]!, this.termMaxX[t]!);
-      order[i] = i;
-      lastBlock[i] = termBlock[t + 1]! - 1;
-    }
+    const cursors = this.cursors(ids, weights);
+    const { pos, end, first, blockBase, cur, ub, order, lastBlock, shallow, shallowBound } = cursors;
     const blockOf = (i: number, p: number) => blockBase[i]! + ((p - first[i]!) >> BLOCK_SHIFT);
-    /** Moves cursor i to its first posting at or after `target`, skipping whole blocks by their last doc. */
-    const advance = (i: number, target: number) => {
-      if (cur[i]! >= target) return;
-      const e = end[i]!;
-      let blk = blockOf(i, pos[i]!);
-      const lastBlk = lastBlock[i]!;
-      while (blk < lastBlk && blockLast[blk]! < target) blk++;
-      if (blockLast[blk]! < target) {
-        pos[i] = e;
-        cur[i] = NO_DOC;
-        return;
-      }
-      let lo = Math.max(pos[i]!, first[i]! + ((blk - blockBase[i]!) << BLOCK_SHIFT));
-      let hi = Math.min(e - 1, lo + (1 << BLOCK_SHIFT) - 1);
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (postingDocTf[mid]! >>> TF_BITS < target) lo = mid + 1;
-        else hi = mid;
-      }
-      pos[i] = lo;
-      cur[i] = postingDocTf[lo]! >>> TF_BITS;
-    };
+    const advance = (i: number, target: number) => advanceCursor(cursors, i, target, blockLast, postingDocTf);
     const next = (i: number) => {
       const p = ++pos[i]!;
       cur[i] = p < end[i]! ? postingDocTf[p]! >>> TF_BITS : NO_DOC;
     };
     let scored = 0;
     for (;;) {
-      for (let a = 1; a < n; a++) {
-        const c = order[a]!;
-        const d = cur[c]!;
-        let b = a - 1;
-        for (; b >= 0 && cur[order[b]!]! > d; b--) order[b + 1] = order[b]!;
-        order[b + 1] = c;
-      }
+      sortByDoc(order, cur);
       const theta = top.threshold();
       let pivot = -1;
       let sum = 0;
@@ -357,6 +340,61 @@ export class InvertedIndex {
         for (let a = 0; a < pivot; a++) advance(order[a]!, pivotDoc);
       }
     }
+  }
+}
+
+/** WAND's per-cursor state, one entry per distinct query term (see {@link InvertedIndex.cursors}). */
+interface WandCursors {
+  /** Current posting, one past the last, and the first posting of the cursor's term. */
+  readonly pos: Int32Array;
+  readonly end: Int32Array;
+  readonly first: Int32Array;
+  /** The term's first and last block. */
+  readonly blockBase: Int32Array;
+  readonly lastBlock: Int32Array;
+  /** Current document, NO_DOC once exhausted. */
+  readonly cur: Int32Array;
+  /** The term's score bound over all its postings. */
+  readonly ub: Float64Array;
+  /** Cursor indices, sorted by current document before each pivot search. */
+  readonly order: Int32Array;
+  /** The block last bounded for block-max (-1: none yet) and its score bound. */
+  readonly shallow: Int32Array;
+  readonly shallowBound: Float64Array;
+}
+
+/** Moves cursor i to its first posting at or after `target`, skipping whole blocks by their last doc. */
+function advanceCursor(c: WandCursors, i: number, target: number, blockLast: Int32Array, postingDocTf: Uint32Array): void {
+  const { pos, end, first, blockBase, cur } = c;
+  if (cur[i]! >= target) return;
+  const e = end[i]!;
+  let blk = blockBase[i]! + ((pos[i]! - first[i]!) >> BLOCK_SHIFT);
+  const lastBlk = c.lastBlock[i]!;
+  while (blk < lastBlk && blockLast[blk]! < target) blk++;
+  if (blockLast[blk]! < target) {
+    pos[i] = e;
+    cur[i] = NO_DOC;
+    return;
+  }
+  let lo = Math.max(pos[i]!, first[i]! + ((blk - blockBase[i]!) << BLOCK_SHIFT));
+  let hi = Math.min(e - 1, lo + (1 << BLOCK_SHIFT) - 1);
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (postingDocTf[mid]! >>> TF_BITS < target) lo = mid + 1;
+    else hi = mid;
+  }
+  pos[i] = lo;
+  cur[i] = postingDocTf[lo]! >>> TF_BITS;
+}
+
+/** Insertion sort of `order` by current document: between pivots only a few cursors move, so it is nearly sorted. */
+function sortByDoc(order: Int32Array, cur: Int32Array): void {
+  for (let a = 1; a < order.length; a++) {
+    const c = order[a]!;
+    const d = cur[c]!;
+    let b = a - 1;
+    for (; b >= 0 && cur[order[b]!]! > d; b--) order[b + 1] = order[b]!;
+    order[b + 1] = c;
   }
 }
 
