@@ -7,6 +7,11 @@ import type { Logger } from '../harness/log.js';
 export interface ScoredDoc {
   readonly docId: string;
   readonly score: number;
+  /**
+   * The text a remote system returned for a Returned item (docId `returned:<hash>`, text no Document of the
+   * eval set holds), for the judge to read; absent for every result that is a Document.
+   */
+  readonly text?: string;
 }
 
 /** What `index` reports; a config may pin these with `expect.indexStats` and they go into the manifest. */

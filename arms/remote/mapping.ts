@@ -1,20 +1,32 @@
 import { JSONPath } from 'jsonpath-plus';
 import { z } from 'zod';
+import type { Corpus, JsonValue } from '../../evalset/types.js';
 import type { ScoredDoc } from '../types.js';
+import { type MappingCounts, TEXT_MATCH_DEFAULT, type TextMatch, TextMatcher, textMatchSchema } from './text-match.js';
 
 /**
  * How a remote answer becomes a ranking: `results` is a JSONPath (jsonpath-plus, Goessner's syntax) selecting
- * the hits in the answer, `docId` and `score` are JSONPaths inside one hit. Without `score`, hits are scored by
- * rank, 1 / (1 + rank), so the server's order is kept and the theoretical minimum is 0.
+ * the hits in the answer, `docId`, `text` and `score` are JSONPaths inside one hit. Without `score`, hits are
+ * scored by rank, 1 / (1 + rank), so the server's order is kept and the theoretical minimum is 0. With `text`,
+ * a hit whose docId the eval set does not hold (or that has none) is mapped by its text (text-match.ts).
  */
 export const mappingSchema = z
   .object({
     results: z.string().min(1).default('$[*]'),
     docId: z.string().min(1).default('$.id'),
     score: z.string().min(1).optional(),
+    text: z.string().min(1).optional(),
+    match: textMatchSchema.default(TEXT_MATCH_DEFAULT),
   })
   .strict();
 export type Mapping = z.output<typeof mappingSchema>;
+
+/** One hit of a remote answer: a docId, a text, or both (at least one), and its score. */
+export interface RemoteHit {
+  readonly docId?: string;
+  readonly text?: string;
+  readonly score: number;
+}
 
 /** An answer that does not have the shape the mapping names. Carries no part of the answer (it may quote documents). */
 export class MappingError extends Error {}
@@ -24,7 +36,7 @@ function select(path: string, json: unknown): unknown[] {
 }
 
 /** The ranked hits of one answer, best first, in the server's order; throws MappingError on a malformed answer. */
-export function mapResults(answer: unknown, m: Mapping): ScoredDoc[] {
+export function mapResults(answer: unknown, m: Mapping): RemoteHit[] {
   let hits: unknown[];
   try {
     hits = select(m.results, answer);
@@ -35,18 +47,48 @@ export function mapResults(answer: unknown, m: Mapping): ScoredDoc[] {
   if (hits.length === 1 && Array.isArray(hits[0])) hits = hits[0] as unknown[];
   return hits.map((hit, rank) => {
     const id = select(m.docId, hit)[0];
-    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id)))
-      throw new MappingError(`hit ${rank + 1} has no string docId at ${m.docId} (found ${id === undefined ? 'nothing' : typeof id})`);
-    let score = 1 / (1 + rank);
-    if (m.score !== undefined) {
-      const s = select(m.score, hit)[0];
-      const n = typeof s === 'string' && s.trim() !== '' ? Number(s) : s;
-      if (typeof n !== 'number' || !Number.isFinite(n))
-        throw new MappingError(`hit ${rank + 1} has no finite number at ${m.score} (found ${s === undefined ? 'nothing' : typeof s})`);
-      score = n;
+    const hasId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+    const text = m.text === undefined ? undefined : select(m.text, hit)[0];
+    if (m.text !== undefined && text !== undefined && typeof text !== 'string')
+      throw new MappingError(`hit ${rank + 1} has a ${typeof text} at ${m.text}, not text`);
+    if (!hasId && typeof text !== 'string') {
+      const also = m.text === undefined ? '' : ` nor text at ${m.text}`;
+      throw new MappingError(`hit ${rank + 1} has no string docId at ${m.docId}${also} (found ${id === undefined ? 'nothing' : typeof id})`);
     }
-    return { docId: String(id), score };
+    return { ...(hasId ? { docId: String(id) } : {}), ...(typeof text === 'string' ? { text } : {}), score: hitScore(m, hit, rank) };
   });
+}
+
+function hitScore(m: Mapping, hit: unknown, rank: number): number {
+  if (m.score === undefined) return 1 / (1 + rank);
+  const s = select(m.score, hit)[0];
+  const n = typeof s === 'string' && s.trim() !== '' ? Number(s) : s;
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw new MappingError(`hit ${rank + 1} has no finite number at ${m.score} (found ${s === undefined ? 'nothing' : typeof s})`);
+  return n;
+}
+
+/**
+ * A ranking from mapped hits. Without a matcher (the arm reads no text) each hit keeps its docId. With one,
+ * each hit maps to a Document or a Returned item (counted in `counts`); a hit that maps to a Document already
+ * ranked higher is dropped (two facts of one memory are one result, at the better rank), and only a Returned
+ * item carries its text, for the judge.
+ */
+export function rankHits(hits: readonly RemoteHit[], matcher: TextMatcher | undefined, counts: MappingCounts): ScoredDoc[] {
+  if (matcher === undefined) return hits.map((h) => ({ docId: h.docId ?? '', score: h.score }));
+  const seen = new Set<string>();
+  const out: ScoredDoc[] = [];
+  for (const h of hits) {
+    const { docId, by } = matcher.map(h);
+    if (seen.has(docId)) continue;
+    seen.add(docId);
+    if (by === 'id') counts.byId++;
+    else if (by === 'text') counts.byText++;
+    else if (by === 'fuzzy') counts.byFuzzy++;
+    else if (by === 'returned') counts.returned++;
+    out.push(by === 'returned' ? { docId, score: h.score, text: h.text as string } : { docId, score: h.score });
+  }
+  return out;
 }
 
 /** Why `pattern` cannot map a plain-text answer, or undefined when it can. */
@@ -57,38 +99,36 @@ export function textPatternProblem(pattern: string): string | undefined {
   } catch (err) {
     return `is not a regular expression: ${(err as Error).message}`;
   }
-  if (!/\(\?<id>/.test(re.source)) return 'has no named group (?<id>...) for the docId (and may have (?<score>...))';
+  if (!/\(\?<(id|text)>/.test(re.source)) return 'has no named group (?<id>...) for the docId or (?<text>...) for the text (and may have (?<score>...))';
   return undefined;
 }
 
 /**
  * How a plain-text answer becomes a ranking: every match of `pattern` (a JavaScript regular expression, flags
  * g and m, so `^` and `$` are line ends) is one hit, in the order of the text; its named group `id` is the
- * docId and its group `score`, when the pattern has one, the score of every hit (without one: 1 / (1 + rank),
- * as for JSON without a score path).
+ * docId, `text` the hit's text (mapped as `response.text` is), and `score`, when the pattern has one, the score
+ * of every hit (without one: 1 / (1 + rank), as for JSON without a score path).
  */
-export const textMappingSchema = z
-  .object({
-    pattern: z
-      .string()
-      .min(1)
-      .superRefine((p, ctx) => {
-        const problem = textPatternProblem(p);
-        if (problem)
-          ctx.addIssue({ code: 'custom', message: `${problem}; e.g. '^(?<id>\\S+)\\t(?<score>\\S+)$' (in YAML single quotes) for lines of id TAB score` });
-      }),
-  })
-  .strict();
-export type TextMapping = z.output<typeof textMappingSchema>;
+export const patternSchema = z
+  .string()
+  .min(1)
+  .superRefine((p, ctx) => {
+    const problem = textPatternProblem(p);
+    if (problem)
+      ctx.addIssue({ code: 'custom', message: `${problem}; e.g. '^(?<id>\\S+)\\t(?<score>\\S+)$' (in YAML single quotes) for lines of id TAB score` });
+  });
 
 /** The ranked hits of a plain-text answer; throws MappingError on a score that is not a finite number. */
-export function mapTextResults(text: string, m: TextMapping): ScoredDoc[] {
-  const out: ScoredDoc[] = [];
+export function mapTextResults(body: string, pattern: string): RemoteHit[] {
+  const out: RemoteHit[] = [];
   // A pattern with a score group scores every hit by it: a hit without one would mix two scales.
-  const scored = /\(\?<score>/.test(m.pattern);
-  for (const match of text.matchAll(new RegExp(m.pattern, 'gm'))) {
+  const scored = /\(\?<score>/.test(pattern);
+  for (const match of body.matchAll(new RegExp(pattern, 'gm'))) {
     const id = match.groups?.['id'];
-    if (id === undefined || id === '') continue;
+    const text = match.groups?.['text'];
+    const hasId = id !== undefined && id !== '';
+    const hasText = text !== undefined && text.trim() !== '';
+    if (!hasId && !hasText) continue;
     let score = 1 / (1 + out.length);
     const s = match.groups?.['score'];
     if (scored) {
@@ -96,7 +136,51 @@ export function mapTextResults(text: string, m: TextMapping): ScoredDoc[] {
       if (s === undefined || s.trim() === '' || !Number.isFinite(score))
         throw new MappingError(`hit ${out.length + 1}: its score group is not a finite number`);
     }
-    out.push({ docId: id, score });
+    out.push({ ...(hasId ? { docId: id } : {}), ...(hasText ? { text } : {}), score });
   }
   return out;
+}
+
+/** The text-match settings when hits are mapped by their text (a `text` path, or a pattern with a `(?<text>...)` group). */
+export function textMatchOf(m: Mapping & { readonly pattern?: string | undefined }): TextMatch | undefined {
+  return m.text !== undefined || (m.pattern !== undefined && /\(\?<text>/.test(m.pattern)) ? m.match : undefined;
+}
+
+/** The response mapping as the fingerprint records it: the text-match settings only where text is mapped. */
+export function responseIdentity<M extends Mapping & { readonly pattern?: string | undefined }>(m: M): JsonValue {
+  const { match, ...rest } = m;
+  return (textMatchOf(m) === undefined ? rest : { ...rest, match }) as unknown as JsonValue;
+}
+
+/**
+ * A remote arm's hits made into rankings, one Scope at a time: `index` builds the Scope's text matcher (only
+ * when the arm maps text), `rank` maps one answer's hits, and `stats` gives the mapping counts since the last
+ * `reset` (the arm resets after its store check, so only the queries' hits count).
+ */
+export class HitRanker {
+  #matcher: TextMatcher | undefined;
+  #counts: MappingCounts = { byId: 0, byText: 0, byFuzzy: 0, returned: 0 };
+
+  /** `match` undefined: the arm maps no text, every hit keeps its docId. */
+  constructor(private readonly match: TextMatch | undefined) {}
+
+  index(corpus: Corpus): void {
+    this.#matcher = this.match === undefined ? undefined : new TextMatcher(corpus, this.match);
+    this.reset();
+  }
+
+  rank(hits: readonly RemoteHit[]): ScoredDoc[] {
+    return rankHits(hits, this.#matcher, this.#counts);
+  }
+
+  reset(): void {
+    this.#counts = { byId: 0, byText: 0, byFuzzy: 0, returned: 0 };
+  }
+
+  /** Index stats of the mapping: absent for an arm that maps no text, so its reports are unchanged. */
+  stats(): Record<string, number> | undefined {
+    if (this.#matcher === undefined) return undefined;
+    const c = this.#counts;
+    return { mappedById: c.byId, mappedByText: c.byText, mappedByFuzzy: c.byFuzzy, returnedItems: c.returned };
+  }
 }

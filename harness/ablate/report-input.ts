@@ -3,7 +3,8 @@ import type { EvalSet, Qrels } from '../../evalset/types.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { SystemOutcome } from '../execution/outcome.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
-import type { ReportEvalSet, ReportInput, ReportRun } from '../report/types.js';
+import { isReturnedId } from '../../arms/remote/text-match.js';
+import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '../report/types.js';
 import { costs } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import type { ScoredAblation } from './score.js';
@@ -16,7 +17,30 @@ export function sensitiveField(s: SystemOutcome['system'], sensitiveDocuments: n
   return sensitive === undefined ? {} : { sensitive };
 }
 
-function reportRun(o: SystemOutcome, sensitiveDocuments: number): ReportRun {
+/** The Text mapping shares of a system that mapped text or holds Returned items, else undefined. */
+export function textMappingShares(o: SystemOutcome, qrels: Qrels): TextMappingShares | undefined {
+  const st = o.indexStats;
+  const hits =
+    st['mappedById'] === undefined
+      ? undefined
+      : { byId: st['mappedById'], byText: st['mappedByText'] ?? 0, byFuzzy: st['mappedByFuzzy'] ?? 0, returned: st['returnedItems'] ?? 0 };
+  let results = 0;
+  let returnedResults = 0;
+  let returnedJudged = 0;
+  for (const [qid, docs] of Object.entries(o.results)) {
+    results += docs.length;
+    for (const [docId] of docs) {
+      if (!isReturnedId(docId)) continue;
+      returnedResults++;
+      if (qrels.get(qid)?.has(docId) === true) returnedJudged++;
+    }
+  }
+  if (hits === undefined && returnedResults === 0) return undefined;
+  return { ...(hits === undefined ? {} : { hits }), results, returnedResults, returnedJudged };
+}
+
+function reportRun(o: SystemOutcome, sensitiveDocuments: number, qrels: Qrels): ReportRun {
+  const textMapping = textMappingShares(o, qrels);
   const s = o.system;
   return {
     id: s.id,
@@ -31,6 +55,7 @@ function reportRun(o: SystemOutcome, sensitiveDocuments: number): ReportRun {
     ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
     ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
     ...(o.resultCheck === undefined ? {} : { resultCheck: o.resultCheck }),
+    ...(textMapping === undefined ? {} : { textMapping }),
     ...sensitiveField(s, sensitiveDocuments),
   };
 }
@@ -81,7 +106,7 @@ export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed:
     name: cfg.name,
     configHash: cfg.configHash,
     evalset: reportEvalSet(cfg, study, scored),
-    runs: [...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments)), ...scored.tuned.map(tunedRun)],
+    runs: [...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments, scored.qrels)), ...scored.tuned.map(tunedRun)],
     measures: cfg.measures,
     queries: study.es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text })),
     perQuery: scored.perQuery,

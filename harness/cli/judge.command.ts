@@ -90,9 +90,9 @@ async function judgeAblation(args: JudgeArgs & { readonly config: string }, io: 
   const judge = settings({ ...(cfg.judge ?? {}) }, shown);
   // Judge the gold eval set's pool: the config may already read judged qrels, which must not feed themselves.
   const es = await loadConfiguredEvalSet(cfg, io.log);
-  const runs = await ablationRuns(cfg, es, io.log, io.env, { jobs, ...(refresh.length > 0 ? { refresh } : {}) });
+  const { runs, returned } = await ablationRuns(cfg, es, io.log, io.env, { jobs, ...(refresh.length > 0 ? { refresh } : {}) });
   const evalset = evalsetProvenance(es, cfg.evalset.format, cfg.evalset.path, out, cfg.evalset.split);
-  const job = { es, evalset, evalsetDir: cfg.evalset.path, runs, judge, out, cache: cfg.cache, all: args.all, source: shown };
+  const job = { es, evalset, evalsetDir: cfg.evalset.path, runs, returned, judge, out, cache: cfg.cache, all: args.all, source: shown };
   const summary = await runJudge(job, io.log, io.env);
   io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
 }

@@ -2,7 +2,7 @@ import type { Run } from '../../evalset/types.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem } from '../systems/plan.js';
 import { checkResults, faultSentence } from '../systems/result-check.js';
-import type { ResultCheck, ScopeData, ScopeResults, SystemDiagnostics } from '../systems/types.js';
+import type { ResultCheck, ReturnedText, ScopeData, ScopeResults, SystemDiagnostics } from '../systems/types.js';
 import type { SystemRuns } from './scope-run.js';
 
 /** What one system produced over every scope. */
@@ -24,6 +24,8 @@ export interface SystemOutcome {
   readonly diagnostics?: SystemDiagnostics;
   /** The Result check's faults (no results for most queries, unknown ids); absent for a healthy System. */
   readonly resultCheck?: ResultCheck;
+  /** The texts of the Returned items of its own runs (an arm mapping text), over every scope. */
+  readonly returned?: Readonly<Record<string, ReturnedText>>;
 }
 
 /** A system's outcome from its per-scope runs: results merged over scopes, costs summed, diagnostics. */
@@ -35,6 +37,7 @@ export function outcomeOf(
   log: Logger,
 ): SystemOutcome {
   const results: ScopeResults = {};
+  const returned: Record<string, ReturnedText> = {};
   const stats: Record<string, number> = {};
   let indexMs = 0;
   let searchMs = 0;
@@ -50,6 +53,7 @@ export function outcomeOf(
       queryMs.push(r.queryMs[q.id] ?? 0);
     }
     for (const [k, v] of Object.entries(r.indexStats)) stats[k] = (stats[k] ?? 0) + v;
+    if (r.returned !== undefined) Object.assign(returned, r.returned);
     indexMs += r.indexMs;
     searchMs += r.searchMs;
   });
@@ -78,5 +82,6 @@ export function outcomeOf(
     cache: { hits: computed.filter((c) => !c).length, misses: computed.filter((c) => c).length },
     ...(diagnostics === undefined ? {} : { diagnostics }),
     ...(resultCheck === undefined ? {} : { resultCheck }),
+    ...(Object.keys(returned).length === 0 ? {} : { returned }),
   };
 }

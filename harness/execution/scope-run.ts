@@ -38,6 +38,12 @@ export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
       if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1])))
         return `results of query ${q.id} are not [docId, score] pairs`;
     }
+    const returned = r['returned'];
+    if (
+      returned !== undefined &&
+      (returned === null || typeof returned !== 'object' || !Object.values(returned).every((t) => typeof (t as { text?: unknown })?.text === 'string'))
+    )
+      return 'returned is not an object of { text }';
     return undefined;
   };
 }

@@ -22,6 +22,7 @@ export interface WireScopeRun {
   /** Query ids of `queryMs`, in the instance's key order, with their latencies. */
   readonly latencyIds: readonly string[];
   readonly latencies: Float64Array;
+  readonly returned?: ScopeRun['returned'];
 }
 
 /** docId -> position in the scope's documents, built once per scope and side of the boundary. */
@@ -75,6 +76,7 @@ export function wireRun(run: ScopeRun, scope: ScopeData, table: DocPositions): W
     extraDocs: [...extra.keys()],
     latencyIds,
     latencies: Float64Array.from(latencyIds, (q) => run.queryMs[q] as number),
+    ...(run.returned === undefined ? {} : { returned: run.returned }),
   };
 }
 
@@ -92,7 +94,8 @@ export function unwireRun(p: WireScopeRun, scope: ScopeData): ScopeRun {
   p.latencyIds.forEach((q, i) => {
     queryMs[q] = p.latencies[i] as number;
   });
-  return { indexStats: p.indexStats, indexMs: p.indexMs, searchMs: p.searchMs, queryMs, results };
+  const run = { indexStats: p.indexStats, indexMs: p.indexMs, searchMs: p.searchMs, queryMs, results };
+  return p.returned === undefined ? run : { ...run, returned: p.returned };
 }
 
 /** The buffers of a packed run, to hand to postMessage's transfer list. */

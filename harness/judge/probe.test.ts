@@ -58,7 +58,7 @@ arms:
     await ablationRuns(cfg, es, log, {});
     expect(entries(cacheDir).length).toBe(first);
     version = '1.1.0';
-    const runs = await ablationRuns(cfg, es, log, {});
+    const { runs } = await ablationRuns(cfg, es, log, {});
     // One new entry: the MCP arm's run under its new identity; bm25's key does not change.
     expect(entries(cacheDir).length).toBe(first + 1);
     expect(runs.get('own')?.size).toBeGreaterThan(0);

@@ -1,3 +1,4 @@
+import { isReturnedId } from '../../arms/remote/text-match.js';
 import type { EvalSet } from '../../evalset/types.js';
 import { ConfigError } from '../errors.js';
 import { judgedQrels, mergeQrels, readJudgments } from './store.js';
@@ -31,7 +32,8 @@ export async function withChosenQrels(
   const j = await readJudgments(choice.judgments);
   const queries = new Set(es.queries.map((q) => q.id));
   const docs = new Set(es.documents.map((d) => d.id));
-  const stray = j.records.find((r) => !queries.has(r.queryId) || !docs.has(r.docId));
+  // A Returned item (text a system returned that no Document holds) is judged under its own id.
+  const stray = j.records.find((r) => !queries.has(r.queryId) || (!docs.has(r.docId) && !isReturnedId(r.docId)));
   if (stray) {
     throw new ConfigError(choice.file, [
       `judgments: ${choice.judgments} judges ${queries.has(stray.queryId) ? `document ${stray.docId}` : `query ${stray.queryId}`}, which eval set ${es.name} does not hold; were they made for another eval set?`,

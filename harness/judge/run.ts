@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
-import type { EvalSet, Run } from '../../evalset/types.js';
+import type { Document, EvalSet, Run } from '../../evalset/types.js';
+import type { ReturnedText } from '../systems/types.js';
 import { runPlan, type RunPlanOptions } from '../execution/run-plan.js';
 import { scopesOf } from '../execution/scopes.js';
 import { ContentStore } from '../cache/index.js';
@@ -16,6 +17,12 @@ import { depthPool, type Pool } from './pool.js';
 import { loadPrompt } from './prompt.js';
 import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
 
+/** What the judge pools from an ablation: every system's run, and the texts of the Returned items among them. */
+export interface AblationPool {
+  readonly runs: Map<string, Run>;
+  readonly returned: ReadonlyMap<string, ReturnedText>;
+}
+
 /**
  * The runs of every system of an ablation, through the same entry as `harness ablate` (probed first, so a
  * changed server's runs are never served from the cache; from the run cache when `harness ablate` ran before).
@@ -26,10 +33,26 @@ export async function ablationRuns(
   log: Logger,
   env: NodeJS.ProcessEnv,
   opts: Pick<RunPlanOptions, 'jobs' | 'refresh'> = {},
-): Promise<Map<string, Run>> {
+): Promise<AblationPool> {
   const store = new ContentStore(cfg.cache, { log });
   const { outcomes } = await runPlan(cfg, scopesOf(es), { store, log, env, ...opts });
-  return new Map([...outcomes].map(([id, o]) => [id, o.run] as const));
+  const returned = new Map<string, ReturnedText>();
+  for (const o of outcomes.values()) for (const [id, t] of Object.entries(o.returned ?? {})) returned.set(id, t);
+  return { runs: new Map([...outcomes].map(([id, o]) => [id, o.run] as const)), returned };
+}
+
+/**
+ * The eval set the judge reads: `es` with a Document for each pooled Returned item (its text as the system
+ * returned it, Sensitive where its Scope was), so the judge grades a rewritten memory as it grades a Document.
+ */
+function withReturnedItems(es: EvalSet, pool: Pool, returned: ReadonlyMap<string, ReturnedText> | undefined): EvalSet {
+  if (returned === undefined || returned.size === 0) return es;
+  const added = new Map<string, Document>();
+  for (const { docId } of pool.pairs) {
+    const t = returned.get(docId);
+    if (t !== undefined && !added.has(docId)) added.set(docId, { id: docId, text: t.text, ...(t.sensitive ? { sensitive: true } : {}) });
+  }
+  return added.size === 0 ? es : { ...es, documents: [...es.documents, ...added.values()] };
 }
 
 export interface JudgeJob {
@@ -38,6 +61,8 @@ export interface JudgeJob {
   /** The eval set's folder, where a build manifest may name the generator model. */
   readonly evalsetDir?: string;
   readonly runs: ReadonlyMap<string, Run>;
+  /** Texts of the Returned items the runs hold (an ablation's text-mapping arms); absent for run files. */
+  readonly returned?: ReadonlyMap<string, ReturnedText>;
   readonly judge: JudgeConfig;
   readonly out: string;
   readonly cache: string;
@@ -155,7 +180,7 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
   log.info(`judge: pool of ${pool.pairs.length} pairs over ${pool.perQuery.size} queries from ${pool.systems.length} system(s) at depth ${j.depth}`);
   const chat = await judgeChat(j, env, job.source);
   const store = new ContentStore(job.cache, { log });
-  const outcome = await judgePool(pool, job.es, {
+  const outcome = await judgePool(pool, withReturnedItems(job.es, pool, job.returned), {
     identity,
     prompt,
     chat,

@@ -69,6 +69,8 @@ export interface ReportRun {
   readonly diagnostics?: SystemDiagnostics;
   /** Set only when the Result check found the run empty for most queries or mostly ids the eval set lacks. */
   readonly resultCheck?: ResultCheck;
+  /** Set for a system whose results hold text mapped to Documents or Returned items (a rewriting memory server). */
+  readonly textMapping?: TextMappingShares;
   /** Tuned systems: the measure, how the point was picked, the picks and the oracle (best on test). */
   readonly tuning?: ReportTuning;
   /**
@@ -206,4 +208,18 @@ export interface ReportData extends ReportInput {
   readonly families: readonly FamilyInfo[];
   readonly warnings: readonly ReportWarning[];
   readonly gateResult?: GateResult;
+}
+
+/**
+ * How a system's returned text became results (Text mapping): the arm's hits mapped by id, by equal or
+ * contained text, by fuzzy match, or left as Returned items; and of its results over every query, those that
+ * are Returned items and how many of them the scoring qrels grade (the judge's), the rest scoring 0 unjudged.
+ */
+export interface TextMappingShares {
+  /** Hits as the arm mapped them (absent for a derived system, which maps nothing itself). */
+  readonly hits?: { readonly byId: number; readonly byText: number; readonly byFuzzy: number; readonly returned: number };
+  /** Result entries over every query, those that are Returned items, and those of them with a grade. */
+  readonly results: number;
+  readonly returnedResults: number;
+  readonly returnedJudged: number;
 }

@@ -1,3 +1,4 @@
+import { isReturnedId } from '../../arms/remote/text-match.js';
 import type { ResultCheck, ResultFault, ScopeData, ScopeResults } from './types.js';
 
 /**
@@ -19,7 +20,7 @@ function scopeIds(scope: ScopeData): ReadonlySet<string> {
   return ids;
 }
 
-/** Counts of one System over every Scope: queries without results, returned ids, those no Corpus holds. */
+/** Counts of one System over every Scope: queries without results, returned ids, those no Corpus holds (Returned items, text the judge reads, aside). */
 interface Counts {
   queries: number;
   empty: number;
@@ -37,7 +38,7 @@ function countResults(runs: readonly { readonly results: ScopeResults }[], scope
       c.queries++;
       if (docs.length === 0) c.empty++;
       c.returned += docs.length;
-      for (const [docId] of docs) if (!known.has(docId)) c.unknown++;
+      for (const [docId] of docs) if (!known.has(docId) && !isReturnedId(docId)) c.unknown++;
     }
   });
   return c;

@@ -7,7 +7,7 @@ import { didYouMean } from '../util/suggest.js';
 import { HarnessError } from '../errors.js';
 import type { JsonValue, Query } from '../../evalset/types.js';
 import { parseNodeParams, shownParams } from './node-params.js';
-import type { BoundNode, NodeContext, NodeKind, ScopeResults, SystemInstance } from './types.js';
+import type { BoundNode, NodeContext, NodeKind, ReturnedText, ScopeResults, SystemInstance } from './types.js';
 
 /** How many queries go to an arm's `searchMany` at once. */
 const SEARCH_BATCH = 64;
@@ -82,10 +82,13 @@ function armInstance(spec: ArmSpec, ctx: NodeContext): SystemInstance {
       const indexStats = await arm.index(scope.documents, scope.queries);
       const t1 = performance.now();
       const results: ScopeResults = {};
+      const returned: Record<string, ReturnedText> = {};
       const queryMs: Record<string, number> = {};
-      await searchAll(arm, scope.queries, topK, resultKeeper(spec.kind, topK, results), queryMs);
+      const sensitive = scope.documents.some((d) => d.sensitive === true);
+      await searchAll(arm, scope.queries, topK, resultKeeper(spec.kind, topK, results, returnedKeeper(returned, sensitive)), queryMs);
       const searchMs = performance.now() - t1;
-      return { indexStats: { ...indexStats, ...arm.searchStats?.() }, indexMs: t1 - t0, searchMs, queryMs, results };
+      const run = { indexStats: { ...indexStats, ...arm.searchStats?.() }, indexMs: t1 - t0, searchMs, queryMs, results };
+      return Object.keys(returned).length === 0 ? run : { ...run, returned };
     },
     async close() {
       await arm?.close?.();
@@ -96,14 +99,25 @@ function armInstance(spec: ArmSpec, ctx: NodeContext): SystemInstance {
 /** Takes one query's results from the arm. */
 type Keep = (qid: string, docs: readonly ScoredDoc[]) => void;
 
-/** Keeps a query's top `topK` in `results`, refusing a document returned twice or a non-finite score. */
-function resultKeeper(kind: string, topK: number, results: ScopeResults): Keep {
+/** Records the text of a Returned item, once per id (its id is the hash of its text). */
+function returnedKeeper(returned: Record<string, ReturnedText>, sensitive: boolean): (d: ScoredDoc) => void {
+  return (d) => {
+    if (d.text !== undefined && returned[d.docId] === undefined) returned[d.docId] = sensitive ? { text: d.text, sensitive: true } : { text: d.text };
+  };
+}
+
+/**
+ * Keeps a query's top `topK` in `results` (and the text of its Returned items), refusing a document returned
+ * twice or a non-finite score.
+ */
+function resultKeeper(kind: string, topK: number, results: ScopeResults, keepText: (d: ScoredDoc) => void): Keep {
   return (qid, docs) => {
     const seen = new Set<string>();
     results[qid] = docs.slice(0, topK).map((d) => {
       if (seen.has(d.docId)) throw new HarnessError(`arm ${kind} returned document "${d.docId}" twice for query ${qid}; an arm must return each document once`);
       if (!Number.isFinite(d.score)) throw new HarnessError(`arm ${kind} returned a non-finite score (${d.score}) for document "${d.docId}" and query ${qid}`);
       seen.add(d.docId);
+      keepText(d);
       return [d.docId, d.score];
     });
   };

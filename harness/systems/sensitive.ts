@@ -88,6 +88,7 @@ export function withSensitivePolicy(node: BoundNode, policy: SensitivePolicy, ta
             searchMs: own.searchMs + other.searchMs,
             queryMs,
             results: mergeByScore(own.results, other.results, qids, topK),
+            ...(own.returned === undefined ? {} : { returned: own.returned }),
           };
         },
         async close() {

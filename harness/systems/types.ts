@@ -33,6 +33,20 @@ export interface ScopeRun {
   /** Milliseconds per query (a batched search shares its time equally among the batch). */
   readonly queryMs: Readonly<Record<string, number>>;
   readonly results: ScopeResults;
+  /**
+   * The Returned items among `results` (text the system returned that no Document holds), by id: what the
+   * judge reads. Absent when there are none, so a run of Documents is stored as before.
+   */
+  readonly returned?: Readonly<Record<string, ReturnedText>>;
+}
+
+/**
+ * The text of one Returned item, Sensitive when its Scope held a Sensitive Document: a server may restate
+ * a private memory, so its text is kept from a judge that is not local, as the Document would be.
+ */
+export interface ReturnedText {
+  readonly text: string;
+  readonly sensitive?: true;
 }
 
 /** What a node instance is handed: the shared cache, a logger, scratch space and the environment. */

@@ -49,7 +49,8 @@ export function backToSources(run: ScopeRun, sourceOf: ReadonlyMap<string, strin
   for (const [qid, docs] of Object.entries(run.results)) {
     const best = new Map<string, number>();
     for (const [id, score] of docs) {
-      const src = sourceOf.get(id);
+      // A Returned item stands for itself: no derived document made it.
+      const src = sourceOf.get(id) ?? (run.returned?.[id] === undefined ? undefined : id);
       if (src === undefined) throw new HarnessError(`internal: derived document "${id}" has no source document`);
       const prev = best.get(src);
       if (prev === undefined || score > prev) best.set(src, score);

@@ -7,6 +7,8 @@ import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { refuseSensitive } from '../limits.js';
 import { scopeName } from '../scope.js';
+import { HitRanker, type RemoteHit } from '../mapping.js';
+import { textMatchSchema } from '../text-match.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 
 const params = z
@@ -34,6 +36,11 @@ const params = z
     storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Milliseconds to wait for one answer (an index request waits 10 times as long). */
     timeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * Results may carry `text` (a memory the program rewrote): such a result is mapped to a Document by its text
+     * with these settings, and judged when none matches (docs/arms/remote-responses.md). Absent: ids only.
+     */
+    textMatch: textMatchSchema.optional(),
   })
   .strict();
 
@@ -130,16 +137,21 @@ class JsonlProcess {
   }
 }
 
-/** `results` of a search answer as a ranking; anything else is a protocol error naming the request. */
-function resultsOf(arm: string, msg: Record<string, unknown>): ScoredDoc[] {
+/**
+ * `results` of a search answer as hits; anything else is a protocol error naming the request. A result has a
+ * docId, or (with `textMatch` set) a text, or both.
+ */
+function resultsOf(arm: string, msg: Record<string, unknown>, texts: boolean): RemoteHit[] {
   const results = msg['results'];
   if (!Array.isArray(results)) throw new HarnessError(`arm ${arm}: answer ${String(msg['id'])} has no "results" array`);
   return results.map((r, i) => {
-    const docId = (r as { docId?: unknown } | null)?.docId;
-    const score = (r as { score?: unknown } | null)?.score;
-    if (typeof docId !== 'string' || typeof score !== 'number' || !Number.isFinite(score))
-      throw new HarnessError(`arm ${arm}: answer ${String(msg['id'])} result ${i + 1} is not { "docId": string, "score": finite number }`);
-    return { docId, score };
+    const { docId, score, text } = (r ?? {}) as { docId?: unknown; score?: unknown; text?: unknown };
+    const hasText = texts && typeof text === 'string';
+    if ((typeof docId !== 'string' && !hasText) || typeof score !== 'number' || !Number.isFinite(score)) {
+      const shape = texts ? '{ "docId": string and/or "text": string, "score": finite number }' : '{ "docId": string, "score": finite number }';
+      throw new HarnessError(`arm ${arm}: answer ${String(msg['id'])} result ${i + 1} is not ${shape}`);
+    }
+    return { ...(typeof docId === 'string' ? { docId } : {}), ...(hasText ? { text } : {}), score };
   });
 }
 
@@ -163,16 +175,18 @@ export const commandArm: ArmFactory<typeof params> = {
     storeCheck: p.index ? p.storeCheck : null,
     version: p.version ?? null,
     scopePrefix: p.scopePrefix,
+    ...(p.textMatch === undefined ? {} : { textMatch: p.textMatch }),
   }),
   theoreticalMinScore: () => undefined,
   sendsTextOffMachine: (p) => !p.local && p.index,
   create(id, p, ctx): Arm {
     let proc: JsonlProcess | undefined;
     let scope = '';
+    const ranker = new HitRanker(p.textMatch);
     const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> => {
       if (!proc) throw new HarnessError(`arm ${id}: search before index`);
       const answer = await proc.request({ op: 'search', scope, query: { id: query.id, text: query.text, stratum: query.stratum }, topK }, p.timeoutMs);
-      return resultsOf(id, answer);
+      return ranker.rank(resultsOf(id, answer, p.textMatch !== undefined));
     };
     return {
       id,
@@ -180,6 +194,7 @@ export const commandArm: ArmFactory<typeof params> = {
       async index(corpus: Corpus): Promise<IndexStats> {
         const running = (proc ??= new JsonlProcess(id, p, ctx));
         scope = scopeName(p.scopePrefix, corpus);
+        ranker.index(corpus);
         if (!p.index) return { documents: corpus.length };
         refuseSensitive(id, `${p.command} (local: false)`, corpus, p.local);
         const answer = await running.request({ op: 'index', scope, documents: corpus.map(wireDocument) }, p.timeoutMs * 10);
@@ -187,9 +202,11 @@ export const commandArm: ArmFactory<typeof params> = {
         for (const [k, v] of Object.entries((answer['stats'] as Record<string, unknown> | undefined) ?? {}))
           if (typeof v === 'number' && Number.isFinite(v)) stats[k] = v;
         const check = await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log);
+        ranker.reset();
         return { ...stats, ...check, documents: corpus.length };
       },
       search,
+      searchStats: () => ranker.stats() ?? {},
       async close() {
         await proc?.close();
       },

@@ -5,7 +5,8 @@ import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
-import { MappingError, mapResults, mappingSchema } from '../mapping.js';
+import { HitRanker, textMatchOf, MappingError, mapResults, mappingSchema, responseIdentity } from '../mapping.js';
+import { TEXT_MATCH_DEFAULT } from '../text-match.js';
 import { scopeName } from '../scope.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, type TemplateValues, documentValues, queryValues, render, templateProblems } from '../template.js';
@@ -54,7 +55,7 @@ const params = z
     /** The search request, sent once per query. */
     search: request(QUERY_VARIABLES, { query: '{{query.text}}', topK: '{{topK}}', scope: '{{scope}}' }),
     /** Where the hits are in the answer, and their docId and score (JSONPath). */
-    response: mappingSchema.default({ results: '$[*]', docId: '$.id' }),
+    response: mappingSchema.default({ results: '$[*]', docId: '$.id', match: TEXT_MATCH_DEFAULT }),
     /** The store request, sent once per document of each scope; absent when the service holds the corpus already. */
     index: request(DOCUMENT_VARIABLES, { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**
@@ -114,7 +115,7 @@ export const httpArm: ArmFactory<typeof params> = {
     kind: 'http',
     v: 2,
     search: requestIdentity(p.search),
-    response: p.response,
+    response: responseIdentity(p.response),
     index: p.index ? requestIdentity(p.index) : null,
     storeConcurrency: p.index ? p.storeConcurrency : null,
     storeCheck: p.index ? p.storeCheck : null,
@@ -135,14 +136,15 @@ export const httpArm: ArmFactory<typeof params> = {
   create(id, p, ctx): Arm {
     const call = serviceCaller(id, p, ctx);
     let scope = '';
+    const ranker = new HitRanker(textMatchOf(p.response));
     const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> => {
       const answer = await call(p.search, queryValues(query, topK, scope), `search query ${query.id}`);
       try {
-        return mapResults(answer, p.response);
+        return ranker.rank(mapResults(answer, p.response));
       } catch (err) {
         if (!(err instanceof MappingError)) throw err;
         throw new HarnessError(`arm ${id}: the answer to query ${query.id} does not fit response: ${err.message}`, {
-          hint: 'check the response paths (results, docId, score) against what the service returns',
+          hint: 'check the response paths (results, docId, text, score) against what the service returns',
         });
       }
     };
@@ -151,15 +153,19 @@ export const httpArm: ArmFactory<typeof params> = {
       concurrency: p.concurrency,
       async index(corpus: Corpus): Promise<IndexStats> {
         scope = scopeName(p.scopePrefix, corpus);
+        ranker.index(corpus);
         const store = p.index;
         if (!store) return { documents: corpus.length };
         refuseSensitive(id, redactUrl(store.url), corpus, p.local);
         const progress = ctx.log.progress(`${id}: index`, corpus.length);
         // The answer to an index request is not read (it may be plain text): the store check asks search.
         await storeAll(corpus, pLimit(p.storeConcurrency), progress, (d) => call(store, documentValues(d, scope), `store document ${d.id}`, false));
-        return { documents: corpus.length, ...(await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log)) };
+        const check = await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log);
+        ranker.reset();
+        return { documents: corpus.length, ...check };
       },
       search,
+      searchStats: () => ranker.stats() ?? {},
     };
   },
 };

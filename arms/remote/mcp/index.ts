@@ -7,7 +7,18 @@ import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
 import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { refuseSensitive, storeAll } from '../limits.js';
-import { MappingError, mapResults, mappingSchema, mapTextResults, textMappingSchema } from '../mapping.js';
+import { TEXT_MATCH_DEFAULT } from '../text-match.js';
+import {
+  HitRanker,
+  textMatchOf,
+  MappingError,
+  type RemoteHit,
+  mapResults,
+  mappingSchema,
+  mapTextResults,
+  patternSchema,
+  responseIdentity,
+} from '../mapping.js';
 import { scopeName } from '../scope.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, documentValues, queryValues, render, templateProblems } from '../template.js';
@@ -43,10 +54,12 @@ const params = z
     }),
     /**
      * Where the hits are in the search tool's result: JSONPaths into its structured content, else into its text
-     * content parsed as JSON; or, with `text: { pattern }`, the matches of a regular expression in its text
-     * content (docs/arms/remote-responses.md).
+     * content parsed as JSON; or, with `pattern`, the matches of a regular expression in its text content.
+     * With `text` (or a `(?<text>...)` group), hits are mapped by their text too (docs/arms/remote-responses.md).
      */
-    response: mappingSchema.extend({ text: textMappingSchema.optional() }).default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
+    response: mappingSchema
+      .extend({ pattern: patternSchema.optional() })
+      .default({ results: '$.results[*]', docId: '$.id', score: '$.score', match: TEXT_MATCH_DEFAULT }),
     /** The store tool, called once per document of each scope; absent when the server holds the corpus already. */
     store: toolCall(DOCUMENT_VARIABLES, 'store', { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**
@@ -76,7 +89,7 @@ export type McpParams = z.output<typeof params>;
 
 const isLocal = (p: McpParams) => p.local ?? isStdio(p.server);
 /** How the search reply is read: a regular expression over its text, or JSON (structured content first). */
-const mappingMode = (p: McpParams): 'text' | 'json' => (p.response.text === undefined ? 'json' : 'text');
+const mappingMode = (p: McpParams): 'text' | 'json' => (p.response.pattern === undefined ? 'json' : 'text');
 
 /** The tools the server lists; a configured tool it lacks is an error (exit 2) listing them all. */
 async function checkTools(id: string, p: McpParams, client: Client): Promise<void> {
@@ -119,28 +132,48 @@ function resultJson(id: string, tool: string, result: ToolResult): unknown {
   } catch {
     // Not quoted: it may hold document text.
     throw new HarnessError(`arm ${id}: tool ${tool} returned plain text, not JSON (${text.length} characters)`, {
-      hint: 'read plain text with params.response.text.pattern, a regular expression with a (?<id>...) group per hit (docs/arms/remote-responses.md)',
+      hint: 'read plain text with params.response.pattern, a regular expression with an (?<id>...) or (?<text>...) group per hit (docs/arms/remote-responses.md)',
     });
   }
 }
 
-/** The ranking a search result maps to, in the arm's mapping mode; a misfit names the query and the mapping. */
-function searchHits(id: string, p: McpParams, query: Query, result: ToolResult): ScoredDoc[] {
-  const text = p.response.text;
+/** The hits a search result maps to, in the arm's mapping mode; a misfit names the query and the mapping. */
+function searchHits(id: string, p: McpParams, query: Query, result: ToolResult): RemoteHit[] {
+  const pattern = p.response.pattern;
   try {
-    if (text === undefined) return mapResults(resultJson(id, p.search.tool, result), p.response);
+    if (pattern === undefined) return mapResults(resultJson(id, p.search.tool, result), p.response);
     const body = resultText(result);
-    if (body === undefined) throw new MappingError('the result has no text content for response.text.pattern');
-    return mapTextResults(body, text);
+    if (body === undefined) throw new MappingError('the result has no text content for response.pattern');
+    return mapTextResults(body, pattern);
   } catch (err) {
     if (!(err instanceof MappingError)) throw err;
     throw new HarnessError(`arm ${id}: the ${p.search.tool} result for query ${query.id} does not fit response: ${err.message}`, {
       hint:
-        text === undefined
-          ? 'check the response paths (results, docId, score) against what the tool returns'
-          : 'check response.text.pattern against what the tool returns',
+        pattern === undefined
+          ? 'check the response paths (results, docId, text, score) against what the tool returns'
+          : 'check response.pattern against what the tool returns',
     });
   }
+}
+
+/**
+ * A tool call that failed without an answer (the server exited, the connection closed, the call timed out) as
+ * a runtime error naming the arm, the server, the call and how far the run got; the scope's run is then not
+ * cached, so a rerun starts it again. The SDK's message is kept: it says which of these happened.
+ */
+function callFailure(id: string, p: McpParams, tool: string, done: { stores: number; searches: number }, err: unknown): HarnessError {
+  if (err instanceof HarnessError) return err;
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 200);
+  const closed = /connection closed|-32000/i.test(message);
+  const progress = `${done.stores} store and ${done.searches} search call(s) had answered`;
+  return new HarnessError(
+    `arm ${id}: the MCP server ${where(p.server)} ${closed ? 'closed the connection' : 'failed'} during a ${tool} call (${message}); ${progress}`,
+    {
+      hint: closed
+        ? "the server process exited or dropped the session: read its stderr above, fix it and run again (nothing of this arm's run was cached)"
+        : 'check the server; a timeout can be raised with params.timeoutMs',
+    },
+  );
 }
 
 /**
@@ -165,7 +198,7 @@ export const mcpArm: ArmFactory<typeof params> = {
     v: 2,
     server: serverIdentity(p.server),
     search: p.search,
-    response: p.response,
+    response: responseIdentity(p.response),
     mapping: mappingMode(p),
     store: p.store ?? null,
     storeConcurrency: p.store ? p.storeConcurrency : null,
@@ -188,20 +221,30 @@ export const mcpArm: ArmFactory<typeof params> = {
   create(id, p, ctx): Arm {
     let client: Client | undefined;
     let scope = '';
+    const done = { stores: 0, searches: 0 };
     const call = async (tool: string, args: JsonValue): Promise<ToolResult> => {
       const c = client as Client;
-      const result = (await c.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as ToolResult;
+      let result: ToolResult;
+      try {
+        result = (await c.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as ToolResult;
+      } catch (err) {
+        throw callFailure(id, p, tool, done, err);
+      }
       checkResult(id, tool, result);
+      if (tool === p.search.tool) done.searches++;
+      else done.stores++;
       return result;
     };
+    const ranker = new HitRanker(textMatchOf(p.response));
     const search = async (query: Query, topK: number): Promise<readonly ScoredDoc[]> =>
-      searchHits(id, p, query, await call(p.search.tool, render(p.search.arguments, queryValues(query, topK, scope))));
+      ranker.rank(searchHits(id, p, query, await call(p.search.tool, render(p.search.arguments, queryValues(query, topK, scope)))));
     return {
       id,
       concurrency: p.concurrency,
       async index(corpus: Corpus): Promise<IndexStats> {
         client ??= await connect(id, p.server, ctx);
         scope = scopeName(p.scopePrefix, corpus);
+        ranker.index(corpus);
         const store = p.store;
         if (!store) return { documents: corpus.length };
         refuseSensitive(id, `the MCP server ${where(p.server)}`, corpus, isLocal(p));
@@ -209,9 +252,11 @@ export const mcpArm: ArmFactory<typeof params> = {
         // A store reply's content is not read: whatever it says, the store check asks the search tool.
         await storeAll(corpus, pLimit(p.storeConcurrency), progress, (d) => call(store.tool, render(store.arguments, documentValues(d, scope))));
         const check = await runStoreCheck(id, corpus, p.storeCheck, p.concurrency, search, ctx.log);
+        ranker.reset();
         return { documents: corpus.length, ...check };
       },
       search,
+      searchStats: () => ranker.stats() ?? {},
       async close() {
         await client?.close();
       },

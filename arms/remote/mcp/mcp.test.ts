@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMemory } from '../../../evalset/memory.js';
@@ -158,5 +158,24 @@ describe('configs/own-system.yaml', () => {
     const unknown = await runCaptured(['ablate', '--config', 'own-system.yaml', '--refresh', 'onw'], dir, env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--refresh: "onw" is not a system of own-system\.yaml; did you mean "own"\?/);
+  });
+});
+
+describe('a server that dies mid-run', () => {
+  it('is a runtime error naming the arm, the server, the call and how far the run got, and nothing is cached', async () => {
+    // 20 store-check searches and 10 queries answered, then the process exits.
+    const dying = `{ command: ${JSON.stringify(process.execPath)}, args: [arms/remote/mcp/fixtures/dying-server.mjs, '30'], cwd: ${JSON.stringify(PROJECT_ROOT)} }`;
+    const file = config(', store: { tool: store }, concurrency: 1', dying);
+    const r = await runCaptured(['ablate', '--config', file], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /arm own: the MCP server .* \(stdio\) closed the connection during a search call \(MCP error -32000: Connection closed\); 351 store and 30 search call\(s\) had answered/,
+    );
+    expect(r.stderr).toMatch(/hint: the server process exited/);
+    expect(r.stderr).not.toMatch(/unexpected failure/);
+    expect(readdirSync(dir)).not.toContain('out');
+    const runs = join(dir, 'cache', 'run');
+    // No run-cache entry at all: the scope's run failed, so nothing of it is stored.
+    expect(existsSync(runs) ? readdirSync(runs, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : []).toEqual([]);
   });
 });

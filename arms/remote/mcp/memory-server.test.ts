@@ -143,9 +143,9 @@ describe('a server that answers in plain text', () => {
   });
   const TOOLS = `store: { tool: remember, arguments: { id: "{{document.id}}", text: "{{document.text}}" } },
       search: { tool: recall, arguments: { query: "{{query.text}}", limit: "{{topK}}" } },
-      response: { text: { pattern: '^- \\[(?<id>[^\\]]+)\\] \\(score (?<score>[-0-9.e]+)\\)$' } }, local: true`;
+      response: { pattern: '^- \\[(?<id>[^\\]]+)\\] \\(score (?<score>[-0-9.e]+)\\)$' }, local: true`;
 
-  it('is loaded (a plain-text store reply is not read) and searched through response.text.pattern', async () => {
+  it('is loaded (a plain-text store reply is not read) and searched through response.pattern', async () => {
     server = await servePlainTextMemory({ dropEveryOther: false });
     const r = await runCaptured(['ablate', '--config', config(`server: { url: ${JSON.stringify(server.url)} },\n      ${TOOLS}`)], dir);
     expect(r.stderr).toBe('');
