@@ -19,6 +19,8 @@ git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" &&
 for side in base head; do
   ln -s "$root/node_modules" "$tmp/$side/node_modules"
   (cd "$tmp/$side" && npx tsc -p tsconfig.build.json)
+  # The compiled statistics and PPR kernels (ADR 0028), where the revision has them.
+  if grep -q '"build-kernels"' "$tmp/$side/package.json"; then (cd "$tmp/$side" && npm run --silent build-kernels >/dev/null); fi
 done
 run() { # side
   local side=$1 out="$tmp/out-$1"

@@ -16,7 +16,8 @@ export const mappingSchema = z
     docId: z.string().min(1).default('$.id'),
     score: z.string().min(1).optional(),
     text: z.string().min(1).optional(),
-    match: textMatchSchema.default(TEXT_MATCH_DEFAULT),
+    /** How hits are mapped by their text (see text-match.ts); read only with `text` or a `(?<text>...)` group. */
+    match: textMatchSchema.optional(),
   })
   .strict();
 export type Mapping = z.output<typeof mappingSchema>;
@@ -143,13 +144,14 @@ export function mapTextResults(body: string, pattern: string): RemoteHit[] {
 
 /** The text-match settings when hits are mapped by their text (a `text` path, or a pattern with a `(?<text>...)` group). */
 export function textMatchOf(m: Mapping & { readonly pattern?: string | undefined }): TextMatch | undefined {
-  return m.text !== undefined || (m.pattern !== undefined && /\(\?<text>/.test(m.pattern)) ? m.match : undefined;
+  return m.text !== undefined || (m.pattern !== undefined && /\(\?<text>/.test(m.pattern)) ? (m.match ?? TEXT_MATCH_DEFAULT) : undefined;
 }
 
 /** The response mapping as the fingerprint records it: the text-match settings only where text is mapped. */
 export function responseIdentity<M extends Mapping & { readonly pattern?: string | undefined }>(m: M): JsonValue {
-  const { match, ...rest } = m;
-  return (textMatchOf(m) === undefined ? rest : { ...rest, match }) as unknown as JsonValue;
+  const { match: _given, ...rest } = m;
+  const match = textMatchOf(m);
+  return (match === undefined ? rest : { ...rest, match }) as unknown as JsonValue;
 }
 
 /**

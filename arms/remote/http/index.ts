@@ -6,7 +6,6 @@ import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
 import { HitRanker, textMatchOf, MappingError, mapResults, mappingSchema, responseIdentity } from '../mapping.js';
-import { TEXT_MATCH_DEFAULT } from '../text-match.js';
 import { scopeName } from '../scope.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, type TemplateValues, documentValues, queryValues, render, templateProblems } from '../template.js';
@@ -55,7 +54,7 @@ const params = z
     /** The search request, sent once per query. */
     search: request(QUERY_VARIABLES, { query: '{{query.text}}', topK: '{{topK}}', scope: '{{scope}}' }),
     /** Where the hits are in the answer, and their docId and score (JSONPath). */
-    response: mappingSchema.default({ results: '$[*]', docId: '$.id', match: TEXT_MATCH_DEFAULT }),
+    response: mappingSchema.default({ results: '$[*]', docId: '$.id' }),
     /** The store request, sent once per document of each scope; absent when the service holds the corpus already. */
     index: request(DOCUMENT_VARIABLES, { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**

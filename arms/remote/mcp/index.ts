@@ -7,7 +7,6 @@ import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
 import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { refuseSensitive, storeAll } from '../limits.js';
-import { TEXT_MATCH_DEFAULT } from '../text-match.js';
 import {
   HitRanker,
   textMatchOf,
@@ -57,9 +56,7 @@ const params = z
      * content parsed as JSON; or, with `pattern`, the matches of a regular expression in its text content.
      * With `text` (or a `(?<text>...)` group), hits are mapped by their text too (docs/arms/remote-responses.md).
      */
-    response: mappingSchema
-      .extend({ pattern: patternSchema.optional() })
-      .default({ results: '$.results[*]', docId: '$.id', score: '$.score', match: TEXT_MATCH_DEFAULT }),
+    response: mappingSchema.extend({ pattern: patternSchema.optional() }).default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
     /** The store tool, called once per document of each scope; absent when the server holds the corpus already. */
     store: toolCall(DOCUMENT_VARIABLES, 'store', { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**
