@@ -11,6 +11,7 @@ import { relevanceLevelProblem } from '../metrics/evaluate.js';
 import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';
+import { foldsProblem } from './tune.js';
 
 /** The first stage of an ablation: the eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
 export interface LoadedStudy {
@@ -88,6 +89,8 @@ export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<Loade
   if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
   problems.push(...scoringProblems(cfg, es));
   const split = cfg.tune?.split;
+  const folds = cfg.tune?.folds === undefined ? undefined : foldsProblem(es.queries, cfg.tune.folds, cfg.tune.seed);
+  if (folds !== undefined) problems.push(folds);
   const loadedDev = split === undefined ? undefined : await loadDev(cfg, log, es, split);
   problems.push(...(loadedDev?.problems ?? []));
   const dev = loadedDev?.dev;
