@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EvalSet } from '../../evalset/types.js';
+import { folderReplaceProblem } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import { scopesOf } from '../execution/scopes.js';
@@ -12,6 +13,7 @@ import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';
 import { foldsProblem } from './tune.js';
+import { reportDirOf } from './write.js';
 
 /** The first stage of an ablation: the eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
 export interface LoadedStudy {
@@ -83,6 +85,9 @@ async function loadDev(cfg: ResolvedConfig, log: Logger, es: EvalSet, split: str
  * together, what can fail later: the output folder, the scoring unit, the relevance level.
  */
 export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<LoadedStudy> {
+  // An earlier report this user cannot replace would fail the run after all its work: refuse before it.
+  const locked = await folderReplaceProblem(reportDirOf(cfg));
+  if (locked !== undefined) throw new HarnessError(`output: ${locked}`, { hint: 'remove it as the user who owns it, or point output (or --output) elsewhere' });
   const out = await outputProblem(cfg);
   const problems = out ? [out] : [];
   const { es, qrels } = await loadScored(cfg, log, out);
