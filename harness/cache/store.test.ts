@@ -257,3 +257,17 @@ describe('a path in the way is named, with what to do', () => {
     expect(put.message).toBe(`cache: ${shard} is a file where the cache keeps a folder (EEXIST)`);
   });
 });
+
+describe('writeFolderAtomic over a file', () => {
+  it('refuses a file in the folder place (exit 2) and leaves the file as it was, instead of deleting it like an old folder', async () => {
+    const root = tmp();
+    const file = join(root, 'notes.txt');
+    writeFileSync(file, 'precious');
+    const err = (await writeFolderAtomic(file, new Map([['report.json', '{}']])).catch((e: unknown) => e)) as HarnessError;
+    expect([err.message, err.exitCode]).toEqual([`${file}: it is a file, not a folder`, 2]);
+    expect(readFileSync(file, 'utf8')).toBe('precious');
+    const under = (await writeFolderAtomic(join(file, 'rep'), new Map([['report.json', '{}']])).catch((e: unknown) => e)) as HarnessError;
+    expect([under.message, under.exitCode]).toEqual([`${join(file, 'rep')}: ${file} is a file, not a folder`, 2]);
+    expect(readdirSync(root)).toEqual(['notes.txt']);
+  });
+});

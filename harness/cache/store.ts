@@ -185,7 +185,8 @@ export async function folderReplaceProblem(dir: string): Promise<string | undefi
     }
     return undefined;
   };
-  return walk(dir);
+  // A file in the folder's place is not this check's to report: writeFolderAtomic refuses it by name.
+  return (await stat(dir).catch(() => undefined))?.isDirectory() === true ? walk(dir) : undefined;
 }
 
 /** A file name inside a folder: relative, `/`-separated, no `.`/`..` segments, nothing that escapes it. */
@@ -210,6 +211,14 @@ function checkRelativeName(name: string): void {
  */
 export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, string | Uint8Array>): Promise<void> {
   for (const name of files.keys()) checkRelativeName(name);
+  // A file where the folder goes would be renamed aside and deleted like an old folder: refuse, naming it.
+  const blocked = fileInTheWay(dir);
+  if (blocked !== undefined) {
+    throw new HarnessError(`${dir}: ${blocked === dir ? 'it' : blocked} is a file, not a folder`, {
+      exitCode: 2,
+      hint: 'write to a folder (a missing one is created), or move the file away',
+    });
+  }
   const parent = dirname(dir);
   await mkdir(parent, { recursive: true });
   const state = await recoverFolder(dir);

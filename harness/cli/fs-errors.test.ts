@@ -42,6 +42,18 @@ function filesUnder(dir: string, rel = ''): string[] {
 }
 
 describe('path errors name the path and what to do', () => {
+  it('compare --out pointing at a file is a usage error (exit 2), and the file is kept (it was deleted like an old report)', async () => {
+    const dir = tempDir('harness-fs-errors');
+    writeFileSync(join(dir, 'q.trec'), 'q1 0 d1 1\n');
+    writeFileSync(join(dir, 'a.trec'), 'q1 Q0 d1 1 2 a\n');
+    writeFileSync(join(dir, 'b.trec'), 'q1 Q0 d2 1 2 b\n');
+    writeFileSync(join(dir, 'notes.txt'), 'precious');
+    const r = await cli(dir, ['compare', 'a.trec', 'b.trec', '--qrels', 'q.trec', '--out', 'notes.txt']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`harness: ${join(dir, 'notes.txt')}: it is a file, not a folder`);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('precious');
+  });
+
   it('cache: pointing at a file is a config error (exit 2), not a raw ENOTDIR', async () => {
     const dir = study('cache-file');
     writeFileSync(join(dir, 'cache-file'), 'a file');
