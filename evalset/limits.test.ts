@@ -69,6 +69,28 @@ describe('query size', () => {
   });
 });
 
+describe('formats read as one JSON document', () => {
+  it('name the query past the limit by id (LongMemEval has no line to name)', async () => {
+    const dir = tempDir('harness-limits');
+    const file = join(dir, 'lme.json');
+    const item = (id: string, question: string) => ({
+      question_id: id,
+      question_type: 'single-session-user',
+      question,
+      answer: 'a',
+      question_date: '2023/06/01 (Thu) 00:58',
+      haystack_dates: ['2023/05/25 (Thu) 20:21'],
+      haystack_session_ids: ['answer_1'],
+      haystack_sessions: [[{ role: 'user', content: 'Got a dog.', has_answer: true }]],
+      answer_session_ids: ['answer_1'],
+    });
+    writeFileSync(file, JSON.stringify([item('q1', 'pets?'), item('q2', 'w '.repeat(40_000))]));
+    const err = await failure(loadEvalSet({ format: 'longmemeval', path: file }, memoryLogger()));
+    expect(err.message).toBe(`${file}: query "q2": text is 80,000 characters, past the limit of 65,536`);
+    expect(err.exitCode).toBe(2);
+  });
+});
+
 describe('document size', () => {
   it('a document past the limit is refused by id and line, its text never quoted (it may be sensitive)', async () => {
     const dir = memorySet([query(1)]);
