@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../harness/errors.js';
+import { checkDocumentText, checkQueryText } from './limits.js';
 import { checkId, idField, parseGrade, Problems, readJsonl, readLines, stringField } from './lines.js';
 import type { Document, EvalSet, Query } from './types.js';
 
@@ -46,6 +47,7 @@ export async function loadBeir(dir: string, opts: BeirOptions): Promise<EvalSet>
       if (docIds.has(id)) throw new InputError(corpusPath, line, `duplicate document id "${id}"`);
       docIds.add(id);
       const text = stringField(corpusPath, line, obj, 'text', true);
+      checkDocumentText(corpusPath, line, id, text);
       const title = stringField(corpusPath, line, obj, 'title', false);
       documents.push(title === undefined || title === '' ? { id, text } : { id, text, title });
     });
@@ -57,8 +59,11 @@ export async function loadBeir(dir: string, opts: BeirOptions): Promise<EvalSet>
     problems.attempt(() => {
       const id = idField(queriesPath, line, obj, '_id');
       if (allQueries.has(id)) throw new InputError(queriesPath, line, `duplicate query id "${id}"`);
-      allQueries.set(id, stringField(queriesPath, line, obj, 'text', true));
+      const text = stringField(queriesPath, line, obj, 'text', true);
+      // Known before it is checked, so its qrels lines do not add "not in queries.jsonl" to the one problem.
+      allQueries.set(id, text);
       queryOrder.push(id);
+      checkQueryText(queriesPath, line, id, text);
     });
   }
 

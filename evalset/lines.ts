@@ -20,12 +20,25 @@ export async function* readLines(file: string): AsyncGenerator<{ text: string; l
   await assertFile(file);
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
-  for await (const raw of rl) {
-    line += 1;
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    yield { text: line === 1 ? stripBom(text) : text, line };
+  try {
+    for await (const raw of rl) {
+      line += 1;
+      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      yield { text: line === 1 ? stripBom(text) : text, line };
+    }
+  } catch (err) {
+    // A line longer than V8's largest string (2^29 - 24 characters) fails inside readline with a bare RangeError.
+    if (!(err instanceof RangeError)) throw err;
+    throw new InputError(file, line + 1, `the line is longer than the ${MAX_STRING_LENGTH.toLocaleString('en-US')} characters one line may hold`, {
+      hint: 'one line is one record: check the file is JSONL or TSV with newlines (limits: docs/limits.md)',
+    });
+  } finally {
+    rl.close();
   }
 }
+
+/** V8's largest string on 64-bit platforms, in UTF-16 code units: one line of an input must fit in one. */
+const MAX_STRING_LENGTH = 2 ** 29 - 24;
 
 /** `text` without a leading U+FEFF byte-order mark. */
 export function stripBom(text: string): string {

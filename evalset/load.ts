@@ -6,6 +6,7 @@ import type { Logger } from '../harness/log.js';
 import { loadLocomo, locomoOptions } from './adapters/locomo.js';
 import { loadLongMemEval, longMemEvalOptions } from './adapters/longmemeval.js';
 import { loadBeir } from './beir.js';
+import { checkDocumentText, checkQueryText, StrataCounter } from './limits.js';
 import { loadMemory } from './memory.js';
 import { applyStrataFile } from './strata.js';
 import type { EvalSet } from './types.js';
@@ -95,6 +96,7 @@ export async function loadEvalSetChecked(spec: EvalSetSpec, log: Logger): Promis
   const path = resolve(spec.path);
   let evalSet = await format.load(path, { ...(spec.split === undefined ? {} : { split: spec.split }), options: parsed.data }, log);
   if (spec.strata !== undefined) evalSet = await applyStrataFile(evalSet, resolve(spec.strata));
+  checkLimits(evalSet, path);
   const validation = validateEvalSet(evalSet);
   if (validation.notes.length > 0) evalSet = { ...evalSet, notes: [...(evalSet.notes ?? []), ...validation.notes] };
   log.info(`eval set ${evalSet.name}: ${evalSet.documents.length} documents, ${evalSet.queries.length} queries`);
@@ -110,6 +112,20 @@ export async function loadEvalSet(spec: EvalSetSpec, log: Logger): Promise<EvalS
     });
   }
   return evalSet;
+}
+
+/**
+ * The input limits over the loaded set, for the formats read from one JSON document (LoCoMo, LongMemEval: no
+ * line to name, so the query or document is named by id) and for strata a strata file mixes with the set's own; the line-based
+ * readers have already checked their own lines.
+ */
+function checkLimits(es: EvalSet, path: string): void {
+  for (const d of es.documents) checkDocumentText(path, undefined, d.id, d.text);
+  const strata = new StrataCounter(path);
+  for (const q of es.queries) {
+    checkQueryText(path, undefined, q.id, q.text);
+    strata.add(q.stratum, undefined);
+  }
 }
 
 function describeOptions(schema: z.ZodType): string {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { InputError } from '../harness/errors.js';
 import { readCsv } from './csv.js';
+import { checkDocumentText, checkQueryText, StrataCounter } from './limits.js';
 import { idField, MAX_PROBLEMS, nameList, Problems, readJsonl, stringField, type JsonObject } from './lines.js';
 import type { Document, EvalSet, JsonValue, Query } from './types.js';
 
@@ -76,24 +77,7 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
     }
   }
 
-  const queriesPath = join(root, 'queries.jsonl');
-  const queries: Query[] = [];
-  const qrels = new Map<string, Map<string, number>>();
-  const queryIds = new Set<string>();
-  const unjudged: string[] = [];
-  let noRelevant = 0;
-  for await (const { obj, line } of readJsonl(queriesPath, problems)) {
-    const q = memoryQuery(queriesPath, line, obj, problems, { queryIds, docIds, scopes });
-    if (q === undefined) continue;
-    // A query with `"qrels": {}` has no judgment: dropped and counted, like run queries absent from the qrels.
-    if (q.judged.size === 0) {
-      unjudged.push(q.query.id);
-      continue;
-    }
-    if (![...q.judged.values()].some((g) => g >= 1)) noRelevant += 1;
-    qrels.set(q.query.id, q.judged);
-    queries.push(q.query);
-  }
+  const { queries, qrels, unjudged, noRelevant } = await readMemoryQueries(join(root, 'queries.jsonl'), problems, { docIds, scopes });
   problems.throwIfAny();
   const notes: string[] = [];
   if (unjudged.length > 0)
@@ -107,6 +91,39 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
     ...(scopes.size > 0 ? { scopes } : {}),
     notes,
   };
+}
+
+/**
+ * The queries of `queries.jsonl` with their judgments, the ids of those without any (dropped) and the count of
+ * those without a relevant document. A query past the size limit, or a stratum past the strata limit, stops
+ * the load at its line.
+ */
+async function readMemoryQueries(
+  queriesPath: string,
+  problems: Problems,
+  known: { docIds: ReadonlySet<string>; scopes: ReadonlyMap<string, readonly string[]> },
+): Promise<{ queries: Query[]; qrels: Map<string, Map<string, number>>; unjudged: string[]; noRelevant: number }> {
+  const queries: Query[] = [];
+  const qrels = new Map<string, Map<string, number>>();
+  const queryIds = new Set<string>();
+  const unjudged: string[] = [];
+  let noRelevant = 0;
+  const strata = new StrataCounter(queriesPath);
+  for await (const { obj, line } of readJsonl(queriesPath, problems)) {
+    const q = memoryQuery(queriesPath, line, obj, problems, { queryIds, ...known });
+    if (q === undefined) continue;
+    checkQueryText(queriesPath, line, q.query.id, q.query.text);
+    strata.add(q.query.stratum, line);
+    // A query with `"qrels": {}` has no judgment: dropped and counted, like run queries absent from the qrels.
+    if (q.judged.size === 0) {
+      unjudged.push(q.query.id);
+      continue;
+    }
+    if (![...q.judged.values()].some((g) => g >= 1)) noRelevant += 1;
+    qrels.set(q.query.id, q.judged);
+    queries.push(q.query);
+  }
+  return { queries, qrels, unjudged, noRelevant };
 }
 
 /** One query line, or undefined when any of its fields has a problem (each recorded in `problems`). */
@@ -209,6 +226,7 @@ function memoryDocument(file: string, line: number, obj: JsonObject, problems: P
     });
   const text = str('text', true);
   if (text !== undefined && text.trim() === '') problems.add(new InputError(file, line, `${who}: text is empty`));
+  if (text !== undefined && id !== undefined) field(() => checkDocumentText(file, line, id, text));
   const title = str('title', false);
   const date = str('date', false);
   if (date !== undefined && (!ISO_DATE.test(date) || Number.isNaN(Date.parse(date)))) {

@@ -1,4 +1,5 @@
 import { InputError } from '../harness/errors.js';
+import { StrataCounter } from './limits.js';
 import { checkId, Problems, readLines } from './lines.js';
 import type { EvalSet, Query } from './types.js';
 
@@ -10,15 +11,18 @@ import type { EvalSet, Query } from './types.js';
 export async function readStrataFile(file: string, knownQueryIds: ReadonlySet<string>): Promise<Map<string, string>> {
   const strata = new Map<string, string>();
   const problems = new Problems();
+  const distinct = new StrataCounter(file);
   for await (const { text, line } of readLines(file)) {
     if (text.trim() === '' || text.startsWith('#')) continue;
-    problems.attempt(() => strataLine(file, line, text, knownQueryIds, strata));
+    const stratum = problems.attempt(() => strataLine(file, line, text, knownQueryIds, strata));
+    // Past the limit the file is wrong as a whole: stop here rather than collect a problem per line.
+    if (stratum !== undefined) distinct.add(stratum, line);
   }
   problems.throwIfAny();
   return strata;
 }
 
-function strataLine(file: string, line: number, text: string, knownQueryIds: ReadonlySet<string>, strata: Map<string, string>): void {
+function strataLine(file: string, line: number, text: string, knownQueryIds: ReadonlySet<string>, strata: Map<string, string>): string {
   const cols = text.split('\t');
   if (cols.length !== 2) throw new InputError(file, line, `expected "queryId<TAB>stratum", got ${cols.length} tab-separated fields`);
   const [id, stratum] = cols as [string, string];
@@ -27,6 +31,7 @@ function strataLine(file: string, line: number, text: string, knownQueryIds: Rea
   if (!knownQueryIds.has(id)) throw new InputError(file, line, `query "${id}" is not in the eval set`);
   if (strata.has(id)) throw new InputError(file, line, `query "${id}" is listed twice`);
   strata.set(id, stratum.trim());
+  return stratum.trim();
 }
 
 /** A copy of `es` whose listed queries take the strata file's stratum; unlisted queries keep theirs. */

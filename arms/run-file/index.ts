@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import type { Corpus, Query, Run } from '../../evalset/types.js';
+import { LIMITS } from '../../evalset/limits.js';
 import { readTrecRun } from '../../evalset/trec.js';
 import { sha256Hex } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
@@ -13,16 +14,36 @@ const params = z
   .object({
     /** A TREC run file (`qid Q0 docid rank score tag`), plain or gzip; relative to the config file's folder. */
     path: z.string().min(1),
+    /**
+     * Largest run file read, in bytes of text (a gzip file's decompressed text): the whole run is held in memory,
+     * at about 4 bytes of heap per byte of file at its peak. Raise it with Node's heap (--max-old-space-size).
+     */
+    maxBytes: z.number().int().positive().default(LIMITS.runFileBytes),
   })
   .strict();
 
 export type RunFileParams = z.output<typeof params>;
 
-/** The file's text bytes: decompressed when gzip, so a run and its .gz share one fingerprint. */
-function contentOf(path: string): Buffer {
+/**
+ * A run file past its arm's size limit: exit 2, the fix is a smaller run (or a larger limit and heap). What to do
+ * is in the message: the config loader reports it as a problem of the arm's params, without a hint.
+ */
+function tooLarge(path: string, bytes: number | undefined, maxBytes: number): HarnessError {
+  const size = bytes === undefined ? 'more than' : `${bytes.toLocaleString('en-US')} bytes, past`;
+  return new HarnessError(
+    `run file ${path} is ${size} the limit of ${maxBytes.toLocaleString('en-US')} bytes of run text (params.maxBytes); ` +
+      "keep each query's top entries only (the arm returns at most topK), or raise maxBytes together with node --max-old-space-size (docs/limits.md)",
+    { exitCode: 2 },
+  );
+}
+
+/** The file's text bytes: decompressed when gzip, so a run and its .gz share one fingerprint; never past `maxBytes`. */
+function contentOf(path: string, maxBytes: number): Buffer {
   let raw: Buffer;
   try {
-    if (statSync(path).isDirectory()) throw new HarnessError(`run file ${path} is a folder; point path at a TREC run file`, { exitCode: 2 });
+    const st = statSync(path);
+    if (st.isDirectory()) throw new HarnessError(`run file ${path} is a folder; point path at a TREC run file`, { exitCode: 2 });
+    if (st.size > maxBytes) throw tooLarge(path, st.size, maxBytes);
     raw = readFileSync(path);
   } catch (err) {
     if (err instanceof HarnessError) throw err;
@@ -35,9 +56,27 @@ function contentOf(path: string): Buffer {
   }
   if (raw[0] !== 0x1f || raw[1] !== 0x8b) return raw;
   try {
-    return gunzipSync(raw);
+    return gunzipSync(raw, { maxOutputLength: maxBytes });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(path, undefined, maxBytes);
     throw new HarnessError(`run file ${path} starts like gzip but cannot be decompressed: ${(err as Error).message}`, { exitCode: 2 });
+  }
+}
+
+/**
+ * The run, read whole. Memory running out while it is read (an allocation refused, a string or Map past V8's
+ * size) is named with the arm and the file: V8's own message names neither.
+ */
+async function readRun(id: string, path: string): Promise<Run> {
+  try {
+    return (await readTrecRun(path)).run;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!(err instanceof RangeError) && code !== 'ERR_FS_FILE_TOO_LARGE' && code !== 'ERR_STRING_TOO_LONG') throw err;
+    throw new HarnessError(`${id}: run file ${path} does not fit in memory (${(err as Error).message})`, {
+      hint: "keep each query's top entries only, or run node with a larger --max-old-space-size (limits: docs/limits.md)",
+      cause: err,
+    });
   }
 }
 
@@ -53,7 +92,7 @@ export const runFileArm: ArmFactory<typeof params> = {
   summary: 'a TREC run file (plain or .gz) made by another tool, checked against the eval set',
   params,
   resolvePaths: (p, dir) => ({ ...p, path: isAbsolute(p.path) ? p.path : resolve(dir, p.path) }),
-  fingerprint: (p) => ({ kind: 'run-file', v: 1, sha256: sha256Hex(contentOf(p.path)) }),
+  fingerprint: (p) => ({ kind: 'run-file', v: 1, sha256: sha256Hex(contentOf(p.path, p.maxBytes)) }),
   // A run file's scores are whatever its tool wrote.
   theoreticalMinScore: () => undefined,
   sendsTextOffMachine: () => false,
@@ -65,7 +104,7 @@ export const runFileArm: ArmFactory<typeof params> = {
     return {
       id,
       async index(corpus: Corpus, queries: readonly Query[] = []): Promise<IndexStats> {
-        run ??= (await readTrecRun(p.path)).run;
+        run ??= await readRun(id, p.path);
         const docs = new Set(corpus.map((d) => d.id));
         const mine = new Set(queries.map((q) => q.id));
         scoped ||= queries.some((q) => q.scope !== undefined);

@@ -74,4 +74,28 @@ describe('run-file arm', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`arms[0].params: run file ${join(dir, 'nowhere.trec')} cannot be read (ENOENT); point path at a TREC run file`);
   });
+
+  it('a run file past its size limit is refused at load (exit 2) naming the arm, the file and the limit', async () => {
+    // The limit is lowered to keep the file small; the default (LIMITS.runFileBytes, 512 MiB) works the same way.
+    const lines = Array.from({ length: 20 }, (_, i) => `qe01 Q0 m${String(i).padStart(4, '0')} ${i + 1} ${20 - i} big`);
+    writeFileSync(join(dir, 'big.trec'), `${lines.join('\n')}\n`);
+    const bytes = readFileSync(join(dir, 'big.trec')).length;
+    const r = await runCaptured(['ablate', '--config', config('big', '{ id: big, kind: run-file, params: { path: big.trec, maxBytes: 100 } }')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `arms[0].params: run file ${join(dir, 'big.trec')} is ${bytes.toLocaleString('en-US')} bytes, past the limit of 100 bytes of run text (params.maxBytes)`,
+    );
+    expect(r.stderr).toContain('or raise maxBytes together with node --max-old-space-size (docs/limits.md)');
+    // Compressed below the limit, decompressed above it: the text counts, so a .gz is no way around it.
+    writeFileSync(join(dir, 'big.trec.gz'), gzipSync(readFileSync(join(dir, 'big.trec'))));
+    expect(readFileSync(join(dir, 'big.trec.gz')).length).toBeLessThan(bytes);
+    const max = readFileSync(join(dir, 'big.trec.gz')).length + 1;
+    const gz = await runCaptured(['ablate', '--config', config('bigz', `{ id: big, kind: run-file, params: { path: big.trec.gz, maxBytes: ${max} } }`)], dir);
+    expect(gz.code).toBe(2);
+    expect(gz.stderr).toContain(`run file ${join(dir, 'big.trec.gz')} is more than the limit of ${max.toLocaleString('en-US')} bytes of run text`);
+    // At the limit it runs.
+    const at = await runCaptured(['ablate', '--config', config('at', `{ id: big, kind: run-file, params: { path: big.trec, maxBytes: ${bytes} } }`)], dir);
+    expect(at.stderr).not.toContain('past the limit');
+    expect(at.code).toBe(0);
+  });
 });

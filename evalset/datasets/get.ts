@@ -2,6 +2,7 @@ import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { HarnessError, UsageError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
+import { fileInTheWay } from '../../harness/util/fs-paths.js';
 import { datasetCatalog, findDataset, type DatasetEntry } from './catalog.js';
 import { downloadVerified, hashFile, importVerified, verify, type Checksums, type NetTimeouts, type Verification } from './download.js';
 import { extractZip } from './extract.js';
@@ -68,6 +69,13 @@ export function datasetUrl(entry: DatasetEntry, baseUrl: string | undefined): st
 export async function getDataset(name: string, opts: GetOptions): Promise<GetResult> {
   const entry = lookupDataset(name);
   const dir = resolve(opts.dir);
+  const blocked = fileInTheWay(dir);
+  if (blocked !== undefined) {
+    throw new HarnessError(`--dir ${dir}: ${blocked === dir ? 'it' : blocked} is a file, not a folder`, {
+      exitCode: 2,
+      hint: 'point --dir at a folder (a missing one is created), or move the file away',
+    });
+  }
   const file = join(dir, entry.file);
   let result: { checksums: Checksums; verification: Verification };
   let source: GetResult['source'];

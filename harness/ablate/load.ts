@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EvalSet } from '../../evalset/types.js';
+import { folderReplaceProblem } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import { scopesOf } from '../execution/scopes.js';
@@ -11,6 +12,8 @@ import { relevanceLevelProblem } from '../metrics/evaluate.js';
 import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';
+import { foldsProblem } from './tune.js';
+import { reportDirOf } from './write.js';
 
 /** The first stage of an ablation: the eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
 export interface LoadedStudy {
@@ -82,12 +85,17 @@ async function loadDev(cfg: ResolvedConfig, log: Logger, es: EvalSet, split: str
  * together, what can fail later: the output folder, the scoring unit, the relevance level.
  */
 export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<LoadedStudy> {
+  // An earlier report this user cannot replace would fail the run after all its work: refuse before it.
+  const locked = await folderReplaceProblem(reportDirOf(cfg));
+  if (locked !== undefined) throw new HarnessError(`output: ${locked}`, { hint: 'remove it as the user who owns it, or point output (or --output) elsewhere' });
   const out = await outputProblem(cfg);
   const problems = out ? [out] : [];
   const { es, qrels } = await loadScored(cfg, log, out);
   if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
   problems.push(...scoringProblems(cfg, es));
   const split = cfg.tune?.split;
+  const folds = cfg.tune?.folds === undefined ? undefined : foldsProblem(es.queries, cfg.tune.folds, cfg.tune.seed);
+  if (folds !== undefined) problems.push(folds);
   const loadedDev = split === undefined ? undefined : await loadDev(cfg, log, es, split);
   problems.push(...(loadedDev?.problems ?? []));
   const dev = loadedDev?.dev;

@@ -68,6 +68,25 @@ export function assignFolds(queries: readonly { readonly id: string; readonly st
   return out;
 }
 
+/**
+ * Why k-fold tuning cannot keep its promise on these queries, or undefined when it can: each pick must be made
+ * on training queries, so at least two folds must hold queries. One query, or strata of one query each (queries
+ * are dealt to folds within their stratum), would leave a single fold whose pick was made on nothing.
+ */
+export function foldsProblem(queries: readonly { readonly id: string; readonly stratum: string }[], folds: number, seed: number): string | undefined {
+  if (queries.length === 0) return undefined;
+  const filled = new Set(assignFolds(queries, Math.min(folds, queries.length), seed)).size;
+  if (filled >= 2) return undefined;
+  const perStratum = new Map<string, number>();
+  for (const q of queries) perStratum.set(q.stratum, (perStratum.get(q.stratum) ?? 0) + 1);
+  const largest = Math.max(...perStratum.values());
+  return (
+    `tune.folds: cross-validation needs queries in at least two folds, so that every pick is made on queries it is not scored on; ` +
+    `the ${queries.length} quer${queries.length === 1 ? 'y fills' : 'ies fill'} one fold (queries are dealt to folds within their stratum, ` +
+    `and the largest of ${perStratum.size} strat${perStratum.size === 1 ? 'um' : 'a'} has ${largest}); add queries, or tune on a dev split (tune.split)`
+  );
+}
+
 type PerQuery = Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
 
 function composite(members: readonly string[], perQuery: PerQuery, pickOf: readonly string[]): Record<string, number[]> {

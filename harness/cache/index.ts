@@ -2,7 +2,9 @@ export { canonicalJson, sha256Hex, cacheKey } from './key.js';
 export type { CacheKey, CacheNamespace } from './key.js';
 export {
   ContentStore,
+  cachePathError,
   failWrite,
+  folderReplaceProblem,
   openEntry,
   processAlive,
   readFolderFiles,

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HarnessError } from '../errors.js';
 import { memoryLogger } from '../log.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { cacheKey } from './key.js';
@@ -211,5 +212,62 @@ describe('a failed write names its file', () => {
     ]);
     expect(readdirSync(root)).toEqual(['a']);
     expect(readdirSync(join(root, 'a'))).toEqual([]);
+  });
+});
+
+describe('a path in the way is named, with what to do', () => {
+  it('a folder where an entry belongs: get, has and put name the entry (exit 1), never raw EISDIR', async () => {
+    const { s } = store();
+    mkdirSync(s.pathOf('run', key), { recursive: true });
+    for (const call of [() => s.get('run', key), () => s.has('run', key), () => s.put('run', key, '{}')]) {
+      const err = (await call().catch((e: unknown) => e)) as HarnessError;
+      expect(err).toBeInstanceOf(HarnessError);
+      expect([err.message, err.exitCode, err.hint]).toEqual([
+        `cache entry ${s.pathOf('run', key)} is a folder, not a file (EISDIR)`,
+        1,
+        `remove it (rm -r '${s.pathOf('run', key)}'); the entry is recomputed`,
+      ]);
+    }
+  });
+
+  it('a cache folder that is a file is the config to fix (exit 2), at start and on any access', async () => {
+    const root = join(tmp(), 'cache-file');
+    writeFileSync(root, 'not a folder');
+    const s = new ContentStore(root, { log: memoryLogger() });
+    const expected = [`cache folder ${root}: it is a file, not a folder`, 2];
+    for (const call of [() => s.sweepOrphans(), () => s.get('run', key), () => s.has('run', key), () => s.put('run', key, '{}')]) {
+      const err = (await call().catch((e: unknown) => e)) as HarnessError;
+      expect(err).toBeInstanceOf(HarnessError);
+      expect([err.message, err.exitCode]).toEqual(expected);
+      expect(err.hint).toContain('point cache: (or --cache) at a folder');
+    }
+    const under = new ContentStore(join(root, 'sub'), { log: memoryLogger() });
+    const err = (await under.get('run', key).catch((e: unknown) => e)) as HarnessError;
+    expect([err.message, err.exitCode]).toEqual([`cache folder ${join(root, 'sub')}: ${root} is a file, not a folder`, 2]);
+  });
+
+  it('a file where a shard folder belongs names that file (exit 1)', async () => {
+    const { s } = store();
+    const shard = join(s.root, 'run', key.slice(0, 2));
+    mkdirSync(join(s.root, 'run'), { recursive: true });
+    writeFileSync(shard, '');
+    const err = (await s.get('run', key).catch((e: unknown) => e)) as HarnessError;
+    expect([err.message, err.exitCode]).toEqual([`cache: ${shard} is a file where the cache keeps a folder (ENOTDIR)`, 1]);
+    const put = (await s.put('run', key, '{}').catch((e: unknown) => e)) as HarnessError;
+    expect(put.message).toBe(`cache: ${shard} is a file where the cache keeps a folder (EEXIST)`);
+  });
+});
+
+describe('writeFolderAtomic over a file', () => {
+  it('refuses a file in the folder place (exit 2) and leaves the file as it was, instead of deleting it like an old folder', async () => {
+    const root = tmp();
+    const file = join(root, 'notes.txt');
+    writeFileSync(file, 'precious');
+    const err = (await writeFolderAtomic(file, new Map([['report.json', '{}']])).catch((e: unknown) => e)) as HarnessError;
+    expect([err.message, err.exitCode]).toEqual([`${file}: it is a file, not a folder`, 2]);
+    expect(readFileSync(file, 'utf8')).toBe('precious');
+    const under = (await writeFolderAtomic(join(file, 'rep'), new Map([['report.json', '{}']])).catch((e: unknown) => e)) as HarnessError;
+    expect([under.message, under.exitCode]).toEqual([`${join(file, 'rep')}: ${file} is a file, not a folder`, 2]);
+    expect(readdirSync(root)).toEqual(['notes.txt']);
   });
 });

@@ -1,7 +1,9 @@
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { HarnessError } from '../errors.js';
+import { errnoCode, fileInTheWay } from '../util/fs-paths.js';
 import { stderrLogger, type Logger } from '../log.js';
 import { sha256Hex, type CacheKey, type CacheNamespace } from './key.js';
 
@@ -53,6 +55,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 export function failWrite(file: string, err: unknown): never {
   if (err instanceof HarnessError) throw err;
   const code = (err as NodeJS.ErrnoException).code;
+  const blocked = code === 'EISDIR' ? file : code === 'ENOTDIR' || code === 'EEXIST' ? fileInTheWay(dirname(file)) : undefined;
+  if (blocked !== undefined) {
+    const what = code === 'EISDIR' ? 'a folder is where the file goes' : `${blocked} is a file where a folder belongs`;
+    throw new HarnessError(`cannot write ${file}: ${what} (${code})`, { hint: `move ${blocked} away, or write somewhere else`, cause: err });
+  }
   const why =
     code === 'ENOSPC'
       ? 'no space left on the device'
@@ -133,17 +140,53 @@ export async function recoverFolder(dir: string): Promise<FolderState> {
       temps = temps.filter((t) => t !== orphanOld);
     }
   }
-  for (const t of temps) if (!processAlive(t.pid)) await rm(t.path, { recursive: true, force: true });
+  for (const t of temps) if (!processAlive(t.pid)) await removeOrphan(t.path);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const pid = tempWriterPid(name);
-    if (pid !== undefined && !processAlive(pid)) await rm(join(dir, name), { recursive: true, force: true });
+    if (pid !== undefined && !processAlive(pid)) await removeOrphan(join(dir, name));
   }
   if (!(await exists())) {
     const live = temps.find((t) => t.kind === 'old' && processAlive(t.pid));
     if (live !== undefined) return { busy: true, pid: live.pid };
   }
   return { busy: false };
+}
+
+/**
+ * Deletes an orphaned temp. One this user may not delete (left by another user's crashed write) is left in
+ * place: it is never read as a report or an entry, and failing every later read of the folder over it would
+ * be worse than the clutter.
+ */
+async function removeOrphan(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true }).catch((err: unknown) => {
+    const code = errnoCode(err);
+    if (code !== 'EACCES' && code !== 'EPERM') throw err;
+  });
+}
+
+/**
+ * Why this process could not empty folder `dir` once it is replaced, or undefined when it can (or `dir` does not
+ * exist): the first folder in it (itself or below) it may not delete entries from, as when an earlier report
+ * belongs to another user. Checked before anything is written, so a refusal leaves the old folder as it was.
+ */
+export async function folderReplaceProblem(dir: string): Promise<string | undefined> {
+  const walk = async (d: string): Promise<string | undefined> => {
+    try {
+      await access(d, constants.R_OK | constants.W_OK | constants.X_OK);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'EACCES' || code === 'EPERM') return `${d} cannot be emptied by this user (permission denied, ${code}), so ${dir} cannot be replaced`;
+      return undefined;
+    }
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const found = e.isDirectory() ? await walk(join(d, e.name)) : undefined;
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  // A file in the folder's place is not this check's to report: writeFolderAtomic refuses it by name.
+  return (await stat(dir).catch(() => undefined))?.isDirectory() === true ? walk(dir) : undefined;
 }
 
 /** A file name inside a folder: relative, `/`-separated, no `.`/`..` segments, nothing that escapes it. */
@@ -168,10 +211,20 @@ function checkRelativeName(name: string): void {
  */
 export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, string | Uint8Array>): Promise<void> {
   for (const name of files.keys()) checkRelativeName(name);
+  // A file where the folder goes would be renamed aside and deleted like an old folder: refuse, naming it.
+  const blocked = fileInTheWay(dir);
+  if (blocked !== undefined) {
+    throw new HarnessError(`${dir}: ${blocked === dir ? 'it' : blocked} is a file, not a folder`, {
+      exitCode: 2,
+      hint: 'write to a folder (a missing one is created), or move the file away',
+    });
+  }
   const parent = dirname(dir);
   await mkdir(parent, { recursive: true });
   const state = await recoverFolder(dir);
   if (state.busy) throw new HarnessError(`${dir} is being replaced by process ${state.pid}`, { hint: 'wait for that run to finish; one writer per folder' });
+  const locked = await folderReplaceProblem(dir);
+  if (locked !== undefined) throw new HarnessError(locked, { hint: `remove ${dir} as the user who owns it, or write to another folder` });
   const stem = join(parent, `.${basename(dir)}`);
   const tmp = tempNameFor(stem);
   try {
@@ -206,7 +259,17 @@ export async function writeFolderAtomic(dir: string, files: ReadonlyMap<string, 
     });
   }
   await syncFolder(parent);
-  if (hadOld) await rm(old, { recursive: true, force: true });
+  if (hadOld) await rm(old, { recursive: true, force: true }).catch((err: unknown) => oldNotRemoved(dir, old, err));
+}
+
+/** The new folder is in place but the previous one, moved aside, could not be deleted: say both, exit 1. */
+function oldNotRemoved(dir: string, old: string, err: unknown): never {
+  const code = errnoCode(err);
+  const why = code === 'EACCES' || code === 'EPERM' ? `permission denied (${code})` : (err as Error).message;
+  throw new HarnessError(`${dir} was written, but the folder it replaced, moved aside to ${old}, could not be deleted: ${why}`, {
+    hint: `delete ${old} as the user who owns it; nothing reads it`,
+    cause: err,
+  });
 }
 
 /**
@@ -273,6 +336,43 @@ export function openEntry(ns: CacheNamespace, key: CacheKey, data: Buffer): { pa
 }
 
 /**
+ * A file-system failure on a cache path as a HarnessError naming the path and what to do: a cache folder that
+ * is (or lies under) a file is the config's to fix (exit 2); a folder where an entry belongs, a file where a
+ * shard folder belongs, or a permission refused is the machine's (exit 1). A failed write arrives wrapped by
+ * {@link failWrite}; it is mapped by its cause.
+ */
+export function cachePathError(root: string, path: string, err: unknown, doing: 'read' | 'write'): HarnessError {
+  const cause = err instanceof HarnessError ? err.cause : err;
+  const code = errnoCode(cause);
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    const file = fileInTheWay(dirname(path)) ?? dirname(path);
+    if (file === root || root.startsWith(`${file}${sep}`)) return cacheRootError(root, file, cause);
+    return new HarnessError(`cache: ${file} is a file where the cache keeps a folder (${code})`, {
+      hint: `remove it (rm '${file}'); what the cache held there is recomputed`,
+      cause,
+    });
+  }
+  if (code === 'EISDIR')
+    return new HarnessError(`cache entry ${path} is a folder, not a file (EISDIR)`, { hint: `remove it (rm -r '${path}'); the entry is recomputed`, cause });
+  if (code === 'EACCES' || code === 'EPERM')
+    return new HarnessError(`cannot ${doing} cache entry ${path}: permission denied (${code})`, {
+      hint: `make ${root} readable and writable by this user, or point cache: (or --cache) at another folder`,
+      cause,
+    });
+  if (err instanceof HarnessError) return err;
+  return new HarnessError(`cannot ${doing} cache entry ${path}: ${(err as Error).message}`, { cause });
+}
+
+/** The cache folder given is a file, or lies under one: exit 2, the fix is in the config or the flag. */
+function cacheRootError(root: string, file: string, cause?: unknown): HarnessError {
+  return new HarnessError(`cache folder ${root}: ${file === root ? 'it' : file} is a file, not a folder`, {
+    exitCode: 2,
+    hint: 'point cache: (or --cache) at a folder, or move the file away; a missing cache folder is created',
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
  * Checks a cached JSON value's shape: returns undefined when it is what the caller stores, else what is wrong
  * (for the eviction warning). An entry can checksum fine and still be `{}` or `null`: written by a bug, or
  * by an older layout under the same version.
@@ -313,7 +413,7 @@ export class ContentStore {
     try {
       data = await readFile(this.pathOf(ns, key));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (errnoCode(err) !== 'ENOENT') throw cachePathError(this.root, this.pathOf(ns, key), err, 'read');
       this.stats[ns].misses++;
       return undefined;
     }
@@ -331,13 +431,18 @@ export class ContentStore {
    * counts nothing and evicts nothing, for plans and dry runs.
    */
   async has(ns: CacheNamespace, key: CacheKey): Promise<boolean> {
-    const data = await readFile(this.pathOf(ns, key)).catch(() => undefined);
+    const data = await readFile(this.pathOf(ns, key)).catch((err: unknown) => {
+      if (errnoCode(err) === 'ENOENT') return undefined;
+      throw cachePathError(this.root, this.pathOf(ns, key), err, 'read');
+    });
     return data !== undefined && 'payload' in openEntry(ns, key, data);
   }
 
   /** Callers must never store an error payload: a cached failure would be served as a result forever. */
   async put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
-    await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value));
+    await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value)).catch((err: unknown) => {
+      throw cachePathError(this.root, this.pathOf(ns, key), err, 'write');
+    });
   }
 
   /**
@@ -345,6 +450,8 @@ export class ContentStore {
    * process's writes in progress are left alone. Returns how many were removed. Call once at start.
    */
   async sweepOrphans(): Promise<number> {
+    const blocked = fileInTheWay(this.root);
+    if (blocked !== undefined) throw cacheRootError(this.root, blocked);
     let removed = 0;
     for (const ns of Object.keys(this.stats)) {
       for (const shard of await readdir(join(this.root, ns)).catch(() => [] as string[])) {

@@ -156,3 +156,38 @@ describe('harness arms', () => {
     expect(out).toContain('    params: method, rrfK, depth, weights, alpha, normalization, absent, priors');
   });
 });
+
+describe('cycles in the plan', () => {
+  it('refuses a fusion that lists itself as an input, naming it, instead of dropping it from the plan', () => {
+    const { plan, problems } = buildPlan([arm('a'), fusion('self', ['a', 'self'], { method: 'rrf' }), fusion('after', ['self', 'a'], { method: 'rrf' })], 10);
+    expect(problems).toEqual([
+      'systems[self].inputs: "self" lists itself as an input; a system cannot read its own run, directly or through others; remove one of these inputs',
+    ]);
+    expect(plan.systems.map((s) => s.id)).toEqual(['a']);
+  });
+
+  it('names every system of a longer cycle once, from the entry listed first, and its subsets too', () => {
+    const { problems } = buildPlan(
+      [
+        arm('a'),
+        fusion('x', ['a', 'z'], { method: 'rrf' }),
+        fusion('y', ['x', 'a'], { method: 'rrf' }),
+        fusion('z', ['y', 'a'], { method: 'rrf' }),
+        fusion('s', { 'subsets-of': ['a', 's'], min: 2 }, { method: 'rrf' }),
+      ],
+      10,
+    );
+    expect(problems).toEqual([
+      'systems[x].inputs: the inputs form a cycle, "x" -> "z" -> "y" -> "x" (each reads the next); a system cannot read its own run, directly or through others; remove one of these inputs',
+      'systems[s].inputs: "s" lists itself as an input; a system cannot read its own run, directly or through others; remove one of these inputs',
+    ]);
+  });
+
+  it('still calls an input listed later, without a cycle, an order problem', () => {
+    const { problems } = buildPlan([fusion('f', ['a', 'b'], { method: 'rrf' }), arm('a'), arm('b')], 10);
+    expect(problems).toEqual([
+      'systems[f].inputs[0]: "a" is listed after this system; list systems after their inputs',
+      'systems[f].inputs[1]: "b" is listed after this system; list systems after their inputs',
+    ]);
+  });
+});

@@ -121,8 +121,58 @@ interface PlanDraft {
  */
 export function buildPlan(entries: readonly PlanEntry[], topK: number): { plan: SystemsPlan; problems: string[] } {
   const draft: PlanDraft = { problems: [], systems: [], byId: new Map(), groups: new Map(), entryIds: new Map(), failed: new Set() };
-  for (const e of entries) planEntry(draft, e, entries, topK);
+  const cycles = inputCycles(entries);
+  draft.problems.push(...cycles.problems);
+  for (const e of entries) {
+    if (cycles.cyclic.has(e.id) && !draft.entryIds.has(e.id)) {
+      // Reported once as its cycle; systems downstream of it name a failed entry and stay quiet.
+      draft.entryIds.set(e.id, e.at);
+      draft.failed.add(e.id);
+      continue;
+    }
+    planEntry(draft, e, entries, topK);
+  }
   return { plan: { systems: draft.systems, groups: draft.groups }, problems: draft.problems };
+}
+
+/** The ids an entry reads, whether listed or as the pool of its input subsets. */
+function listedInputs(e: PlanEntry): readonly string[] {
+  return isList(e.inputs) ? e.inputs : e.inputs['subsets-of'];
+}
+
+/**
+ * Every cycle among the entries' inputs (a system listing itself, or `a -> b -> a`), each named once at the
+ * entry of the cycle listed first, with the ids on a cycle. Without this check a system that reads itself
+ * would only look like an input listed after its system, or (being its own failed entry) vanish silently.
+ */
+export function inputCycles(entries: readonly PlanEntry[]): { problems: string[]; cyclic: Set<string> } {
+  const byId = new Map<string, PlanEntry>();
+  for (const e of entries) if (!byId.has(e.id)) byId.set(e.id, e);
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (id: string): void => {
+    state.set(id, 'open');
+    stack.push(id);
+    for (const ref of listedInputs(byId.get(id) as PlanEntry)) {
+      if (!byId.has(ref)) continue;
+      if (state.get(ref) === 'open') found.push([...stack.slice(stack.indexOf(ref)), ref]);
+      else if (state.get(ref) === undefined) visit(ref);
+    }
+    stack.pop();
+    state.set(id, 'done');
+  };
+  for (const id of byId.keys()) if (state.get(id) === undefined) visit(id);
+  const order = new Map(entries.map((e, i) => [e.id, i] as const));
+  const problems = found.map((cycle) => {
+    const first = cycle.slice(0, -1).reduce((a, b) => ((order.get(a) as number) <= (order.get(b) as number) ? a : b));
+    const e = byId.get(first) as PlanEntry;
+    const start = cycle.indexOf(first);
+    const named = [...cycle.slice(start, -1), ...cycle.slice(0, start), first].map((id) => `"${id}"`).join(' -> ');
+    const why = cycle.length === 2 ? `"${first}" lists itself as an input` : `the inputs form a cycle, ${named} (each reads the next)`;
+    return `${e.at}.inputs: ${why}; a system cannot read its own run, directly or through others; remove one of these inputs`;
+  });
+  return { problems, cyclic: new Set(found.flat()) };
 }
 
 /** Adds the systems of one entry to the draft, or its problems; stops at the first check that fails. */
