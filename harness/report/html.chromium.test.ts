@@ -14,6 +14,7 @@ describe.skipIf(!chromiumAvailable('report.html'))('report.html in headless Chro
     const { plots, scatterPoints, problems } = await inspectReportPage(join(dir, 'report.html'), shot);
     // Recall curves: one per stratum (exact, paraphrase) and the pooled row.
     expect(plots.map((p) => p.cls)).toEqual([
+      'plot forest gate-forest',
       'plot forest',
       'plot forest',
       'plot forest',
