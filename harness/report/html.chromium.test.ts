@@ -1,7 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, inspectReportPage } from './testdata/chromium.js';
+import { runCli } from '../cli/main.js';
+import { memoryLogger } from '../log.js';
+import { PROJECT_ROOT } from '../testing/shared.js';
+import { chromiumAvailable, inspectFirstScreen, inspectReportPage } from './testdata/chromium.js';
 import { fixtureInput } from './testdata/fixture.js';
 import { writeReport } from './write.js';
 import { tempDir } from '../testing/temp.js';
@@ -37,4 +40,37 @@ describe.skipIf(!chromiumAvailable('report.html'))('report.html in headless Chro
     expect(problems).toEqual([]);
     if (process.env['HARNESS_KEEP_SCREENSHOT']) process.stderr.write(`screenshot: ${shot}\n`);
   });
+
+  // The study users run first, as shipped (41 systems, 4 strata, 3 grids), read the way a reviewer does.
+  it('rrf-vs-cc at 1280x900: the decision in the first screen, no label clipped, no horizontal scroll, a table that filters', async () => {
+    const work = tempDir('harness-html-rrf');
+    const code = await runCli(['ablate', '--config', 'configs/rrf-vs-cc.yaml', '--output', join(work, 'reports'), '--cache', join(work, 'cache')], {
+      out: () => {},
+      log: memoryLogger(),
+      env: {},
+      cwd: PROJECT_ROOT,
+    });
+    expect(code).toBe(0);
+    const [name] = await readdir(join(work, 'reports'));
+    const dir = join(work, 'reports', name as string);
+    await mkdir(join(dir, 'assets'));
+    const shot = join(dir, 'assets', 'first-screen.png');
+    const system = 'cc-minmax.alpha=0.5';
+    const page = await inspectFirstScreen(join(dir, 'report.html'), shot, system);
+    expect(page.verdictBottom).not.toBeNull();
+    expect(page.gateForestBottom).not.toBeNull();
+    expect(page.verdictBottom as number).toBeLessThanOrEqual(page.viewportHeight);
+    expect(page.gateForestBottom as number).toBeLessThanOrEqual(page.viewportHeight);
+    // Hundreds of labels, ticks and values across forest, grid, scatter and recall plots; none leaves its plot.
+    expect(page.textsChecked).toBeGreaterThan(500);
+    expect(page.clipped).toEqual([]);
+    expect(page.scrollWidth).toBeLessThanOrEqual(1280);
+    // Its rows against the baseline, in 4 strata on 3 measures, and nothing else.
+    expect(page.filtered.sides).toEqual([`${system} vs bm25`]);
+    expect(page.filtered.shown).toBe(12);
+    expect(page.filtered.total).toBeGreaterThan(500);
+    expect(page.problems).toEqual([]);
+    expect((await stat(shot)).size).toBeGreaterThan(10_000);
+    if (process.env['HARNESS_KEEP_SCREENSHOT']) process.stderr.write(`first screen: ${shot}\n`);
+  }, 120_000);
 });
