@@ -286,7 +286,7 @@ function heatMap(g: GridModel): string {
     const lo = Math.min(...cells.map((c) => c.c.mean));
     const hi = Math.max(...cells.map((c) => c.c.mean));
     const x0 = at.x + yLabelW + 24;
-    const y0 = at.y + 22;
+    const y0 = at.y + 34;
     out.push(`<text x="${n2(at.x)}" y="${n2(at.y + 12)}" ${FONT} font-weight="bold">${esc(`${s} (${fmtMean(lo)} to ${fmtMean(hi)})`)}</text>`);
     ay.order.forEach((o, j) => out.push(`<text x="${n2(x0 - 4)}" y="${n2(y0 + j * ch + ch / 2 + 4)}" ${FONT} text-anchor="end">${esc(o)}</text>`));
     ax.order.forEach((o, j) => {
