@@ -33,6 +33,11 @@ function options(id: string, label: string, values: readonly string[], esc: (s: 
   return `<label>${label} <select id="${id}">${opts.join('')}</select></label>`;
 }
 
+/** A system id that may wrap after its `.` and `+` (grid ids run to 40 characters), not inside a name. */
+function breakable(id: string, esc: (s: string) => string): string {
+  return esc(id).replace(/([.+])/g, '$1<wbr>');
+}
+
 /** One comparison as a row of the exploratory table; its data attributes are what the filters and sorts read. */
 function exploreRow(data: ReportData, c: Comparison, i: number, reference: number | undefined, esc: (s: string) => string): string {
   const attrs = [
@@ -50,8 +55,8 @@ function exploreRow(data: ReportData, c: Comparison, i: number, reference: numbe
     .join('');
   const num = (text: string, cls = '') => `<td class="num${cls ? ` ${cls}` : ''}">${text}</td>`;
   return `<tr${attrs}>${[
-    `<td class="id">${esc(c.system)}</td>`,
-    `<td class="id">${esc(c.baseline)}</td>`,
+    `<td class="id">${breakable(c.system, esc)}</td>`,
+    `<td class="id">${breakable(c.baseline, esc)}</td>`,
     `<td>${esc(c.stratum)}</td>`,
     `<td>${esc(c.measure)}</td>`,
     `<td>${roleLabel(c)}</td>`,
@@ -104,7 +109,7 @@ export function exploreTable(data: ReportData, reference: number | undefined, es
   if (data.comparisons.length === 0) return [];
   const systems = [...new Set(data.comparisons.flatMap((c) => [c.system, c.baseline]))];
   const groups = [...new Set(data.runs.flatMap((r) => (r.group === undefined ? [] : [r.group])))];
-  const head = ['system', 'baseline', 'stratum', 'measure', 'role', 'system mean', 'baseline mean', 'delta', 'CI', 'p (corrected)', 'significant', 'W/T/L'];
+  const head = ['system', 'baseline', 'stratum', 'measure', 'role', 'system mean', 'baseline mean', 'delta', 'CI', 'p (corrected)', 'sig.', 'W/T/L'];
   const numeric = new Set(['system mean', 'baseline mean', 'delta', 'p (corrected)']);
   return [
     '<div class="filters">',

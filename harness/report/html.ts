@@ -21,7 +21,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num, td.ci { white-space: nowrap; }
 code, pre { background: #f5f5f5; border-radius: 3px; }
 pre { padding: .6rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
-td code, td.id { overflow-wrap: anywhere; word-break: break-all; }
+td code { overflow-wrap: anywhere; word-break: break-all; } td.id { overflow-wrap: anywhere; }
+table.explore td.id:first-child { min-width: 11rem; } table.explore td.ci { min-width: 8rem; }
 .question { font-size: 1.15rem; margin: .2rem 0; } .lead { color: #444; margin: .2rem 0 1rem; }
 .banner { color: #666; font-size: .85rem; }
 .verdict { font-size: 1.1rem; padding: .6rem .8rem; border-radius: 4px; border-left: 6px solid; }
@@ -33,7 +34,8 @@ td code, td.id { overflow-wrap: anywhere; word-break: break-all; }
 svg.plot { background: #fff; border: 1px solid #eee; max-width: 100%; height: auto; }
 .filters { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; margin: .5rem 0; font-size: .9rem; }
 .filters select { max-width: 22rem; }
-table.explore { font-size: .8rem; margin: 0; } table.explore td.ci { white-space: normal; }
+table.explore { font-size: .8rem; margin: 0; width: 100%; } table.explore td.ci { white-space: normal; }
+table.explore th, table.explore td { padding: .2rem .3rem; }
 .explore-wrap { max-height: 40rem; overflow-y: auto; border: 1px solid #ddd; margin-bottom: 1rem; }
 table.explore thead th { position: sticky; top: 0; background: #f7f7f7; }
 details > summary { cursor: pointer; color: #1b6ca8; }

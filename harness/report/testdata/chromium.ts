@@ -127,6 +127,8 @@ export interface FirstScreen {
   readonly gateForestBottom: number | null;
   readonly viewportHeight: number;
   readonly scrollWidth: number;
+  /** Boxes that scroll sideways inside the page (the exploratory table's, code blocks, tables): `tag.class`. */
+  readonly overflowing: string[];
   /** SVG text elements whose box leaves their SVG's box: `class: text`. */
   readonly clipped: string[];
   readonly textsChecked: number;
@@ -158,6 +160,9 @@ export async function inspectFirstScreen(html: string, screenshot: string, syste
       gateForestBottom: await bottom('svg.gate-forest'),
       viewportHeight: page.viewportSize()?.height ?? 0,
       scrollWidth: await page.$eval('html', (h) => h.scrollWidth),
+      overflowing: await page.$$eval('.explore-wrap, table, pre', (es) =>
+        es.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+      ),
       clipped: texts.filter((t) => t !== ''),
       textsChecked: texts.length,
     };
