@@ -104,6 +104,7 @@ function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAb
 export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
   return {
     name: cfg.name,
+    ...(cfg.description === undefined ? {} : { description: cfg.description }),
     configHash: cfg.configHash,
     evalset: reportEvalSet(cfg, study, scored),
     runs: [...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments, scored.qrels)), ...scored.tuned.map(tunedRun)],

@@ -18,9 +18,33 @@ export function fmtDelta(x: number): string {
   return s.startsWith('-') ? s : `+${s}`;
 }
 
-/** An interval of differences: `[-0.0120, +0.0450]`; an unbounded end prints as `-inf` / `+inf`. */
-export function fmtCI(ci: readonly [number | null, number | null]): string {
+/**
+ * An interval of differences: `[-0.0120, +0.0450]`; one unbounded end prints as `-inf` / `+inf`. With both ends
+ * unbounded no shift can be rejected at the interval's level, which says nothing about the difference, so it
+ * prints as `not computable`, with `why` when the caller knows it (see {@link ciWhy}).
+ */
+export function fmtCI(ci: readonly [number | null, number | null], why?: string): string {
+  if (ci[0] === null && ci[1] === null) return `not computable${why ? `: ${why}` : ''}`;
   return `[${ci[0] === null ? '-inf' : fmtDelta(ci[0])}, ${ci[1] === null ? '+inf' : fmtDelta(ci[1])}]`;
+}
+
+/**
+ * Why a comparison's interval is unbounded on both sides: a randomization test of B draws resolves no p below
+ * 1/(B + 1), so at a corrected level above 1 - 1/(B + 1) every shift is kept. Undefined when it has bounds.
+ */
+export function ciWhy(c: {
+  readonly ci: readonly [number | null, number | null];
+  readonly ciLevel: number | null;
+  readonly permutations: number | null;
+}): string | undefined {
+  if (c.ci[0] !== null || c.ci[1] !== null) return undefined;
+  if (c.permutations === null) return `no shift can be rejected at the ${fmtLevel(c.ciLevel)} level`;
+  return `${c.permutations.toLocaleString('en-US')} permutations cannot reach the corrected ${fmtLevel(c.ciLevel)} level`;
+}
+
+/** A comparison's interval, with the reason in words when it has no bounds. */
+export function fmtCompCI(c: Parameters<typeof ciWhy>[0]): string {
+  return fmtCI(c.ci, ciWhy(c));
 }
 
 /**

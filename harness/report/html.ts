@@ -1,10 +1,15 @@
-import { fmtCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
+import type { Block } from './blocks.js';
+import { evalsetLine, gateRuleText, headToHeadBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
+import { exploreTable } from './explore.js';
+import { fmtLevel, fmtMean } from './format.js';
+import { GRID_CAPTION, gridPlots } from './grid-plot.js';
 import { BANNER } from './markdown.js';
 import { reportedMeasures } from '../compare/measures.js';
-import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, roleLabel, runKind, runNote, winsOver } from './select.js';
-import { esc, forestPlot, recallCurves, recallMeasures, scatterPlot } from './svg.js';
+import { APPENDIX_SECTIONS, demote, sections } from './sections.js';
+import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote, winsOver } from './select.js';
+import { esc, forestPlot, gateForest, recallCurves, recallMeasures, scatterPlot } from './svg.js';
 import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
-import type { Comparison, ReportData, ReportRun, StratumInfo } from './types.js';
+import type { ReportData, ReportRun, ReportWarning, StratumInfo } from './types.js';
 
 const CSS = `
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; line-height: 1.4; padding: 0 1rem; }
@@ -15,7 +20,10 @@ th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertic
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num, td.ci { white-space: nowrap; }
 code, pre { background: #f5f5f5; border-radius: 3px; }
-pre { padding: .6rem; overflow-x: auto; }
+pre { padding: .6rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+td code { overflow-wrap: anywhere; word-break: break-all; } td.id { overflow-wrap: anywhere; }
+table.explore td.id:first-child { min-width: 11rem; } table.explore td.ci { min-width: 8rem; }
+.question { font-size: 1.15rem; margin: .2rem 0; } .lead { color: #444; margin: .2rem 0 1rem; }
 .banner { color: #666; font-size: .85rem; }
 .verdict { font-size: 1.1rem; padding: .6rem .8rem; border-radius: 4px; border-left: 6px solid; }
 .ADOPT { background: #eaf6ee; border-color: #2e8b57; } .REJECT { background: #fbeaea; border-color: #d1495b; }
@@ -23,7 +31,15 @@ pre { padding: .6rem; overflow-x: auto; }
 .sev-serious { color: #a00; } .sev-warning { color: #9a5b00; } .sev-info { color: #555; }
 .sig { font-weight: bold; }
 .plots { display: flex; flex-wrap: wrap; gap: 1rem; }
-svg.plot { background: #fff; border: 1px solid #eee; }
+svg.plot { background: #fff; border: 1px solid #eee; max-width: 100%; height: auto; }
+.filters { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; margin: .5rem 0; font-size: .9rem; }
+.filters select { max-width: 22rem; }
+table.explore { font-size: .8rem; margin: 0; width: 100%; } table.explore td.ci { white-space: normal; }
+table.explore th, table.explore td { padding: .2rem .3rem; }
+.explore-wrap { max-height: 40rem; overflow-y: auto; border: 1px solid #ddd; margin-bottom: 1rem; }
+table.explore thead th { position: sticky; top: 0; background: #f7f7f7; }
+details > summary { cursor: pointer; color: #1b6ca8; }
+h2.appendix { margin-top: 3rem; }
 `;
 
 function td(text: string, num = false, cls = ''): string {
@@ -35,7 +51,7 @@ function th(text: string, num = false): string {
   return `<th${num ? ' class="num"' : ''}>${text}</th>`;
 }
 
-/** Banner, title, styles and the command that regenerates the evidence. */
+/** Banner, title, styles, the question and the eval set in one line. */
 function headSection(data: ReportData): string[] {
   return [
     '<!DOCTYPE html>',
@@ -43,37 +59,57 @@ function headSection(data: ReportData): string[] {
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${esc(`Report: ${data.name}`)}</title>`,
     `<style>${CSS}</style>`,
     '</head>',
     '<body>',
     `<p class="banner">${esc(BANNER)}</p>`,
     `<h1>${esc(`Report: ${data.name}`)}</h1>`,
-    `<p>Config hash <code>${esc(data.configHash)}</code>. Regenerate the evidence with:</p>`,
-    `<pre><code>${esc(data.command)}</code></pre>`,
+    `<p class="question"><strong>Question:</strong> ${esc(questionText(data))}</p>`,
+    `<p class="lead">${esc(evalsetLine(data))}</p>`,
   ];
 }
 
+/** The decision: verdict, rule, the confirmatory forest plot, the warnings on the gate, the head-to-head table. */
 function gateSection(data: ReportData): string[] {
   if (!data.gateResult) return [];
   const g = data.gateResult;
+  const onGate = splitWarnings(data).gate;
   return [
+    '<section id="decision">',
     '<h2>Gate</h2>',
     `<p class="verdict ${g.verdict}"><strong>${g.verdict}</strong>: ${esc(g.reason)}.</p>`,
-    `<p>Rule <code>${esc(g.config.rule)}</code> on ${esc(g.config.measure)}: candidate <code>${esc(g.config.candidate)}</code> against baseline <code>${esc(g.config.baseline)}</code>${g.config.minDelta !== undefined ? `, minDelta ${fmtMean(g.config.minDelta)}` : ''}.</p>`,
-    `<p>${esc(gateSentence(data))}</p>`,
+    `<p>${esc(gateRuleText(data))} ${esc(gateSentence(data))}</p>`,
+    gateForest(data),
+    '<h3>Warnings on the gate</h3>',
+    ...warningList(onGate, 'None.'),
+    ...blocksToHtml(headToHeadBlocks(data), esc),
+    '</section>',
+  ];
+}
+
+function warningList(ws: readonly ReportWarning[], none: string): string[] {
+  if (ws.length === 0) return [`<p>${none}</p>`];
+  return [
+    '<ul>',
+    ...ws.map((w) => `<li class="sev-${w.severity}"><strong>${w.severity}</strong> <code>${esc(w.code)}</code> (${esc(w.subject)}): ${esc(w.message)}</li>`),
+    '</ul>',
   ];
 }
 
 function warningsSection(data: ReportData): string[] {
-  if (data.warnings.length === 0) return ['<h2>Warnings</h2>', '<p>None.</p>'];
+  const { gate, other } = splitWarnings(data);
+  return [`<h2>${data.gateResult ? 'Other warnings' : 'Warnings'}</h2>`, ...warningList(other, gate.length > 0 ? 'None beyond those on the gate.' : 'None.')];
+}
+
+/** Where the report came from: the config hash and the command that regenerates it. */
+function provenanceSection(data: ReportData): string[] {
   return [
-    '<h2>Warnings</h2>',
-    '<ul>',
-    ...data.warnings.map(
-      (w) => `<li class="sev-${w.severity}"><strong>${w.severity}</strong> <code>${esc(w.code)}</code> (${esc(w.subject)}): ${esc(w.message)}</li>`,
-    ),
-    '</ul>',
+    '<h3>Provenance</h3>',
+    `<p>Config hash <code>${esc(data.configHash)}</code>. Regenerate the evidence with:</p>`,
+    `<pre><code>${esc(data.command)}</code></pre>`,
+    '<p>The manifest.json beside this file holds the git sha, package versions, cache counts and timings.</p>',
   ];
 }
 
@@ -89,7 +125,7 @@ function evalsetSection(data: ReportData): string[] {
     ['qrels', esc(qrelsText(e))],
   ];
   return [
-    '<h2>Eval set</h2>',
+    '<h3>Eval set</h3>',
     '<table>',
     ...rows.map(([k, v]) => `<tr>${th(k)}${td(v)}</tr>`),
     '</table>',
@@ -104,9 +140,9 @@ function evalsetSection(data: ReportData): string[] {
 function runsSection(data: ReportData): string[] {
   const from = data.runs.some((r) => r.inputs !== undefined);
   const row = (r: ReportRun) =>
-    `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id))}${td(esc(runKind(r)))}${from ? td(esc(r.inputs?.join(', ') ?? '')) : ''}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(runNote(data, r)))}</tr>`;
+    `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id), false, 'id')}${td(esc(runKind(r)))}${from ? td(esc(r.inputs?.join(', ') ?? '')) : ''}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(runNote(data, r)))}</tr>`;
   return [
-    '<h2>Runs</h2>',
+    '<h3>Runs</h3>',
     '<table>',
     `<tr>${th('')}${th('run')}${th('kind')}${from ? th('from') : ''}${th('fingerprint')}${th('note')}</tr>`,
     ...data.runs.map(row),
@@ -114,8 +150,8 @@ function runsSection(data: ReportData): string[] {
   ];
 }
 
-/** Forest plots of every tested measure, and one scatter per headline system on the primary measure. */
-function differencesSection(data: ReportData): string[] {
+/** Forest plots of every tested measure (headline systems), and one scatter per headline system on the primary measure. */
+function differencesSection(data: ReportData, reference: number | undefined): string[] {
   if (data.comparisons.length === 0) return [];
   const primary = primaryMeasure(data);
   const overall = overallStratum(data);
@@ -128,10 +164,11 @@ function differencesSection(data: ReportData): string[] {
       headline.has(x.system) &&
       (x.baseline === data.baseline || x.system === data.gateResult?.config.candidate),
   );
+  const left = headline.size < data.runs.length ? ` (the ${headline.size} headline systems; every system is in the table above)` : '';
   return [
-    '<h2>Differences to baseline</h2>',
+    `<h2>Differences to baseline${esc(left)}</h2>`,
     '<div class="plots">',
-    ...data.testedMeasures.map((m) => forestPlot(data, m)),
+    ...data.testedMeasures.map((m) => forestPlot(data, m, reference)),
     '</div>',
     `<h2>Per-query ${esc(primary)}</h2>`,
     '<p>One point per query; above the dashed diagonal the system beats its baseline.</p>',
@@ -147,43 +184,7 @@ function recallSection(data: ReportData): string[] {
   return ['<h2>Recall at k</h2>', '<div class="plots">', ...data.strata.map((s) => recallCurves(data, s.id, recall)), '</div>'];
 }
 
-const COMPARISON_HEAD = [
-  th('system'),
-  th('baseline'),
-  th('measure'),
-  th('role'),
-  th('system mean', true),
-  th('baseline mean', true),
-  th('delta', true),
-  th('CI'),
-  th('CI level', true),
-  th('p', true),
-  th('p (corrected)', true),
-  th('d_z', true),
-  th('W/T/L'),
-  th('MDE', true),
-].join('');
-
-function comparisonRow(x: Comparison): string {
-  return `<tr>${[
-    td(esc(x.system)),
-    td(esc(x.baseline)),
-    td(esc(x.measure)),
-    td(roleLabel(x)),
-    td(fmtMean(x.systemMean), true),
-    td(fmtMean(x.baselineMean), true),
-    td(fmtDelta(x.delta), true, x.significant ? 'sig' : ''),
-    td(fmtCI(x.ci), false, 'ci'),
-    td(fmtLevel(x.ciLevel), true),
-    td(esc(fmtP(x.p)), true),
-    td(esc(fmtP(x.pAdjusted)), true),
-    td(fmtDz(x.dz), true),
-    td(fmtWtl(x)),
-    td(fmtMde(x.mde), true),
-  ].join('')}</tr>`;
-}
-
-/** One stratum: every shown run's means with significance marks, then its comparisons among shown runs. */
+/** One stratum: every shown run's means with significance marks (the comparisons are in the exploratory table). */
 function stratumSection(data: ReportData, s: StratumInfo, shown: readonly ReportRun[]): string[] {
   const H = [`<h3>${esc(s.overall ? `${s.id} (all strata pooled)` : s.id)}, n = ${s.n}</h3>`, '<table>'];
   H.push(`<tr>${th('')}${th('run')}${data.measures.map((m) => th(esc(m), true)).join('')}</tr>`);
@@ -192,24 +193,30 @@ function stratumSection(data: ReportData, s: StratumInfo, shown: readonly Report
       const marks = winsOver(data, s.id, m, r.id);
       return td(fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks.length > 0 ? `<sup>${marks.join('')}</sup>` : ''), true);
     });
-    H.push(`<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.id))}${cells.join('')}</tr>`);
+    H.push(`<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.id), false, 'id')}${cells.join('')}</tr>`);
   }
   H.push('</table>');
-  const visible = new Set(shown.map((r) => r.id));
-  const rows = data.comparisons.filter((x) => x.stratum === s.id && visible.has(x.system) && visible.has(x.baseline));
-  if (rows.length === 0) return H;
-  return [...H, '<table>', `<tr>${COMPARISON_HEAD}</tr>`, ...rows.map(comparisonRow), '</table>'];
+  return H;
 }
 
 function resultsSection(data: ReportData): string[] {
   const shown = headlineRuns(data);
-  const H = ['<h2>Results by stratum</h2>'];
+  const H = ['<h2>Means by stratum</h2>'];
   if (shown.length < data.runs.length) {
     H.push(
-      `<p>${data.runs.length - shown.length} grid systems that are not among the best of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv and the grid tables above.</p>`,
+      `<p>${data.runs.length - shown.length} grid systems that are not among the best of any stratum are left out of these tables; every system is in summary.csv, comparisons.csv, the grid plots and the exploratory comparisons above.</p>`,
     );
   }
   return [...H, ...data.strata.flatMap((s) => stratumSection(data, s, shown))];
+}
+
+function exploreSection(data: ReportData, reference: number | undefined): string[] {
+  if (data.comparisons.length === 0) return [];
+  return [
+    '<h2>Exploratory comparisons</h2>',
+    `<p>Every comparison of the report (also in comparisons.csv). None but those marked gate can change the verdict. ${reference === undefined ? 'Each interval is at the level of its own corrected decision.' : `An interval's level is named where it differs from the gate's pooled ${esc(fmtLevel(reference))}.`}</p>`,
+    ...exploreTable(data, reference, esc),
+  ];
 }
 
 function legendSection(data: ReportData): string[] {
@@ -224,23 +231,55 @@ function legendSection(data: ReportData): string[] {
   ];
 }
 
+/** The systems sections, with each grid drawn (its table folded away under the picture). */
+function systemsSection(data: ReportData): string[] {
+  return sections(systemsBlocks(data)).flatMap((s) => (s.title === 'Grids' ? gridSection(data, s.blocks) : blocksToHtml(s.blocks, esc)));
+}
+
+function gridSection(data: ReportData, tables: readonly Block[]): string[] {
+  return [
+    '<h2>Grids</h2>',
+    `<p>${esc(GRID_CAPTION)}</p>`,
+    '<div class="plots">',
+    ...gridPlots(data),
+    '</div>',
+    '<details><summary>every grid point as a table</summary>',
+    ...blocksToHtml(
+      tables.filter((b) => !(b.kind === 'heading' && b.level === 2)),
+      esc,
+    ),
+    '</details>',
+  ];
+}
+
 /**
- * `report.html`: one self-contained page (inline CSS, inline SVG, no script, no external asset) with the
- * report's tables, the gate, the warnings and the plots. Pure; no timestamps or absolute paths.
+ * `report.html`: one self-contained page (inline CSS, inline SVG, one inline script for the exploratory
+ * table, no external asset), decision first: the question, the gate with its confirmatory forest plot, the
+ * warnings on it and the candidate against its baseline; then the exploratory material; then the appendix.
+ * Pure; no timestamps or absolute paths.
  */
 export function renderHtml(data: ReportData): string {
+  const evidence = sections(evidenceBlocks(data));
+  const reference = data.gateResult ? referenceLevel(data) : undefined;
   return [
     ...headSection(data),
     ...gateSection(data),
     ...warningsSection(data),
-    ...evalsetSection(data),
-    ...runsSection(data),
-    ...blocksToHtml(systemsBlocks(data), esc),
-    ...differencesSection(data),
+    ...systemsSection(data),
+    ...exploreSection(data, reference),
+    ...differencesSection(data, reference),
     ...recallSection(data),
     ...resultsSection(data),
-    ...blocksToHtml(evidenceBlocks(data), esc),
+    ...blocksToHtml(
+      evidence.filter((s) => !APPENDIX_SECTIONS.has(s.title)).flatMap((s) => s.blocks),
+      esc,
+    ),
     ...legendSection(data),
+    '<h2 class="appendix">Appendix</h2>',
+    ...provenanceSection(data),
+    ...evalsetSection(data),
+    ...runsSection(data),
+    ...blocksToHtml(demote(evidence.filter((s) => APPENDIX_SECTIONS.has(s.title)).flatMap((s) => s.blocks)), esc),
     '</body>',
     '</html>',
     '',

@@ -7,6 +7,7 @@ import { renderComparisonsCsv, renderPerQueryCsv, renderSummaryCsv } from './csv
 import { renderHtml } from './html.js';
 import { latexEscape, renderLatex } from './latex.js';
 import { renderMarkdown } from './markdown.js';
+import { fmtDelta } from './format.js';
 import { niceTicks } from './svg.js';
 import { fixtureInput } from './testdata/fixture.js';
 import { readReport, rerenderReport, writeReport } from './write.js';
@@ -67,9 +68,12 @@ describe('renderers', () => {
     expect(md).toContain('| b | dense | 0.5000<sup>a†</sup> | 0.3083 | 0.7000<sup>a</sup> |');
   });
 
-  it('report.html is self-contained: no script, no external reference', () => {
+  it('report.html is self-contained: one inline script, no external reference', () => {
     const html = renderHtml(data);
-    expect(html).not.toMatch(/<script|<link|src=|url\(|@import/i);
+    // The SVG namespace is a name, not a request.
+    expect(html.replaceAll('xmlns="http://www.w3.org/2000/svg"', '')).not.toMatch(/<link|src=|href=|url\(|@import|https?:/i);
+    expect(html.match(/<script>/g)).toHaveLength(1); // the exploratory table's filters, inline
+    expect(html.match(/<svg class="plot forest gate-forest"/g)).toHaveLength(1); // the gate's confirmatory rows
     expect(html.match(/<svg class="plot forest"/g)).toHaveLength(3); // one per tested measure
     expect(html.match(/<svg class="plot scatter"/g)).toHaveLength(2); // dense and hybrid against bm25
     expect(html.match(/<svg class="plot recall"/g)).toHaveLength(data.strata.length); // R@10 and R@100, one plot per stratum and the pooled row
@@ -134,17 +138,20 @@ describe('renderers', () => {
     expect(latexEscape('a_b & 50% #1 {x} ~ ^ \\')).toBe('a\\_b \\& 50\\% \\#1 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}');
     const tex = renderLatex(data);
     expect(tex).toContain('b & dense & 0.5000$^{a\\dagger}$ & ');
-    expect(tex.match(/\\begin\{table\}/g)).toHaveLength(3);
+    expect(tex.match(/\\begin\{table\}/g)).toHaveLength(1 + 3); // the gate's, then one per stratum
   });
 
   it('bold means significant and nothing else, in every rendering', () => {
     // LaTeX used to bold the best mean; now nothing there is bold.
     expect(renderLatex(data)).not.toContain('\\textbf');
     const md = renderMarkdown(data);
-    const bolded = [...md.matchAll(/\*\*([+-]\d\.\d{4})\*\*/g)].map((m) => m[1]);
+    // The gate's and the head-to-head tables repeat a delta; each bold one is a significant comparison's.
+    const bolded = new Set([...md.matchAll(/\*\*([+-]\d\.\d{4})\*\*/g)].map((m) => m[1]));
     const significant = data.comparisons.filter((c) => c.significant);
-    expect(bolded).toHaveLength(significant.length);
-    expect(renderHtml(data).match(/class="num sig"/g)).toHaveLength(significant.length);
+    expect([...bolded].sort()).toEqual([...new Set(significant.map((c) => fmtDelta(c.delta)))].sort());
+    expect(data.comparisons.filter((c) => !c.significant).some((c) => bolded.has(fmtDelta(c.delta)))).toBe(false);
+    // One row per comparison in the exploratory table, significant ones bold.
+    expect(renderHtml(data).match(/<td class="num sig">/g)).toHaveLength(significant.length);
     expect(md).toContain('Bold means significant');
   });
 
@@ -180,8 +187,13 @@ describe('renderers', () => {
     const open = few.comparisons.filter((c) => c.ci[0] === null && c.ci[1] === null);
     expect(open.length).toBeGreaterThan(0);
     expect(open.every((c) => !c.significant)).toBe(true);
-    expect(renderMarkdown(few)).toContain('[-inf, +inf]');
+    // In words, never as infinities: 100 draws resolve no p below 1/101.
+    const md = renderMarkdown(few);
+    expect(md).not.toContain('[-inf, +inf]');
+    expect(md).toContain('not computable: 100 permutations cannot reach the corrected');
     const html = renderHtml(few);
+    expect(html).not.toContain('[-inf, +inf]');
+    expect(html).toContain('CI not computable at');
     expect(html).not.toContain('NaN');
     expect(html).not.toContain('Infinity');
     expect(parseCsv(renderComparisonsCsv(few)).some((r) => r[9] === '-Infinity' && r[10] === 'Infinity')).toBe(true);

@@ -1,5 +1,6 @@
 import type { ReportedMeasure } from '../compare/measures.js';
-import { fmtCI, fmtDelta, fmtLevel, fmtMean } from './format.js';
+import { confirmatory, levelNote } from './decision.js';
+import { fmtCI, fmtCompCI, fmtDelta, fmtLevel, fmtMean } from './format.js';
 import { headlineRuns } from './systems.js';
 import type { Comparison, ReportData } from './types.js';
 
@@ -41,37 +42,76 @@ function tickLabel(v: number): string {
 }
 
 /**
- * Forest plot of the deltas on one measure: one row per comparison, grouped by stratum, the point at the mean
- * difference and a bar over its interval (at the level of the comparison's corrected decision, so a bar clear
- * of zero is exactly a filled, significant point); the gate's confirmatory rows are marked `[gate]`, the rest
- * are exploratory. An unbounded interval runs to the plot's edge. A dashed line marks zero.
+ * Upper bound of the width of `s` in px at `size` px in the plots' sans-serif (DejaVu Sans metrics, the widest
+ * common fallback, plus 5%): layouts size themselves from it, so no label is clipped whatever font renders it.
  */
-export function forestPlot(data: ReportData, measure: string): string {
-  const rows = data.strata.flatMap((s) => data.comparisons.filter((c) => c.stratum === s.id && c.measure === measure));
-  const width = 780;
-  const left = 250;
-  const right = 200;
+export function textWidth(s: string, size = 11): number {
+  let em = 0;
+  for (const ch of s) {
+    if (/[mwMW@%]/.test(ch)) em += 1.0;
+    else if (/[+=<>~#&A-Z]/.test(ch)) em += 0.84;
+    else if (/[0-9a-z$?_^*"]/.test(ch)) em += 0.64;
+    else if (/[-.,:;'|!()[\]{} /\\`]/.test(ch)) em += 0.42;
+    else em += 1.0;
+  }
+  return em * size * 1.05;
+}
+
+/** One row of a forest plot: its label and the comparison it draws. */
+export interface ForestRow {
+  readonly label: string;
+  readonly c: Comparison;
+  readonly color: string;
+}
+
+/** Rows under an optional group title (a stratum). */
+export interface ForestGroup {
+  readonly title?: string;
+  readonly rows: readonly ForestRow[];
+}
+
+export interface ForestSpec {
+  readonly cls: string;
+  readonly title: string;
+  readonly groups: readonly ForestGroup[];
+  /** Level named on a row only where its interval's differs from this one (see levelNote). */
+  readonly reference: number | undefined;
+}
+
+/** The value text right of a row: delta, interval, and its level where it is not the reference. */
+function forestValue(c: Comparison, reference: number | undefined): string {
+  const both = c.ci[0] === null && c.ci[1] === null;
+  const ci = both ? `CI not computable at ${fmtLevel(c.ciLevel)}` : `${fmtCI(c.ci)}${levelNote(c, reference)}`;
+  return `${fmtDelta(c.delta)} ${ci}`;
+}
+
+/**
+ * Forest plot: one row per comparison, in groups, the point at the mean difference and a bar over its interval
+ * (at the level of the comparison's corrected decision, so a bar clear of zero is exactly a filled, significant
+ * point); an unbounded end is dashed to the plot's edge. Margins are sized from the labels, so none is clipped;
+ * a level is printed where it differs from the reference. A dashed line marks zero.
+ */
+export function forestSvg(spec: ForestSpec): string {
+  const lines: ({ kind: 'title'; text: string } | ({ kind: 'row' } & ForestRow))[] = spec.groups.flatMap((g) => [
+    ...(g.title === undefined ? [] : [{ kind: 'title' as const, text: g.title }]),
+    ...g.rows.map((r) => ({ kind: 'row' as const, ...r })),
+  ]);
+  const rows = lines.flatMap((l) => (l.kind === 'row' ? [l.c] : []));
+  const left = Math.ceil(Math.max(60, ...lines.map((l) => textWidth(l.kind === 'row' ? l.label : l.text, 11) + (l.kind === 'row' ? 16 : 8))));
+  const right = Math.ceil(Math.max(80, ...lines.flatMap((l) => (l.kind === 'row' ? [textWidth(forestValue(l.c, spec.reference)) + 16] : []))));
+  const plotW = 300;
+  const width = Math.max(left + plotW + right, Math.ceil(textWidth(spec.title, 11) + 16));
   const top = 28;
   const rowH = 22;
-  const height = top + rows.length * rowH + 36;
-  let lo = Math.min(0, ...rows.map((c) => c.ci[0] ?? c.delta));
-  let hi = Math.max(0, ...rows.map((c) => c.ci[1] ?? c.delta));
-  if (hi - lo < 1e-9) {
-    lo -= 0.01;
-    hi += 0.01;
-  }
-  const pad = (hi - lo) * 0.05;
-  lo -= pad;
-  hi += pad;
-  const plotW = width - left - right;
+  const height = top + lines.length * rowH + 36;
+  const [lo, hi] = forestRange(rows);
   const x = (v: number) => left + ((v - lo) / (hi - lo)) * plotW;
-  const out: string[] = [];
-  out.push(
-    `<svg class="plot forest" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(`Forest plot of ${measure} deltas`)}">`,
-    `<title>${esc(`${measure}: difference to baseline with its CI at the corrected level, per stratum`)}</title>`,
-    `<text x="${left}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: delta (system - baseline), CI at the corrected level; exploratory unless [gate]`)}</text>`,
-  );
-  const axisY = top + rows.length * rowH + 4;
+  const out: string[] = [
+    `<svg class="${spec.cls}" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${esc(spec.title)}">`,
+    `<title>${esc(spec.title)}</title>`,
+    `<text x="8" y="16" ${FONT} font-weight="bold">${esc(spec.title)}</text>`,
+  ];
+  const axisY = top + lines.length * rowH + 4;
   for (const t of niceTicks(lo, hi)) {
     out.push(
       `<line x1="${n2(x(t))}" y1="${top - 4}" x2="${n2(x(t))}" y2="${axisY}" stroke="#e4e4e4"/>`,
@@ -79,23 +119,81 @@ export function forestPlot(data: ReportData, measure: string): string {
     );
   }
   out.push(`<line x1="${n2(x(0))}" y1="${top - 4}" x2="${n2(x(0))}" y2="${axisY}" stroke="#555" stroke-dasharray="4 3"/>`);
-  out.push(`<line x1="${left}" y1="${axisY}" x2="${width - right}" y2="${axisY}" stroke="#555"/>`);
-  rows.forEach((c, i) => {
+  out.push(`<line x1="${left}" y1="${axisY}" x2="${left + plotW}" y2="${axisY}" stroke="#555"/>`);
+  lines.forEach((l, i) => {
     const y = top + i * rowH + rowH / 2;
-    const col = color(data.runs.findIndex((r) => r.id === c.system));
+    if (l.kind === 'title') {
+      out.push(`<text x="8" y="${n2(y + 4)}" ${FONT} font-weight="bold">${esc(l.text)}</text>`);
+      return;
+    }
+    const c = l.c;
+    const x0 = c.ci[0] === null ? left : x(c.ci[0]);
+    const x1 = c.ci[1] === null ? left + plotW : x(c.ci[1]);
     out.push(
-      `<text x="${left - 8}" y="${n2(y + 4)}" ${FONT} text-anchor="end">${esc(`${c.stratum} (n=${c.n}): ${c.system} vs ${c.baseline}${c.role === 'confirmatory' ? ' [gate]' : ''}`)}</text>`,
-      `<line x1="${n2(c.ci[0] === null ? left : x(c.ci[0]))}" y1="${n2(y)}" x2="${n2(c.ci[1] === null ? width - right : x(c.ci[1]))}" y2="${n2(y)}" stroke="${col}" stroke-width="2"/>`,
-      `<circle cx="${n2(x(c.delta))}" cy="${n2(y)}" r="4.5" stroke="${col}" stroke-width="2" fill="${c.significant ? col : '#fff'}"><title>${esc(forestTooltip(c))}</title></circle>`,
-      `<text x="${width - right + 8}" y="${n2(y + 4)}" ${FONT}>${esc(`${fmtDelta(c.delta)} ${fmtCI(c.ci)}`)}</text>`,
+      `<text x="${left - 8}" y="${n2(y + 4)}" ${FONT} text-anchor="end">${esc(l.label)}</text>`,
+      `<line x1="${n2(x0)}" y1="${n2(y)}" x2="${n2(x1)}" y2="${n2(y)}" stroke="${l.color}" stroke-width="2"${c.ci[0] === null || c.ci[1] === null ? ' stroke-dasharray="3 3"' : ''}/>`,
+      `<circle cx="${n2(x(c.delta))}" cy="${n2(y)}" r="4.5" stroke="${l.color}" stroke-width="2" fill="${c.significant ? l.color : '#fff'}"><title>${esc(forestTooltip(c))}</title></circle>`,
+      `<text x="${left + plotW + 8}" y="${n2(y + 4)}" ${FONT}>${esc(forestValue(c, spec.reference))}</text>`,
     );
   });
   out.push('</svg>');
   return out.join('\n');
 }
 
+/** The delta axis: zero, every delta and every finite interval end, padded 5%. */
+function forestRange(rows: readonly Comparison[]): [number, number] {
+  let lo = Math.min(0, ...rows.map((c) => Math.min(c.delta, c.ci[0] ?? c.delta)));
+  let hi = Math.max(0, ...rows.map((c) => Math.max(c.delta, c.ci[1] ?? c.delta)));
+  if (hi - lo < 1e-9) {
+    lo -= 0.01;
+    hi += 0.01;
+  }
+  const pad = (hi - lo) * 0.05;
+  return [lo - pad, hi + pad];
+}
+
+/**
+ * The gate's forest plot: its confirmatory comparisons only, one row per stratum, every row's level named
+ * (they differ under Holm). Empty without a gate.
+ */
+export function gateForest(data: ReportData): string {
+  const g = data.gateResult?.config;
+  const rows = confirmatory(data);
+  if (!g || rows.length === 0) return '';
+  return forestSvg({
+    cls: 'plot forest gate-forest',
+    title: `${g.measure}: ${g.candidate} - ${g.baseline}, the gate's confirmatory comparisons (CI at each one's corrected level)`,
+    groups: [{ rows: rows.map((c) => ({ label: `${c.stratum} (n=${c.n})`, c, color: color(0) })) }],
+    reference: undefined,
+  });
+}
+
+/**
+ * Forest plot of the deltas on one measure for the headline systems (every system when there are few), grouped
+ * by stratum; the gate's confirmatory rows are marked `[gate]`, the rest are exploratory.
+ */
+export function forestPlot(data: ReportData, measure: string, reference: number | undefined): string {
+  const shown = new Set(headlineRuns(data).map((r) => r.id));
+  const groups = data.strata.map((s) => ({
+    title: `${s.id} (n=${s.n})`,
+    rows: data.comparisons
+      .filter((c) => c.stratum === s.id && c.measure === measure && shown.has(c.system) && shown.has(c.baseline))
+      .map((c) => ({
+        label: `${c.baseline === data.baseline ? c.system : `${c.system} vs ${c.baseline}`}${c.role === 'confirmatory' ? ' [gate]' : ''}`,
+        c,
+        color: color(data.runs.findIndex((r) => r.id === c.system)),
+      })),
+  }));
+  return forestSvg({
+    cls: 'plot forest',
+    title: `${measure}: delta (system - ${data.baseline}), CI at the corrected level; exploratory unless [gate]`,
+    groups: groups.filter((g) => g.rows.length > 0),
+    reference,
+  });
+}
+
 function forestTooltip(c: Comparison): string {
-  return `${c.system} vs ${c.baseline}, ${c.measure}, ${c.stratum} (${c.role === 'confirmatory' ? 'gate' : 'exploratory'}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCI(c.ci)}${c.significant ? ', significant' : ''}`;
+  return `${c.system} vs ${c.baseline}, ${c.measure}, ${c.stratum} (${c.role === 'confirmatory' ? 'gate' : 'exploratory'}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCompCI(c)}${c.significant ? ', significant' : ''}`;
 }
 
 /**
@@ -103,8 +201,10 @@ function forestTooltip(c: Comparison): string {
  * the diagonal y = x; points above it are queries the system wins.
  */
 export function scatterPlot(data: ReportData, measure: string, baseline: string, system: string): string {
+  // Square plot area; the canvas widens for a long title, the y label shrinks its font to fit the side.
   const size = 340;
   const m = 44;
+  const canvas = Math.ceil(Math.max(size, textWidth(`${measure}: ${system} vs ${baseline}`) + m + 8, textWidth(baseline) + 16));
   const xs = data.perQuery[baseline]?.[measure] ?? [];
   const ys = data.perQuery[system]?.[measure] ?? [];
   const maxV = Math.max(1, ...xs, ...ys);
@@ -117,7 +217,7 @@ export function scatterPlot(data: ReportData, measure: string, baseline: string,
   const legendH = 16 * strata.length;
   const height = size + legendH;
   out.push(
-    `<svg class="plot scatter" xmlns="http://www.w3.org/2000/svg" width="${size}" height="${height}" viewBox="0 0 ${size} ${height}" role="img" aria-label="${esc(`Per-query ${measure}: ${system} against ${baseline}`)}">`,
+    `<svg class="plot scatter" xmlns="http://www.w3.org/2000/svg" width="${canvas}" height="${height}" viewBox="0 0 ${canvas} ${height}" role="img" aria-label="${esc(`Per-query ${measure}: ${system} against ${baseline}`)}">`,
     `<title>${esc(`Per-query ${measure}: ${system} (y) against ${baseline} (x)`)}</title>`,
     `<text x="${m}" y="16" ${FONT} font-weight="bold">${esc(`${measure}: ${system} vs ${baseline}`)}</text>`,
     `<rect x="${m}" y="${m}" width="${plot}" height="${plot}" fill="none" stroke="#555"/>`,
@@ -131,7 +231,7 @@ export function scatterPlot(data: ReportData, measure: string, baseline: string,
   }
   out.push(
     `<text x="${size / 2}" y="${size - 8}" ${FONT} text-anchor="middle">${esc(baseline)}</text>`,
-    `<text x="12" y="${size / 2}" ${FONT} text-anchor="middle" transform="rotate(-90 12 ${size / 2})">${esc(system)}</text>`,
+    `<text x="12" y="${size / 2}" font-family="system-ui, sans-serif" font-size="${n2(Math.min(11, (11 * (size - 8)) / textWidth(system)))}" text-anchor="middle" transform="rotate(-90 12 ${size / 2})">${esc(system)}</text>`,
   );
   data.queries.forEach((q, i) => {
     const col = color(strata.indexOf(q.stratum));
@@ -176,10 +276,10 @@ export function recallCurves(data: ReportData, stratum: string, recall: readonly
       ? (curves.means[run]?.[stratum]?.[k.i] ?? 0)
       : (data.summary.find((s) => s.stratum === stratum && s.run === run && s.measure === k.measure)?.mean ?? 0);
   const runs = headlineRuns(data);
-  const width = 520;
-  // Tall enough for one legend line per run.
+  // Wide enough for the longest legend label, tall enough for one legend line per run.
+  const m = { l: 50, r: Math.ceil(Math.max(130, ...runs.map((r) => textWidth(r.id) + 44))), t: 28, b: 40 };
+  const width = 390 + m.r;
   const height = Math.max(300, 70 + runs.length * 16);
-  const m = { l: 50, r: 130, t: 28, b: 40 };
   const kMin = (ks[0] as { cutoff: number }).cutoff;
   const kMax = (ks[ks.length - 1] as { cutoff: number }).cutoff;
   const log = kMax / kMin >= 10;

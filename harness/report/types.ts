@@ -130,6 +130,8 @@ export interface ReportTuning {
  */
 export interface ReportInput {
   readonly name: string;
+  /** The question the study asks (the config's `description`), which every rendering opens with. */
+  readonly description?: string;
   readonly configHash: string;
   readonly evalset: ReportEvalSet;
   readonly runs: readonly ReportRun[];

@@ -18,7 +18,8 @@ export function withoutTimings(file: string, text: string): string {
   }
   if (file === 'report.md') {
     // Keep the cost table's sizes; blank its three timing columns (index ms, query ms p50, p95).
-    return text.replace(/\n## Cost\n[\s\S]*?(?=\n## )/, (section) =>
+    // The Cost section sits in the appendix (### Cost), last or before another section.
+    return text.replace(/\n#{2,3} Cost\n[\s\S]*?(?=\n#{2,3} |$)/, (section) =>
       section.replace(/^\| (?!system \||---)(.*) \|$/gm, (row) => {
         const cells = row.slice(2, -2).split(' | ');
         for (const i of [2, 3, 4]) if (cells[i] !== undefined) cells[i] = '(timing)';
@@ -26,6 +27,6 @@ export function withoutTimings(file: string, text: string): string {
       }),
     );
   }
-  if (file === 'report.html') return text.replace(/<h2>Cost<\/h2>[\s\S]*?(?=<h2>)/, '<h2>Cost (timings)</h2>');
+  if (file === 'report.html') return text.replace(/<h([23])>Cost<\/h\1>[\s\S]*?(?=<h[23][ >]|<\/body>)/, '<h3>Cost (timings)</h3>');
   return text;
 }
