@@ -4,6 +4,7 @@ import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
 import type { ReportData, ReportRun, StratumInfo } from './types.js';
+import { degenerateEndpoint } from './warnings.js';
 
 /**
  * What a report says about its systems when there are many (grids, fusions, tuned points): which are best per
@@ -153,7 +154,9 @@ function fusionBlocks(data: ReportData): Block[] {
       `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
     ),
   ];
-  const barred = fused.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ run: r.id, d })));
+  const barred = fused.flatMap((r) =>
+    (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable && !degenerateEndpoint(r, d.input)).map((d) => ({ run: r.id, d })),
+  );
   if (barred.length > 0) {
     B.push(para(`${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:`, true));
     B.push({ kind: 'list', items: barred.map((b) => `${b.run}: input ${b.d.input}: ${b.d.reason}`) });
@@ -168,7 +171,7 @@ function fusionBlocks(data: ReportData): Block[] {
         d.input,
         fmtMean(d.share),
         fmtMean(d.soloShare),
-        d.reachable ? 'yes' : { text: 'NO', strong: true },
+        d.reachable ? 'yes' : degenerateEndpoint(r, d.input) ? 'off (weight 0: grid endpoint)' : { text: 'NO', strong: true },
         fmtMean(d.empiricalReach),
       ]),
     ),
