@@ -34,6 +34,9 @@ const CONFIGS: Readonly<Record<string, Check>> = {
   'example-judged': { skip: 'needs LLM judgments written by `harness judge` (an API key)' },
 };
 
+/** Warning codes whose cause is the config itself (its fusion weights, permutations, response mapping). */
+const CONFIG_CAUSED = new Set(['input-unreachable', 'permutations-too-few', 'empty-results', 'unknown-ids']);
+
 /** Why a config is not run here, or undefined when it is. */
 function skipReason(check: Check): string | undefined {
   if ('skip' in check) return check.skip;
@@ -78,6 +81,8 @@ describe('every shipped config that runs offline', () => {
       expect(r.code, r.log.join('\n')).toBe(0);
       // A p near alpha depends on the draws and the data, not the config; every other serious item is the config's.
       expect(r.data.warnings.filter((w) => w.severity === 'serious' && w.code !== 'p-near-alpha')).toEqual([]);
+      // Nor any warning a config causes at whatever severity: its weights, its permutations, its result mapping.
+      expect(r.data.warnings.filter((w) => CONFIG_CAUSED.has(w.code))).toEqual([]);
       // What a plain stderr shows: the eval set line, the progress display (`label N/N` here), warnings; details
       // only under --verbose.
       const shown = r.log.filter((l) => !l.startsWith('detail: '));
