@@ -141,6 +141,12 @@ compare: { baseline: bm25, permutations: 200, resamples: 200 }
       if (inTop) reached++;
     }
     expect([Number(barred), Number(queries)]).toEqual([mustBar, fts5.size]);
+    expect([row?.barredQueries, row?.queries]).toEqual([mustBar, fts5.size]);
+    // The row a reader sees says where it reaches, beside the empirical share.
+    expect(readFileSync(join(folder, 'report.md'), 'utf8')).toContain(`| w | fts5 |`);
+    expect(readFileSync(join(folder, 'report.md'), 'utf8')).toMatch(
+      new RegExp(`\\| w \\| fts5 \\|[^\\n]*\\| yes in ${fts5.size - mustBar} of ${fts5.size} queries \\|`),
+    );
     // The issue measured 3 such queries in the fused run; the "can never" it printed is gone.
     expect(reached).toBeGreaterThan(0);
     expect(readFileSync(join(folder, 'report.md'), 'utf8')).not.toContain('can never');

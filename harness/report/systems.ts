@@ -3,6 +3,7 @@ import { graphBlocks } from './graph.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
+import type { InputDiagnostics } from '../systems/types.js';
 import type { ReportData, ReportRun, StratumInfo } from './types.js';
 import { degenerateEndpoint } from './warnings.js';
 
@@ -143,6 +144,14 @@ function tuningBlocks(data: ReportData): Block[] {
   return [h2('Tuning'), ...tuned.flatMap((r) => tunedBlocks(data, r, overall))];
 }
 
+/** The structural reach of one input: `yes`, `yes in 29 of 105 queries` (barred where its rivals fill the top), `off`, or NO. */
+function reachCell(r: ReportRun, d: InputDiagnostics): Cell {
+  if (!d.reachable) return degenerateEndpoint(r, d.input) ? 'off (weight 0: grid endpoint)' : { text: 'NO', strong: true };
+  const { queries, barredQueries } = d;
+  if (queries === undefined || barredQueries === undefined || barredQueries === 0) return 'yes';
+  return `yes in ${queries - barredQueries} of ${queries} queries`;
+}
+
 /** How much of each fusion's top-k its inputs contributed, and whether they can reach it at all. */
 function fusionBlocks(data: ReportData): Block[] {
   const fused = data.runs.filter((r) => r.diagnostics);
@@ -166,14 +175,7 @@ function fusionBlocks(data: ReportData): Block[] {
     head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
     align: ['l', 'l', 'r', 'r', 'l', 'r'],
     rows: fused.flatMap((r) =>
-      (r.diagnostics?.inputs ?? []).map((d): Cell[] => [
-        r.id,
-        d.input,
-        fmtMean(d.share),
-        fmtMean(d.soloShare),
-        d.reachable ? 'yes' : degenerateEndpoint(r, d.input) ? 'off (weight 0: grid endpoint)' : { text: 'NO', strong: true },
-        fmtMean(d.empiricalReach),
-      ]),
+      (r.diagnostics?.inputs ?? []).map((d): Cell[] => [r.id, d.input, fmtMean(d.share), fmtMean(d.soloShare), reachCell(r, d), fmtMean(d.empiricalReach)]),
     ),
   });
   return B;

@@ -235,6 +235,7 @@ function diagnoseFusion(
     reason: reach[k]?.reason ?? '',
     empiricalReach: empirical[k] ?? 0,
     cutoff: DIAGNOSTIC_CUTOFF,
+    ...(reach[k] === undefined ? {} : { queries: reach[k].queries, barredQueries: reach[k].barred }),
   }));
   const problems = diag
     .filter((d) => !d.reachable)
