@@ -5,6 +5,11 @@
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
+  /**
+   * How the work was done rather than what it found (a system that fell back to the main thread, plan
+   * details): printed only when the user asked with `--verbose`. A logger without it drops such lines.
+   */
+  detail?(message: string): void;
   /** A progress reporter for `total` steps of `label`; call `tick(n)` as work finishes and `done()` at the end. */
   progress(label: string, total: number): Progress;
 }
@@ -14,13 +19,14 @@ export interface Progress {
   done(): void;
 }
 
-export function stderrLogger(opts: { quiet?: boolean } = {}): Logger {
+export function stderrLogger(opts: { quiet?: boolean; verbose?: boolean } = {}): Logger {
   const err = process.stderr;
   const quiet = opts.quiet ?? false;
   return {
     info(message) {
       if (!quiet) err.write(`${message}\n`);
     },
+    ...(opts.verbose === true && !quiet ? { detail: (message: string) => void err.write(`${message}\n`) } : {}),
     warn(message) {
       err.write(`warning: ${message}\n`);
     },
@@ -57,13 +63,24 @@ export function stderrLogger(opts: { quiet?: boolean } = {}): Logger {
   };
 }
 
-/** A logger that records everything, for tests. */
+/** `log` with its detail lines printed as info lines: what `--verbose` asks for. */
+export function withDetail(log: Logger): Logger {
+  return {
+    info: (m) => log.info(m),
+    warn: (m) => log.warn(m),
+    detail: (m) => (log.detail ?? log.info).call(log, m),
+    progress: (label, total) => log.progress(label, total),
+  };
+}
+
+/** A logger that records everything, for tests; detail lines are prefixed `detail: `. */
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return {
     lines,
     info: (m) => void lines.push(m),
     warn: (m) => void lines.push(`warning: ${m}`),
+    detail: (m) => void lines.push(`detail: ${m}`),
     progress: (label, total) => ({
       tick() {},
       done: () => void lines.push(`${label} ${total}/${total}`),

@@ -34,7 +34,10 @@ export const ablateCommand = defineCommand({
     const { ablate, verify, formatVerify } = await import('../ablate/run.js');
     const { ablationSummary } = await import('../ablate/summary.js');
     const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
+    const { withDetail } = await import('../log.js');
     const jobs = parseJobs(args.jobs);
+    // --verbose is global (main.ts); here it also lets through how each system ran (a worker fallback).
+    const log = (args as { verbose?: boolean }).verbose === true ? withDetail(io.log) : io.log;
     const cfg = loadConfig(args.config, {
       env: io.env,
       cwd: io.cwd,
@@ -49,11 +52,11 @@ export const ablateCommand = defineCommand({
     const refresh = refreshIds(args.refresh, cfg, io.cwd);
     if (args.dryRun) {
       const { plan } = await import('../ablate/dry-run.js');
-      io.out(await plan(cfg, io.log, io.env));
+      io.out(await plan(cfg, log, io.env));
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, { log: io.log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
+    const result = await ablate(cfg, { log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
     io.out(ablationSummary(cfg, result, io.cwd));
     if (args.verify) {
       const checks = verify(cfg, result.means);

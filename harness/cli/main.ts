@@ -16,7 +16,7 @@ export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Prom
     .help()
     .alias('h', 'help')
     .version(harnessVersion())
-    .option('verbose', { type: 'boolean', global: true, describe: 'On failure, also print the stack trace' })
+    .option('verbose', { type: 'boolean', global: true, describe: 'On failure, also print the stack trace; ablate also says how it ran each system' })
     .epilogue(
       'Exit codes: 0 success; 1 runtime or verification failure; 2 bad input, usage or config (the message names ' +
         'the file, line or flag); 3 gate REJECT with --gate-exit.',

@@ -15,7 +15,7 @@ function specOf(system: PlannedSystem, byId: ReadonlyMap<string, PlannedSystem>)
     id: system.id,
     node: system.node,
     kind: system.kind,
-    params: system.params,
+    params: system.given ?? system.params,
     fingerprintHash: system.fingerprintHash,
     inputs: inputs.map((s) => ({ id: s.id, theoreticalMinScore: s.bound.theoreticalMinScore, sendsTextOffMachine: s.bound.sendsTextOffMachine })),
     inputFingerprints: inputs.map((s) => s.fingerprint),

@@ -153,7 +153,8 @@ export class WorkerPool {
         slot.holds.add(t.message.system.id);
         t.resolve(m.run);
       } else if (m.type === 'refused') {
-        this.#log.info(`${t.message.system.id}: runs in the main thread (${m.reason})`);
+        // How the work is spread, not what it found: the run is the same in either thread.
+        this.#log.detail?.(`${t.message.system.id}: runs in the main thread (${m.reason})`);
         t.resolve('refused');
       } else {
         slot.holds.add(t.message.system.id);

@@ -10,7 +10,7 @@ export { fuse, fusedTheoreticalMin } from './fuse.js';
 export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
 export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
 export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
-export { contributions, empiricalReach, structuralReach, type Contribution, type Reach } from './reach.js';
+export { contributions, empiricalReach, reachOnRuns, structuralReach, type Contribution, type Reach, type RunReach } from './reach.js';
 export {
   ABSENT_POLICIES,
   FUSION_METHODS,

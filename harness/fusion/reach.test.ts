@@ -3,8 +3,8 @@ import { Rng } from '../stats/rng.js';
 import { fuse } from './fuse.js';
 import type { FusionInput, FusionSpec } from './spec.js';
 import { packArrays } from './packed.js';
-import { contributions, empiricalReach, structuralReach } from './reach.js';
-import { inputsOf, packAll, runOf } from './testing.js';
+import { contributions, empiricalReach, reachOnRuns, structuralReach } from './reach.js';
+import { inputsOf, listOf, packAll, runOf } from './testing.js';
 
 const rrf = (over: Partial<FusionSpec> = {}): FusionSpec => ({ method: 'rrf', rrfK: 60, normalization: 'none', absent: 'zero', topK: 100, ...over });
 
@@ -129,5 +129,103 @@ describe('empiricalReach', () => {
     expect(empiricalReach(inputs, rrf(), 1)).toEqual([1 / 2, 0 / 2]);
     expect(empiricalReach(inputs, rrf(), 2)).toEqual([2 / 2, 1 / 2]);
     expect(empiricalReach(inputsOf(packed, [{}, { weight: 0 }]), rrf(), 1)).toEqual([2 / 2, 0]);
+  });
+});
+
+describe('reachOnRuns', () => {
+  // The issue-28 case: weighted RRF, fts5 at weight 0.3 beside bm25 at 1, rrfK 60. The data-free bound bars
+  // fts5 (0.3/61 < 1/70), but bm25 returns fewer than 10 documents for some queries, and there the document
+  // fts5 alone ranks first does enter the fused top 10: at rank 8 behind bm25's 7, at rank 1 where bm25 has none.
+  const bm25Lengths = [12, 7, 0, 9, 15, 10, 11, 3, 20, 10, 12, 14];
+  const queries = bm25Lengths.map((_, q) => `q${q}`);
+  const bm25 = runOf(
+    Object.fromEntries(queries.map((q, k) => [q, Object.fromEntries(Array.from({ length: bm25Lengths[k]! }, (_, r) => [`b${k}-${r}`, 100 - r]))])),
+  );
+  // fts5: first a document bm25 never returns, then a few of bm25's, then more of its own.
+  const fts5 = runOf(
+    Object.fromEntries(
+      queries.map((q, k) => [
+        q,
+        Object.fromEntries([`f${k}-solo`, `b${k}-0`, `b${k}-1`, ...Array.from({ length: 10 }, (_, r) => `f${k}-${r}`)].map((d, r) => [d, 50 - r])),
+      ]),
+    ),
+  );
+  const { table, packed } = packAll(queries, bm25, fts5);
+  const spec = rrf();
+  const inputs = inputsOf(packed, [
+    { weight: 1, depth: 100 },
+    { weight: 0.3, depth: 100 },
+  ]);
+
+  it('says fts5 can reach the top 10 where bm25 returns fewer than 10, and agrees with the fused run in every query', () => {
+    expect(structuralReach(inputs, spec, 10, ['bm25', 'fts5'])[1]!.reachable).toBe(false);
+    const [, reach] = reachOnRuns(inputs, spec, 10, ['bm25', 'fts5']);
+    expect(reach!.reachable).toBe(true);
+    expect(reach!.reason).not.toContain('can never');
+    expect(reach!.reason).toContain('barred in 8 of the 12 queries');
+    expect([reach!.barred, reach!.queries]).toEqual([8, 12]);
+    const fused = fuse(inputs, spec);
+    const rankOfSolo = queries.map((q, k) => listOf(fused, table, q).findIndex(([d]) => d === `f${k}-solo`) + 1);
+    // Where bm25 returned n < 10 documents the solo document is 1 + n-th; elsewhere it is below the top 10.
+    expect(rankOfSolo).toEqual(bm25Lengths.map((n) => (n < 10 ? n + 1 : expect.toSatisfy((r: number) => r > 10))));
+    const entered = rankOfSolo.filter((r) => r >= 1 && r <= 10).length;
+    expect(entered).toBe(reach!.queries - reach!.barred);
+    expect(empiricalReach(inputs, spec, 10)[1]).toBe(entered / queries.length);
+  });
+
+  it('keeps "can never" where every query gives bm25 10 documents or more, and the fused run never shows one', () => {
+    const full = queries.filter((_, k) => bm25Lengths[k]! >= 10);
+    const only = (run: typeof bm25) => new Map([...run].filter(([q]) => full.includes(q)));
+    const p = packAll(full, only(bm25), only(fts5));
+    const ins = inputsOf(p.packed, [
+      { weight: 1, depth: 100 },
+      { weight: 0.3, depth: 100 },
+    ]);
+    const [, reach] = reachOnRuns(ins, spec, 10, ['bm25', 'fts5']);
+    expect(reach).toEqual({ reachable: false, reason: expect.stringContaining('fts5 can never place'), barred: full.length, queries: full.length });
+    const fused = fuse(ins, spec);
+    for (const q of full)
+      expect(
+        listOf(fused, p.table, q)
+          .slice(0, 10)
+          .some(([d]) => d.endsWith('-solo')),
+      ).toBe(false);
+  });
+
+  it('is sound on random runs of every length: barred queries never show the input-alone top document entering', () => {
+    const rng = new Rng(28);
+    const nq = 25;
+    const qs = Array.from({ length: nq }, (_, q) => `q${q}`);
+    // Each input's first document is its own (the bound speaks of a document only that input returns); the
+    // rest are drawn from one shared pool, and a quarter of the lists are shorter than 12.
+    const runs = Array.from({ length: 3 }, (_, k) => {
+      const lengths = Array.from({ length: nq }, () => (rng.nextInt(4) === 0 ? rng.nextInt(12) : 10 + rng.nextInt(30)));
+      const offsets = Int32Array.from({ length: nq + 1 }, (_, q) => lengths.slice(0, q).reduce((a, b) => a + b, 0));
+      const docs = new Int32Array(offsets[nq]!);
+      const scores = new Float64Array(offsets[nq]!);
+      for (let q = 0; q < nq; q++) {
+        const chosen = new Set<number>([100 + k]);
+        while (chosen.size < lengths[q]!) chosen.add(rng.nextInt(100));
+        [...chosen].slice(0, lengths[q]).forEach((d, r) => {
+          docs[offsets[q]! + r] = d;
+          scores[offsets[q]! + r] = 1 - r / 100;
+        });
+      }
+      return packArrays(qs, offsets, docs, scores);
+    });
+    let partly = 0;
+    for (let t = 0; t < 80; t++) {
+      const ins: FusionInput[] = runs.map((run) => ({ run, weight: 0.05 + rng.nextFloat(), depth: 5 + rng.nextInt(36), theoreticalMin: 0 }));
+      const s = rrf({ rrfK: rng.nextInt(100), absent: rng.nextInt(2) === 0 ? 'zero' : 'min' });
+      const cutoff = 1 + rng.nextInt(10);
+      const empirical = empiricalReach(ins, s, cutoff);
+      reachOnRuns(ins, s, cutoff).forEach((r, i) => {
+        // Each barred query is one in which the input-alone top document does not enter.
+        expect(Math.round(empirical[i]! * nq)).toBeLessThanOrEqual(r.queries - r.barred);
+        if (!r.reachable) expect(empirical[i]).toBe(0);
+        if (r.barred > 0 && r.barred < r.queries) partly++;
+      });
+    }
+    expect(partly).toBeGreaterThan(0);
   });
 });

@@ -74,6 +74,7 @@ export interface Reach {
  * Per input i, a data-free check: can a document that input i ranks first and no other input returns ever
  * enter the fused top-`cutoff` (cut to `spec.topK` if shorter), whatever the other inputs return, assuming
  * each input returns at least min(depth, cutoff) documents? `reachable: false` only when provably barred.
+ * {@link reachOnRuns} drops that assumption, holding the bound against the documents each input returned.
  *
  * Argument (docs/adr/0011-fusion.md gives it in full). Let x be that document. An upper bound X of x's fused
  * score is w_i·top_i + Σ_{l≠i} w_l·amax_l: top_i the largest value input i can give its first document
@@ -102,7 +103,7 @@ export function structuralReach(
     if (!(input.weight > 0))
       return { reachable: false, reason: `${label(i)} has weight 0, so the fusion never reads it; give it a positive weight or remove it` };
     if (!(input.depth > 0)) return { reachable: false, reason: `${label(i)} has depth 0, so the fusion reads none of its documents; set depth >= 1` };
-    const verdict = barredBy(inputs, spec, c, i, input.weight);
+    const verdict = barredBy(inputs, dataFreeReads(inputs, c), spec, c, i, input.weight);
     if (verdict === undefined) {
       return {
         reachable: true,
@@ -110,32 +111,110 @@ export function structuralReach(
       };
     }
     const { j, x, y } = verdict;
-    const fixes = [`raise ${label(i)}'s weight from ${fmt(input.weight)} to at least ${fmt(minimalWeight(inputs, spec, c, i))}`];
-    if (spec.method === 'rrf') {
-      const k = largestRrfK(inputs, spec, c, i);
-      if (k !== undefined) fixes.push(`lower rrfK from ${fmt(spec.rrfK)} to ${fmt(k)} or less`);
-    }
     return {
       reachable: false,
       reason:
         `${label(i)} can never place a document in the fused top ${c}: one only it returns, ranked first, scores at most ${fmt(x)}, ` +
-        `while each of the top ${c} documents of ${label(j)} (depth ${fmt(inputs[j]!.depth)}) scores at least ${fmt(y)}; ${fixes.join(', or ')}`,
+        `while each of the top ${c} documents of ${label(j)} (depth ${fmt(inputs[j]!.depth)}) scores at least ${fmt(y)}; ${fixes(inputs, spec, c, i, label(i))}`,
+    };
+  });
+}
+
+/** The parameter changes that free input i from the data-free bound, as a clause. */
+function fixes(inputs: readonly Bounded[], spec: FusionSpec, c: number, i: number, name: string): string {
+  const out = [`raise ${name}'s weight from ${fmt(inputs[i]!.weight)} to at least ${fmt(minimalWeight(inputs, spec, c, i))}`];
+  if (spec.method === 'rrf') {
+    const k = largestRrfK(inputs, spec, c, i);
+    if (k !== undefined) out.push(`lower rrfK from ${fmt(spec.rrfK)} to ${fmt(k)} or less`);
+  }
+  return out.join(', or ');
+}
+
+/** {@link structuralReach} held against the actual runs: its verdict, and in how many queries the bound bars the input. */
+export interface RunReach extends Reach {
+  /** Queries in which the input returned a document and a document only it ranks first is provably barred. */
+  readonly barred: number;
+  /** Queries in which the input returned at least one document (within its depth). */
+  readonly queries: number;
+}
+
+/**
+ * {@link structuralReach} without its assumption that every input returns at least min(depth, cutoff)
+ * documents: the same bound is taken per query with the number of documents each input actually read there
+ * (an input that returned 7 documents cannot fill a top 10, and one that returned none gives nothing, under
+ * either absent policy). Each per-query verdict is exact in the sense of the data-free one: barred only when
+ * some other input read at least c documents whose least possible fused score exceeds the most a document only
+ * input i returns, ranked first, can score on that query. So an input is reported `reachable: false` ("can
+ * never") only when the data-free bound bars it and, on the runs, it is barred in every query in which it
+ * returned a document; the fused run then cannot show it placing such a document in the top c. An input of
+ * weight 0 or depth 0 is never read, so it is barred in every query. `inputs` are the packed runs that were
+ * fused, in the fusion's order.
+ */
+export function reachOnRuns(inputs: readonly FusionInput[], spec: FusionSpec, cutoff: number, names?: readonly string[]): RunReach[] {
+  const free = structuralReach(inputs, spec, cutoff, names);
+  const c = Math.min(cutoff, spec.topK);
+  const nq = inputs[0]?.run.queries.length ?? 0;
+  const readsOn = (q: number): Reads[] =>
+    inputs.map((input) => {
+      const n = Math.min(input.depth, input.run.offsets[q + 1]! - input.run.offsets[q]!);
+      return { min: n, max: n };
+    });
+  const perQuery = Array.from({ length: nq }, (_, q) => readsOn(q));
+  return inputs.map((input, i): RunReach => {
+    const verdict = free[i]!;
+    if (!(input.weight > 0 && input.depth > 0)) return { ...verdict, barred: nq, queries: nq };
+    let queries = 0;
+    let barred = 0;
+    perQuery.forEach((reads) => {
+      if (reads[i]!.max === 0) return;
+      queries++;
+      if (barredBy(inputs, reads, spec, c, i, input.weight) !== undefined) barred++;
+    });
+    if (verdict.reachable || barred === queries) return { ...verdict, barred, queries };
+    const label = names?.[i] ?? `input ${i}`;
+    return {
+      reachable: true,
+      reason:
+        `${label} can reach the fused top ${c} only where the inputs that outrank it return fewer than ${c} documents: ` +
+        `it is barred in ${barred} of the ${queries} queries in which it returned a document, and not in the other ${queries - barred}; ` +
+        `to free it everywhere, ${fixes(inputs, spec, c, i, label)}`,
+      barred,
+      queries,
     };
   });
 }
 
 type Bounded = Pick<FusionInput, 'weight' | 'depth' | 'theoreticalMin'>;
 
-/** Per-unit-weight bounds of what input l gives a document (see structuralReach). */
-function bounds(input: Bounded, spec: FusionSpec, c: number) {
-  const d = input.depth;
+/**
+ * How many documents the fusion reads from an input for a query, as a range: data-free, at least
+ * min(depth, cutoff) and at most depth (the assumption {@link structuralReach} states); on one query of the
+ * actual runs, exactly what the input returned within its depth.
+ */
+interface Reads {
+  readonly min: number;
+  readonly max: number;
+}
+
+function dataFreeReads(inputs: readonly Bounded[], c: number): Reads[] {
+  return inputs.map((input) => ({ min: Math.min(input.depth, c), max: input.depth }));
+}
+
+/**
+ * Per-unit-weight bounds of what input l gives a document when it reads `n` documents (see structuralReach).
+ * An input that read nothing gives every document 0, under either absent policy.
+ */
+function bounds(input: Bounded, n: Reads, spec: FusionSpec) {
+  if (n.max === 0) return { top: 0, lb: () => 0, present: 0, amin: 0, amax: 0 };
   const k = spec.rrfK;
-  const zmax = d === Infinity ? Infinity : Math.sqrt(d - 1);
+  const zmax = n.max === Infinity ? Infinity : Math.sqrt(n.max - 1);
   const m = input.theoreticalMin ?? -Infinity;
   const zero = spec.absent === 'zero';
   if (spec.method === 'rrf') {
-    const least = d === Infinity ? 0 : 1 / (k + d);
-    return { top: 1 / (k + 1), lb: (r: number) => 1 / (k + r), present: least, amin: zero ? 0 : least, amax: zero ? 0 : 1 / (k + Math.min(d, c)) };
+    // Under `min` an absent document gets what the last one read got, 1/(rrfK + n), or 0 when none was read.
+    const least = n.max === Infinity ? 0 : 1 / (k + n.max);
+    const amin = zero || n.min === 0 ? 0 : least;
+    return { top: 1 / (k + 1), lb: (r: number) => 1 / (k + r), present: least, amin, amax: zero ? 0 : 1 / (k + Math.max(n.min, 1)) };
   }
   switch (spec.normalization) {
     case 'min-max':
@@ -149,15 +228,25 @@ function bounds(input: Bounded, spec: FusionSpec, c: number) {
   }
 }
 
-/** The input j (and the bounds) that bars input i at weight wi, or undefined when nothing provably does. */
-function barredBy(inputs: readonly Bounded[], spec: FusionSpec, c: number, i: number, wi: number): { j: number; x: number; y: number } | undefined {
+/**
+ * The input j (and the bounds) that bars input i at weight wi when each input l reads `reads[l]` documents, or
+ * undefined when nothing provably does. Only an input that surely reads at least c documents can bar.
+ */
+function barredBy(
+  inputs: readonly Bounded[],
+  reads: readonly Reads[],
+  spec: FusionSpec,
+  c: number,
+  i: number,
+  wi: number,
+): { j: number; x: number; y: number } | undefined {
   const active = inputs.map((input, l) => (input.weight > 0 && input.depth > 0 ? l : -1)).filter((l) => l >= 0);
   const weight = (l: number): number => (l === i ? wi : inputs[l]!.weight);
-  const b = inputs.map((input) => bounds(input, spec, c));
+  const b = inputs.map((input, l) => bounds(input, reads[l]!, spec));
   let x = weight(i) * b[i]!.top;
   for (const l of active) if (l !== i) x += weight(l) * b[l]!.amax;
   for (const j of active) {
-    if (j === i || Math.min(inputs[j]!.depth, c) < c) continue;
+    if (j === i || Math.min(reads[j]!.min, c) < c) continue;
     let rest = 0;
     for (const l of active) if (l !== j) rest += weight(l) * Math.min(b[l]!.amin, b[l]!.present);
     const y = (r: number): number => {
@@ -176,10 +265,11 @@ function barredBy(inputs: readonly Bounded[], spec: FusionSpec, c: number, i: nu
 function minimalWeight(inputs: readonly Bounded[], spec: FusionSpec, c: number, i: number): number {
   let lo = inputs[i]!.weight;
   let hi = Math.max(lo, 1);
-  while (barredBy(inputs, spec, c, i, hi) !== undefined && hi < 1e12) hi *= 2;
+  const reads = dataFreeReads(inputs, c);
+  while (barredBy(inputs, reads, spec, c, i, hi) !== undefined && hi < 1e12) hi *= 2;
   for (let it = 0; it < 60; it++) {
     const mid = (lo + hi) / 2;
-    if (barredBy(inputs, spec, c, i, mid) === undefined) hi = mid;
+    if (barredBy(inputs, reads, spec, c, i, mid) === undefined) hi = mid;
     else lo = mid;
   }
   return hi;
@@ -187,7 +277,8 @@ function minimalWeight(inputs: readonly Bounded[], spec: FusionSpec, c: number, 
 
 /** The largest rrfK <= the current one at which input i is not provably barred, if rrfK 0 frees it. */
 function largestRrfK(inputs: readonly Bounded[], spec: FusionSpec, c: number, i: number): number | undefined {
-  const at = (rrfK: number) => barredBy(inputs, { ...spec, rrfK }, c, i, inputs[i]!.weight) === undefined;
+  const reads = dataFreeReads(inputs, c);
+  const at = (rrfK: number) => barredBy(inputs, reads, { ...spec, rrfK }, c, i, inputs[i]!.weight) === undefined;
   if (!at(0)) return undefined;
   let lo = 0;
   let hi = spec.rrfK;

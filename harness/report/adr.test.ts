@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
-import { EVIDENCE_COLUMNS, kebabTitle, nextAdrNumber } from './adr.js';
+import { EVIDENCE_COLUMNS, kebabTitle, nextAdrNumber, renderAdr } from './adr.js';
 import { fmtLevel } from './format.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { ReportData } from './types.js';
-import { writeReport } from './write.js';
+import type { ReportData, ReportInput, ReportRun } from './types.js';
+import { readReport, writeReport } from './write.js';
 import { tempDir } from '../testing/temp.js';
 
 function testIo(cwd: string): CliIo & { stdout: string[] } {
@@ -151,5 +151,99 @@ describe('harness adr', () => {
         .map((r) => `${r[4]} ${r[0]}`),
     ).toEqual(['dense exact', 'hybrid exact', 'dense paraphrase', 'hybrid paraphrase', 'dense all', 'hybrid all']);
     expect(await runCli(['adr', '--report', 'r', '--title', 'X', '--adr-dir', 'adr', '--date', '2nd of May'], io)).toBe(2);
+  });
+});
+
+/** The lines of one `## ` section, up to the next heading of level 2 or 3. */
+function section(md: string, heading: string): string[] {
+  const lines = md.split('\n');
+  const start = lines.indexOf(heading);
+  const end = lines.findIndex((l, i) => i > start && /^#{2,3} /.test(l));
+  return lines.slice(start + 1, end < 0 ? undefined : end);
+}
+
+/**
+ * The fixture as a grid study: an rrf Group of two points over bm25 and dense with its tuned system, and a cc
+ * Group of two points without one; the gate decides on the tuned system.
+ */
+function gridStudy(): ReportInput {
+  const base = fixtureInput({ gate: { candidate: 'rrf.tuned', measure: 'nDCG@10' } });
+  const like = (from: string) => base.perQuery[from] as ReportInput['perQuery'][string];
+  const point = (id: string, group: string, kind: string, p: Record<string, number>): ReportRun => ({
+    id,
+    kind,
+    fingerprint: `fp-${id}`,
+    node: 'fuse',
+    inputs: ['bm25', 'dense'],
+    group,
+    point: p,
+  });
+  const tuned: ReportRun = {
+    id: 'rrf.tuned',
+    kind: 'tuned',
+    fingerprint: 'tuned:rrf:folds',
+    node: 'tune',
+    group: 'rrf',
+    tuning: {
+      measure: 'nDCG@10',
+      method: 'folds',
+      choices: [
+        { fold: '1', member: 'rrf.rrfK=60', trainMean: 0.4, queries: 12 },
+        { fold: '2', member: 'rrf.rrfK=10', trainMean: 0.38, queries: 12 },
+      ],
+      oracle: { member: 'rrf.rrfK=60', mean: 0.41 },
+    },
+  };
+  return {
+    ...base,
+    runs: [
+      ...base.runs,
+      point('rrf.rrfK=10', 'rrf', 'rrf', { rrfK: 10 }),
+      point('rrf.rrfK=60', 'rrf', 'rrf', { rrfK: 60 }),
+      tuned,
+      point('cc.alpha=0', 'cc', 'cc', { alpha: 0 }),
+      point('cc.alpha=1', 'cc', 'cc', { alpha: 1 }),
+    ],
+    perQuery: {
+      ...base.perQuery,
+      'rrf.rrfK=10': like('hybrid'),
+      'rrf.rrfK=60': like('dense'),
+      'rrf.tuned': like('dense'),
+      'cc.alpha=0': like('bm25'),
+      'cc.alpha=1': like('hybrid'),
+    },
+  };
+}
+
+describe('an ADR drafted from a grid study', () => {
+  it('offers each group (its tuned pick and oracle) rather than every point, and weighs good and bad', async () => {
+    const dir = join(tempDir('harness-adr'), 'report');
+    await writeReport(dir, gridStudy());
+    const data = await readReport(dir);
+    const adr = renderAdr(data, { number: 31, title: 'Fuse', date: '2026-01-02', reportLink: '../report' });
+    const options = section(adr, '## Considered Options').filter((l) => l.startsWith('- '));
+    expect(options.map((l) => /^- (?:Grid )?`([^`]+)`/.exec(l)?.[1])).toEqual(['bm25', 'dense', 'hybrid', 'rrf', 'cc']);
+    expect(options[3]).toMatch(
+      /^- Grid `rrf` \(2 points of rrf over rrfK\): tuned `rrf\.tuned`, nDCG@10 [0-9.]+ in all, picking `rrf\.rrfK=60` in 1, `rrf\.rrfK=10` in 1 of 2 folds by nDCG@10; oracle `rrf\.rrfK=60` \(nDCG@10 0\.4100, /,
+    );
+    // Without a tuned system the group offers its best point on the test queries, said to be optimistic.
+    const best = ['cc.alpha=0', 'cc.alpha=1'].sort(
+      (a, b) =>
+        (data.summary.find((r) => r.run === b && r.stratum === 'all' && r.measure === 'nDCG@10')?.mean ?? 0) -
+        (data.summary.find((r) => r.run === a && r.stratum === 'all' && r.measure === 'nDCG@10')?.mean ?? 0),
+    )[0];
+    expect(options[4]).toContain(`no tuned system (add \`tune:\` to pick a point without the test queries); best on the test queries \`${best}\``);
+    expect(adr).not.toContain('fp-rrf');
+
+    const consequences = section(adr, '### Consequences');
+    const confirmatory = data.comparisons.filter((c) => c.role === 'confirmatory');
+    const good = consequences.filter((l) => l.startsWith('- Good, because'));
+    const bad = consequences.filter((l) => l.startsWith('- Bad, because'));
+    expect(good.length).toBe(confirmatory.filter((c) => c.delta > 0).length);
+    expect(bad).toContain('- Bad, because `rrf.tuned` needs 2 arms (bm25, dense) indexed and queried where `bm25` needs 1.');
+    expect(bad.filter((l) => l.includes('scores below')).length).toBe(confirmatory.filter((c) => c.delta < 0).length);
+    expect(good.length + bad.length).toBeGreaterThan(1);
+    // The evidence table stays: the gate's pair on every tested measure and stratum.
+    expect(evidenceTable(adr).slice(2).length).toBe(data.testedMeasures.length * data.strata.length);
   });
 });

@@ -4,7 +4,9 @@ import { textMappingBlocks } from './text-mapping.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
+import type { InputDiagnostics } from '../systems/types.js';
 import type { ReportData, ReportRun, StratumInfo } from './types.js';
+import { degenerateEndpoint } from './warnings.js';
 
 /**
  * What a report says about its systems when there are many (grids, fusions, tuned points): which are best per
@@ -143,6 +145,14 @@ function tuningBlocks(data: ReportData): Block[] {
   return [h2('Tuning'), ...tuned.flatMap((r) => tunedBlocks(data, r, overall))];
 }
 
+/** The structural reach of one input: `yes`, `yes in 29 of 105 queries` (barred where its rivals fill the top), `off`, or NO. */
+function reachCell(r: ReportRun, d: InputDiagnostics): Cell {
+  if (!d.reachable) return degenerateEndpoint(r, d.input) ? 'off (weight 0: grid endpoint)' : { text: 'NO', strong: true };
+  const { queries, barredQueries } = d;
+  if (queries === undefined || barredQueries === undefined || barredQueries === 0) return 'yes';
+  return `yes in ${queries - barredQueries} of ${queries} queries`;
+}
+
 /** How much of each fusion's top-k its inputs contributed, and whether they can reach it at all. */
 function fusionBlocks(data: ReportData): Block[] {
   const fused = data.runs.filter((r) => r.diagnostics);
@@ -154,7 +164,9 @@ function fusionBlocks(data: ReportData): Block[] {
       `share: fraction of the fused top-${cutoff} entries (all queries) that the input also ranked; solo: fraction only it ranked; reach: can a document only this input ranks first ever enter the fused top-${cutoff}, given the fusion's parameters (structural), and in what share of queries its top document would have (empirical).`,
     ),
   ];
-  const barred = fused.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ run: r.id, d })));
+  const barred = fused.flatMap((r) =>
+    (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable && !degenerateEndpoint(r, d.input)).map((d) => ({ run: r.id, d })),
+  );
   if (barred.length > 0) {
     B.push(para(`${barred.length} input(s) can never reach the fused top-${cutoff}; their contribution is zero by construction, not by evidence:`, true));
     B.push({ kind: 'list', items: barred.map((b) => `${b.run}: input ${b.d.input}: ${b.d.reason}`) });
@@ -164,14 +176,7 @@ function fusionBlocks(data: ReportData): Block[] {
     head: ['system', 'input', 'share', 'solo', 'reach (structural)', 'reach (empirical)'],
     align: ['l', 'l', 'r', 'r', 'l', 'r'],
     rows: fused.flatMap((r) =>
-      (r.diagnostics?.inputs ?? []).map((d): Cell[] => [
-        r.id,
-        d.input,
-        fmtMean(d.share),
-        fmtMean(d.soloShare),
-        d.reachable ? 'yes' : { text: 'NO', strong: true },
-        fmtMean(d.empiricalReach),
-      ]),
+      (r.diagnostics?.inputs ?? []).map((d): Cell[] => [r.id, d.input, fmtMean(d.share), fmtMean(d.soloShare), reachCell(r, d), fmtMean(d.empiricalReach)]),
     ),
   });
   return B;

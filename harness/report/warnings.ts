@@ -1,9 +1,10 @@
 import { GATE_FAMILY } from '../compare/comparisons.js';
+import { zeroWeightInputs } from '../systems/fuse.js';
 import { faultSentence } from '../systems/result-check.js';
 import type { ReportedMeasure } from '../compare/measures.js';
 import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
 import type { ReportCore } from './select.js';
-import type { Comparison, ReportWarning, WarningSeverity } from './types.js';
+import type { Comparison, ReportRun, ReportWarning, WarningSeverity } from './types.js';
 
 /**
  * A warning rule: a pure function of the report's numbers (and its measures, read) that returns zero or more
@@ -233,19 +234,55 @@ const permutationsTooFew: WarningRule = (data) => {
     }));
 };
 
-/** Fusion inputs that the fusion's own parameters bar from its top-k: their zero contribution is not evidence. */
-const unreachableInputs: WarningRule = (data) =>
-  data.runs.flatMap((r): ReportWarning[] =>
-    (r.diagnostics?.inputs ?? [])
-      .filter((d) => !d.reachable)
-      .map((d) => ({
+/** Whether a run is a grid point that gives `input` weight 0 (alpha at an end of its range): degenerate by design. */
+export function degenerateEndpoint(run: ReportRun, input: string): boolean {
+  return run.point !== undefined && zeroWeightInputs(run.params).includes(input);
+}
+
+/**
+ * Fusion inputs that the fusion's own parameters bar from its top-k: their zero contribution is not evidence.
+ * A grid point that gives an input weight 0 is no misconfiguration but the end of a sweep (the fusion is its
+ * other input alone there): those points get one note per grid, never a serious item.
+ */
+const unreachableInputs: WarningRule = (data) => {
+  const barred = data.runs.flatMap((r) => (r.diagnostics?.inputs ?? []).filter((d) => !d.reachable).map((d) => ({ r, d })));
+  const onGate = (r: ReportRun): boolean => r.id === data.gate?.candidate || r.id === data.gate?.baseline;
+  const serious = barred
+    .filter(({ r, d }) => !degenerateEndpoint(r, d.input))
+    .map(
+      ({ r, d }): ReportWarning => ({
         code: 'input-unreachable',
         severity: 'serious',
         subject: `${r.id} <- ${d.input}`,
-        gate: r.id === data.gate?.candidate || r.id === data.gate?.baseline,
+        gate: onGate(r),
         message: `${r.id} can never place a document only ${d.input} ranks first in its top-${d.cutoff} (${d.reason}); a zero contribution of ${d.input} here says nothing about ${d.input}`,
-      })),
+      }),
+    );
+  const byGroup = new Map<string, { r: ReportRun; input: string }[]>();
+  for (const { r, d } of barred.filter(({ r, d }) => degenerateEndpoint(r, d.input))) {
+    const group = r.group ?? r.id;
+    byGroup.set(group, [...(byGroup.get(group) ?? []), { r, input: d.input }]);
+  }
+  const notes = [...byGroup].map(
+    ([group, points]): ReportWarning => ({
+      code: 'degenerate-grid-endpoint',
+      severity: 'info',
+      subject: group,
+      gate: points.some((p) => onGate(p.r)),
+      message:
+        `grid ${group}: ${listSome(points.map((p) => `${fmtPoint(p.r)} gives ${p.input} weight 0`))}; ` +
+        `${points.length === 1 ? 'that point is a degenerate endpoint' : 'those points are degenerate endpoints'} of the sweep, ` +
+        'each the other input(s) alone, so the input left out contributes nothing there by design',
+    }),
   );
+  return [...serious, ...notes];
+};
+
+/** `alpha=0` from a grid point; the run id when it has none. */
+function fmtPoint(r: ReportRun): string {
+  const entries = Object.entries(r.point ?? {}).filter(([k]) => k !== 'inputs');
+  return entries.length === 0 ? r.id : entries.map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ');
+}
 
 /**
  * Runs the Result check found empty for most queries or made mostly of ids the eval set lacks: their zeros are

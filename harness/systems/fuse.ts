@@ -10,8 +10,8 @@ import {
   type FuseParams,
   fusedTheoreticalMin,
   packRun,
+  reachOnRuns,
   resolveFuseParams,
-  structuralReach,
   type DocTable,
   type FusionInput,
   type FusionSpec,
@@ -189,6 +189,19 @@ function fuseScope(fusion: ResolvedFuseParams, inputs: readonly InputFacts[], sc
   return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: evenQueryMs(qids, ms), results: toResults(out, table) };
 }
 
+/**
+ * The inputs a fusion's shown params give weight 0: never read, so the fusion is its other inputs alone. On a
+ * grid point (alpha 0 or 1 of a convex combination, a weight swept down to 0) that is a degenerate end of the
+ * sweep by design, not a misconfiguration.
+ */
+export function zeroWeightInputs(params: JsonValue | undefined): string[] {
+  const record = (v: JsonValue | undefined): Readonly<Record<string, JsonValue>> | undefined =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Readonly<Record<string, JsonValue>>) : undefined;
+  return Object.entries(record(record(params)?.['weights']) ?? {})
+    .filter(([, w]) => w === 0)
+    .map(([id]) => id);
+}
+
 /** Contribution shares and reachability of each input at the fused top-DIAGNOSTIC_CUTOFF, over every query. */
 function diagnoseFusion(
   fusion: ResolvedFuseParams,
@@ -206,7 +219,8 @@ function diagnoseFusion(
   const fused = packRun(toRun(output), qids, table);
   const spec: FusionSpec = { ...fusion.spec, topK: Math.max(DIAGNOSTIC_CUTOFF, 1) };
   const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
-  const reach = structuralReach(
+  // Held against the runs: an input whose rivals return fewer than the cutoff for some query can reach it there.
+  const reach = reachOnRuns(
     packedInputs,
     spec,
     DIAGNOSTIC_CUTOFF,
@@ -221,6 +235,7 @@ function diagnoseFusion(
     reason: reach[k]?.reason ?? '',
     empiricalReach: empirical[k] ?? 0,
     cutoff: DIAGNOSTIC_CUTOFF,
+    ...(reach[k] === undefined ? {} : { queries: reach[k].queries, barredQueries: reach[k].barred }),
   }));
   const problems = diag
     .filter((d) => !d.reachable)

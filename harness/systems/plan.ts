@@ -14,6 +14,12 @@ export interface PlannedSystem {
   readonly kind: string;
   readonly inputs: readonly string[];
   readonly params: JsonValue;
+  /**
+   * The params as its entry and grid point gave them, before its node resolved them: what a worker thread binds
+   * again. `params` is what reports show, which need not bind again (a cc fusion shows both its alpha and the
+   * weights alpha resolves to; its schema takes one or the other).
+   */
+  readonly given?: JsonValue;
   /** The node's own fingerprint with its inputs' fingerprints: everything that makes its Run what it is. */
   readonly fingerprint: JsonValue;
   readonly fingerprintHash: string;
@@ -351,6 +357,7 @@ function plannedSystem(
     kind: node.kind,
     inputs: s.set,
     params: node.params,
+    given: { ...e.params, ...s.point } as JsonValue,
     fingerprint,
     fingerprintHash: sha256Hex(canonicalJson(fingerprint)),
     ...(expanded > 1 ? { group: e.id, point: { ...(x.inputSets.length > 1 ? { inputs: s.set.join('+') } : {}), ...s.point } } : {}),

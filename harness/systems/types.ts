@@ -104,6 +104,12 @@ export interface InputDiagnostics {
   readonly reason: string;
   /** Share of queries where this input's top document, had it been this input's alone, would enter the top-`cutoff`. */
   readonly empiricalReach: number;
+  /**
+   * Queries in which the input returned a document, and those of them in which the structural bound, held
+   * against what every input returned there, bars it (harness/fusion/reach.ts `reachOnRuns`).
+   */
+  readonly queries?: number;
+  readonly barredQueries?: number;
   readonly cutoff: number;
 }
 

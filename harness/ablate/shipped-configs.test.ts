@@ -1,0 +1,108 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli/main.js';
+import { memoryLogger } from '../log.js';
+import { renderAdr } from '../report/adr.js';
+import type { ReportData } from '../report/types.js';
+import { PROJECT_ROOT, sharedPath } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
+
+/**
+ * How each shipped config is checked. `run`: offline over the bundled example, every time. `shared`: offline
+ * over ../shared data; the quick ones every time it is here, the slow ones (a minute or more each on two cores)
+ * only with HARNESS_SHIPPED_ALL=1. `skip`: needs what a test may not use (a key, a model download, an LLM).
+ */
+type Check = { readonly run: true; readonly needs?: string } | { readonly shared: string; readonly slow?: true } | { readonly skip: string };
+
+const CONFIGS: Readonly<Record<string, Check>> = {
+  example: { run: true },
+  'example-graph': { run: true },
+  'rrf-vs-cc': { run: true },
+  // Its MCP server is the example one, built into dist/ by `npm run build`.
+  'own-system': { run: true, needs: 'dist/examples/mcp-memory-server.js' },
+  'longmemeval-sample': { shared: 'data/longmemeval/longmemeval_sample.json' },
+  locomo: { shared: 'data/locomo/locomo10.json', slow: true },
+  'locomo-graph': { shared: 'data/locomo/locomo10.json', slow: true },
+  'locomo-session': { shared: 'data/locomo/locomo10.json', slow: true },
+  'recipes-locomo': { shared: 'data/locomo/locomo10.json', slow: true },
+  'nfcorpus-bm25': { shared: 'data/nfcorpus/qrels/test.tsv', slow: true },
+  'rrf-vs-cc-nfcorpus': { shared: 'data/nfcorpus/qrels/dev.tsv', slow: true },
+  'example-dense': { skip: 'needs the GloVe model folder (`npm run build-glove`) and the use-lite model' },
+  'nfcorpus-dense': { skip: 'needs the GloVe model folder (`npm run build-glove`) and the use-lite model' },
+  'example-hosted': { skip: 'needs VOYAGE_API_KEY and OPENAI_API_KEY (hosted embedding APIs)' },
+  'example-judged': { skip: 'needs LLM judgments written by `harness judge` (an API key)' },
+};
+
+/** Warning codes whose cause is the config itself (its fusion weights, permutations, response mapping). */
+const CONFIG_CAUSED = new Set(['input-unreachable', 'permutations-too-few', 'empty-results', 'unknown-ids']);
+
+/** Why a config is not run here, or undefined when it is. */
+function skipReason(check: Check): string | undefined {
+  if ('skip' in check) return check.skip;
+  if ('run' in check) return check.needs !== undefined && !existsSync(join(PROJECT_ROOT, check.needs)) ? `needs ${check.needs} (npm run build)` : undefined;
+  if (!existsSync(sharedPath(check.shared))) return `../shared is not here (missing ${check.shared})`;
+  if (check.slow === true && process.env['HARNESS_SHIPPED_ALL'] !== '1') return 'slow over ../shared data: set HARNESS_SHIPPED_ALL=1 to run it';
+  return undefined;
+}
+
+/** Runs a shipped config as a user does, on a cold cache; its log lines and report. */
+async function ablate(name: string): Promise<{ code: number; log: readonly string[]; data: ReportData }> {
+  const work = tempDir(`harness-shipped-${name}`);
+  const log = memoryLogger();
+  const code = await runCli(['ablate', '--config', `configs/${name}.yaml`, '--output', join(work, 'reports'), '--cache', join(work, 'cache')], {
+    out: () => {},
+    log,
+    env: {},
+    cwd: PROJECT_ROOT,
+  });
+  const [folder] = existsSync(join(work, 'reports')) ? readdirSync(join(work, 'reports')) : [];
+  const data = folder === undefined ? ({} as ReportData) : (JSON.parse(readFileSync(join(work, 'reports', folder, 'report.json'), 'utf8')) as ReportData);
+  return { code, log: log.lines, data };
+}
+
+describe('every shipped config that runs offline', () => {
+  it('is classified here, so a new config cannot skip the check unnoticed', () => {
+    const shipped = readdirSync(join(PROJECT_ROOT, 'configs'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.slice(0, -'.yaml'.length));
+    expect(Object.keys(CONFIGS).sort()).toEqual(shipped.sort());
+  });
+
+  for (const [name, check] of Object.entries(CONFIGS)) {
+    const reason = skipReason(check);
+    if (reason !== undefined) {
+      process.stderr.write(`[skip] configs/${name}.yaml: ${reason}\n`);
+      it.skip(`configs/${name}.yaml (${reason})`, () => {});
+      continue;
+    }
+    it(`configs/${name}.yaml: no serious warning the config causes, and a quiet stderr`, async () => {
+      const r = await ablate(name);
+      expect(r.code, r.log.join('\n')).toBe(0);
+      // A p near alpha depends on the draws and the data, not the config; every other serious item is the config's.
+      expect(r.data.warnings.filter((w) => w.severity === 'serious' && w.code !== 'p-near-alpha')).toEqual([]);
+      // Nor any warning a config causes at whatever severity: its weights, its permutations, its result mapping.
+      expect(r.data.warnings.filter((w) => CONFIG_CAUSED.has(w.code))).toEqual([]);
+      // What a plain stderr shows: the eval set line, the progress display (`label N/N` here), warnings; details
+      // only under --verbose.
+      const shown = r.log.filter((l) => !l.startsWith('detail: '));
+      expect(shown.filter((l) => l.startsWith('warning:'))).toEqual([]);
+      expect(shown.filter((l) => !/^eval set /.test(l) && !/ (\d+)\/\1$/.test(l))).toEqual([]);
+      if (name === 'rrf-vs-cc') {
+        // The ADR drafted from it offers its 3 arms and 3 grid groups, not its 44 runs.
+        const adr = renderAdr(r.data, { number: 31, title: 'Fuse lexical arms', date: '2026-01-02', reportLink: '.' });
+        const options =
+          adr
+            .split('\n## Considered Options\n')[1]
+            ?.split('\n## ')[0]
+            ?.split('\n')
+            .filter((l) => l.startsWith('- ')) ?? [];
+        expect(options.map((l) => /^- (?:Grid )?`([^`]+)`/.exec(l)?.[1])).toEqual(['bm25', 'bm25-nostem', 'fts5', 'rrf', 'cc-tm2c2', 'cc-minmax']);
+        expect(r.data.warnings.filter((w) => w.code === 'degenerate-grid-endpoint').map((w) => [w.subject, w.severity])).toEqual([
+          ['cc-tm2c2', 'info'],
+          ['cc-minmax', 'info'],
+        ]);
+      }
+    }, 300_000);
+  }
+});
