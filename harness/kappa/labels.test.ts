@@ -76,7 +76,8 @@ describe('the kappa check needs its minimum sample', () => {
     expect(r.out).toContain('n = 3 labelled pairs');
     expect(r.out).toContain('kappa check: TOO-FEW: 3 labelled pairs, the check needs 50 (at least 50, or every judged pair when fewer; 60 judged)');
     expect(r.out).not.toMatch(/PASS|FAIL/);
-    expect(r.out).toContain('hand labels vs the judge judge-m (served as judge-m-2026-01-15), qrels version 0123456789abcdef');
+    expect(r.out).toContain('kappa: hand labels vs the judge, qrels version 0123456789abcdef\nn = 3 labelled pairs;');
+    expect(r.out).toContain('\njudge: model judge-m, served as judge-m-2026-01-15\n');
     expect(r.stderr).toContain(
       'kappa check not made: 3 labelled pairs, it needs at least 50 (50, or every judged pair when the judgments hold fewer; they hold 60)',
     );

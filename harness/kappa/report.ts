@@ -207,10 +207,12 @@ function checkLine(r: KappaReport): string {
 
 export function formatKappaReport(r: KappaReport): string {
   const L: string[] = [];
-  const served = r.judge?.servedModels.filter((m) => m !== r.judge?.model) ?? [];
-  const judge = r.judge === undefined ? 'the judge' : `the judge ${r.judge.model}${served.length > 0 ? ` (served as ${served.join(', ')})` : ''}`;
-  L.push(`kappa: hand labels vs ${judge}, qrels version ${r.qrelsVersion}`);
+  L.push(`kappa: hand labels vs the judge, qrels version ${r.qrelsVersion}`);
   L.push(`n = ${r.n} labelled pairs; intervals: ${Math.round(r.level * 100)}% percentile bootstrap, ${r.resamples} resamples`);
+  if (r.judge !== undefined) {
+    const served = r.judge.servedModels.filter((m) => m !== r.judge?.model);
+    L.push(`judge: model ${r.judge.model}${served.length > 0 ? `, served as ${served.join(', ')}` : ''}`);
+  }
   L.push(`  unweighted  ${est(r.none)}`);
   L.push(`  linear      ${est(r.linear)}`);
   L.push(`  quadratic   ${est(r.quadratic)}`);
