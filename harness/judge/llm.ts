@@ -107,7 +107,8 @@ function failureOf(err: unknown, timedOut: boolean, timeoutMs: number, secrets: 
   }
   // The SDK's errors are named by their class (their `name` is plain Error); it is loaded lazily, so no instanceof.
   const kind = (err as { constructor?: { name?: string } } | null)?.constructor?.name;
-  if (kind === 'APIConnectionError' || kind === 'APIConnectionTimeoutError') {
+  if (kind === 'APIConnectionTimeoutError') return { reason: `no complete reply within ${timeoutMs} ms (timeoutMs)`, retryable: true };
+  if (kind === 'APIConnectionError') {
     return { reason: `connection failed (${causeCode(err) ?? clean(String(e.message))})`, retryable: true };
   }
   if (err instanceof SyntaxError) return { reason: 'the reply is not valid JSON', retryable: false };
@@ -181,7 +182,8 @@ async function attemptOnce(create: CreateFn, ep: ChatEndpoint, body: object, att
     }, ep.timeoutMs);
   });
   const call = Promise.resolve(
-    create(body, { signal: controller.signal, maxRetries: 0, timeout: ep.timeoutMs, headers: { 'X-Stainless-Retry-Count': String(attempt) } }),
+    // The SDK's own timer (to the headers only) is set past the deadline, so the deadline always decides.
+    create(body, { signal: controller.signal, maxRetries: 0, timeout: ep.timeoutMs + 1000, headers: { 'X-Stainless-Retry-Count': String(attempt) } }),
   );
   // The losing side of the race must not surface as an unhandled rejection.
   call.catch(() => {});
@@ -209,7 +211,7 @@ export async function openaiChat(ep: ChatEndpoint, env: NodeJS.ProcessEnv, sourc
     apiKey: key === undefined || key === '' ? 'no-key-local-server' : key,
     ...(ep.baseURL === undefined ? {} : { baseURL: ep.baseURL }),
     maxRetries: 0,
-    timeout: ep.timeoutMs,
+    timeout: ep.timeoutMs + 1000,
   });
   const secrets = [...(key === undefined ? [] : [key]), ...urlSecrets(ep.baseURL ?? '')];
   const create = client.chat.completions.create.bind(client.chat.completions) as unknown as CreateFn;

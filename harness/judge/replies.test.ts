@@ -90,14 +90,15 @@ function completion(req: LoopbackRequest, opts: { content?: string; model?: stri
   };
 }
 
-/** A server that sends a 200 and its headers and the first bytes of a body, then nothing, ever. */
-async function startStalling(): Promise<NonNullable<typeof stall>> {
+/** A server that sends a 200, its headers and the first bytes of a body, then nothing, ever (or, without `headers`, nothing at all). */
+async function startStalling(headers = true): Promise<NonNullable<typeof stall>> {
   const open = new Set<ServerResponse>();
   const s = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       state.requests++;
       open.add(res);
+      if (!headers) return;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"id":"c","object":"chat.completion","choices":[');
     });
@@ -165,6 +166,16 @@ describe('harness judge against broken servers', () => {
     expect(said(r)).toContain('failed after 2 attempts (maxRetries 1 used up): 2 x no complete reply within 300 ms (timeoutMs)');
     expect(said(r)).toContain('raise timeoutMs');
     expect(existsSync(join(dir, 'judgments'))).toBe(false);
+  }, 10_000);
+
+  it('a server that never sends its headers is cut at timeoutMs the same way', async () => {
+    stall = await startStalling(false);
+    const dir = await fixture();
+    const t0 = performance.now();
+    const r = await runCaptured(args(stall.url, ['--timeout-ms', '300', '--max-retries', '0', '--local']), dir, {});
+    expect((performance.now() - t0) / 1000).toBeLessThan(3);
+    expect(r.code).toBe(1);
+    expect(said(r)).toContain('failed after 1 attempt (maxRetries 0 used up): no complete reply within 300 ms (timeoutMs)');
   }, 10_000);
 
   it('a failure that is not retried says so and names the server message, with a planted key blanked', async () => {
