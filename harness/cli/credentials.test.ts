@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { KeywordMemory } from '../../examples/keyword-memory.js';
 import { stderrLogger } from '../log.js';
 import { type Captured, runCaptured } from '../testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
+import { serveMemoryOverHttp } from '../testing/mcp-http.js';
 import { filesContaining } from '../testing/secret.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -194,6 +196,30 @@ describe('a key in the environment reaches its server and nothing else', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/http:\/\/\*\*\*@127\.0\.0\.1:\d+\/v1/);
     expect(leaks(r)).toEqual([]);
+  });
+});
+
+describe('a URL the config may hold with a token in it', () => {
+  it('an MCP server URL with ?token=: the run works and report.json, the manifest and every other file hold it redacted', async () => {
+    const mcp = await serveMemoryOverHttp(new KeywordMemory());
+    try {
+      const file = config(`  - id: own
+    kind: mcp
+    params:
+      server: { url: "${mcp.url}?token=${PLANTED}" }
+      store: { tool: store, arguments: { id: "{{document.id}}", text: "{{document.text}}", scope: "{{scope}}" } }
+      search: { tool: search, arguments: { query: "{{query.text}}", topK: "{{topK}}", scope: "{{scope}}" } }
+      response: { results: "$.results[*]", docId: "$.id", score: "$.score" }
+      local: true
+      storeCheck: { sample: 0 }`);
+      const r = await runCaptured(['ablate', '--config', file], dir, env);
+      expect(r.code, r.stderr).toBe(0);
+      const out = join(dir, 'out', readdirSync(join(dir, 'out'))[0] as string);
+      expect(readFileSync(join(out, 'report.json'), 'utf8')).toContain('?token=***');
+      expect(leaks(r)).toEqual([]);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 

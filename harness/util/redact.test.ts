@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretParam, redactSecrets, redactUrl, redactUrlsIn, urlCredentialProblem } from './redact.js';
+import { isSecretParam, redactSecrets, redactUrl, redactUrlsIn, redactUrlsInValue, urlCredentialProblem } from './redact.js';
 
 describe('isSecretParam', () => {
   it('reads the words of a name: keys, tokens, secrets, signatures, passwords, in any spelling', () => {
@@ -61,5 +61,18 @@ describe('urlCredentialProblem', () => {
     expect(query).not.toContain('k-1234567');
     expect(urlCredentialProblem('http://127.0.0.1:9/search?q={{query.text}}&topK={{topK}}', 'x')).toBeUndefined();
     expect(urlCredentialProblem('http://127.0.0.1:9/s?token={{scope}}', 'x')).toBeUndefined();
+  });
+});
+
+describe('redactUrlsInValue', () => {
+  it('redacts every string of a params object, nested, and keeps everything else as it was', () => {
+    const params = { server: { url: 'http://127.0.0.1:9/mcp?token=t-123456', headers: ['Authorization'] }, topK: 10, local: true, none: null };
+    expect(redactUrlsInValue(params)).toEqual({
+      server: { url: 'http://127.0.0.1:9/mcp?token=***', headers: ['Authorization'] },
+      topK: 10,
+      local: true,
+      none: null,
+    });
+    expect(params.server.url).toBe('http://127.0.0.1:9/mcp?token=t-123456');
   });
 });

@@ -89,6 +89,19 @@ export function redactUrlsIn(text: string): string {
 }
 
 /**
+ * A JSON-like value with {@link redactUrlsIn} applied to every string in it, keys kept: for params and other
+ * values a report or manifest records as they were configured (an MCP server's `url?token=...`, say).
+ */
+export function redactUrlsInValue<T>(value: T): T {
+  if (typeof value === 'string') return redactUrlsIn(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactUrlsInValue(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, redactUrlsInValue(v)])) as T;
+  }
+  return value;
+}
+
+/**
  * `text` with each of `secrets` (an API key, a password read from the environment) and any bearer token
  * replaced by `[redacted]`, and every URL redacted. Secrets shorter than 4 characters are not searched for:
  * they would blank out ordinary words.
