@@ -1,3 +1,5 @@
+import { redactUrlsIn } from './util/redact.js';
+
 /**
  * Diagnostics and progress go to stderr; results go to stdout. One small logger, passed in, so tests can
  * capture what a command said.
@@ -19,16 +21,17 @@ export interface Progress {
   done(): void;
 }
 
+/** Log lines may quote a URL; its credentials never reach the terminal or a CI log. */
 export function stderrLogger(opts: { quiet?: boolean; verbose?: boolean } = {}): Logger {
   const err = process.stderr;
   const quiet = opts.quiet ?? false;
   return {
     info(message) {
-      if (!quiet) err.write(`${message}\n`);
+      if (!quiet) err.write(`${redactUrlsIn(message)}\n`);
     },
-    ...(opts.verbose === true && !quiet ? { detail: (message: string) => void err.write(`${message}\n`) } : {}),
+    ...(opts.verbose === true && !quiet ? { detail: (message: string) => void err.write(`${redactUrlsIn(message)}\n`) } : {}),
     warn(message) {
-      err.write(`warning: ${message}\n`);
+      err.write(`warning: ${redactUrlsIn(message)}\n`);
     },
     progress(label, total) {
       if (quiet) return { tick() {}, done() {} };

@@ -129,7 +129,10 @@ function refinements(): Record<string, Refinement> {
         dims['enum'] = powers;
       },
     },
-    'arm.http.params:search': { checks: 1, rule: `no user:password in its url, credential-like header values written as { env }, ${templates}` },
+    'arm.http.params:search': {
+      checks: 1,
+      rule: `no user:password nor credential-like query parameter (api_key, token, sig...) in its url, credential-like header values written as { env }, ${templates}`,
+    },
     'arm.http.params:index': { checks: 1, rule: `the rules of search` },
     'arm.mcp.params:server.url': { checks: 1, rule: 'no user:password in it' },
     'arm.mcp.params:server': {
@@ -148,14 +151,15 @@ function refinements(): Record<string, Refinement> {
     'arm.graph-bfs.params:synonyms': synonyms,
     'arm.entity-lane.params:synonyms': synonyms,
     'system.graph-ppr.params:synonyms': synonyms,
+    'judge:': { checks: 1, rule: 'no user:password nor credential-like query parameter (api_key, token, sig...) in baseURL' },
     'arm.voyage-embed.params:': {
       checks: 1,
-      rule: 'a model whose default dimensions are not known needs dimensions',
+      rule: 'a model whose default dimensions are not known needs dimensions; no user:password nor credential-like query parameter in baseUrl',
       express: (s) => addAll(s, [unknownModelNeedsDimensions(Object.keys(VOYAGE_MODELS))]),
     },
     'arm.openai-embed.params:': {
       checks: 1,
-      rule: "a model whose dimensions are not known needs dimensions; a known model's dimensions are bounded by it",
+      rule: "a model whose dimensions are not known needs dimensions; a known model's dimensions are bounded by it; no user:password nor credential-like query parameter in baseUrl",
       express: (s) => {
         const fallback = at(s, 'model')['default'];
         addAll(s, [

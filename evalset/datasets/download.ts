@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { failWrite } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
+import { isSecretParam, redactUrl } from '../../harness/util/redact.js';
 
 export interface Checksums {
   readonly sha256: string;
@@ -76,30 +77,8 @@ export interface DownloadOptions {
   readonly backoffMs?: (retry: number) => number;
 }
 
-/** Query parameters whose values are credentials (signed URLs, API tokens), matched on the whole name. */
-const SECRET_PARAM =
-  /^(.*[-_.])?(token|key|apikey|api_key|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|session)$|^x-amz-/i;
-
-/**
- * `url` as it may be printed: a `user:password@` becomes `***@`, and the value of every query parameter named
- * like a credential (`token`, `access_token`, `api_key`, `sig`, `X-Amz-Signature`, ...) becomes `***`. Text
- * that is not a URL is returned with any `//user:pass@` removed.
- */
-export function redactUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url.replace(/\/\/[^/@\s]*@/g, '//***@');
-  }
-  const hadUser = u.username !== '' || u.password !== '';
-  u.username = '';
-  u.password = '';
-  let out = u.origin === 'null' ? `${u.protocol}//${u.host}` : u.origin;
-  if (hadUser) out = out.replace('//', '//***@');
-  const params = [...u.searchParams].map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_PARAM.test(k) ? '***' : encodeURIComponent(v)}`);
-  return `${out}${u.pathname}${params.length > 0 ? `?${params.join('&')}` : ''}${u.hash}`;
-}
+// The one redaction helper (harness/util/redact.ts); re-exported for the callers that import it from here.
+export { redactUrl };
 
 /** Every credential in `url` (user, password, secret parameter values), to scrub from messages that quote them. */
 function secretsOf(url: string): string[] {
@@ -110,7 +89,7 @@ function secretsOf(url: string): string[] {
     return [];
   }
   const out = [u.username, u.password, decodeURIComponent(u.username), decodeURIComponent(u.password)];
-  for (const [k, v] of u.searchParams) if (SECRET_PARAM.test(k)) out.push(v, encodeURIComponent(v));
+  for (const [k, v] of u.searchParams) if (isSecretParam(k)) out.push(v, encodeURIComponent(v));
   return out.filter((s) => s.length >= 3);
 }
 

@@ -8,6 +8,7 @@ import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '.
 import { costs } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import type { ScoredAblation } from './score.js';
+import { redactUrlsInValue } from '../util/redact.js';
 import { sensitiveSummary } from './sensitive.js';
 import type { TunedSystem } from './tune.js';
 
@@ -48,7 +49,8 @@ function reportRun(o: SystemOutcome, sensitiveDocuments: number, qrels: Qrels): 
     fingerprint: s.fingerprintHash,
     node: s.node,
     ...(s.inputs.length > 0 ? { inputs: s.inputs } : {}),
-    params: s.params,
+    // Params as configured may hold a URL with a token (an MCP server's url): report.json gets it redacted.
+    params: redactUrlsInValue(s.params),
     ...(s.group === undefined ? {} : { group: s.group }),
     ...(s.point === undefined ? {} : { point: s.point }),
     ...(s.label === undefined ? {} : { label: s.label }),

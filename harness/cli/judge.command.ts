@@ -41,6 +41,7 @@ export const judgeCommand = defineCommand({
       .option('samples', { type: 'number', describe: 'replies per pair, majority vote (ties to the lower grade)' })
       .option('concurrency', { type: 'number', describe: 'requests in flight' })
       .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
+      .option('timeout-ms', { type: 'number', describe: 'milliseconds one attempt may take, to the last byte of the reply (default 120000)' })
       .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
       .option('cache', { type: 'string', describe: "cache folder (default the config's cache:, else .cache)" })
       .option('jobs', { ...jobsOption, default: '1', describe: `(with --config) ${jobsOption.describe}` })
@@ -59,6 +60,7 @@ export const judgeCommand = defineCommand({
       ...(args.samples === undefined ? {} : { samples: args.samples }),
       ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
       ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
+      ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
     };
     const settings: Settings = (base, source) => {
       const r = judgeConfigSchema.safeParse({ ...base, ...flags });

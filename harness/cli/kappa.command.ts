@@ -31,7 +31,7 @@ export const kappaCommand = defineCommand({
     const { resolve } = await import('node:path');
     const { UsageError } = await import('../errors.js');
     const { runKappa } = await import('../kappa/run.js');
-    const { formatKappaReport } = await import('../kappa/report.js');
+    const { formatKappaReport, KAPPA_MIN_LABELS } = await import('../kappa/report.js');
     let oversample: Record<string, number> | undefined;
     if (args.oversample !== undefined) {
       oversample = {};
@@ -70,6 +70,18 @@ export const kappaCommand = defineCommand({
         { input: stdin.iterator({ destroyOnReturn: false }), write: (t) => void process.stderr.write(t), log: io.log },
       );
       if (result.report) io.out(formatKappaReport(result.report));
+      const r = result.report;
+      // The numbers are printed (they show how far the labels go); the check itself is refused, exit 1.
+      if (r?.check === 'TOO-FEW') {
+        const { HarnessError } = await import('../errors.js');
+        const skipped = result.session?.labels.filter((l) => l === 'skip').length ?? 0;
+        throw new HarnessError(
+          `kappa check not made: ${r.n} labelled pairs${skipped > 0 ? ` (${skipped} skipped)` : ''}, it needs at least ${r.minimum} (${KAPPA_MIN_LABELS}, or every judged pair when the judgments hold fewer; they hold ${r.judged})`,
+          {
+            hint: `label more pairs: start a session of ${r.minimum} or more (--session NEW_FILE --sample ${Math.max(r.minimum, args.sample ?? 0)}), or add lines to the labels file`,
+          },
+        );
+      }
     } finally {
       // stdin stays open (not destroyed on quit), so the terminal is put back in cooked mode here.
       if (raw) stdin.setRawMode(false);

@@ -1,6 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { HarnessError, type ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
+import { redactUrlsIn } from '../util/redact.js';
 import { commands } from './commands.js';
 import type { CliIo } from './io.js';
 import { harnessVersion } from './version.js';
@@ -82,7 +83,8 @@ function preprocess(argv: readonly string[]): readonly string[] {
 
 /** Errors go to stderr: the message, the hint, and under --verbose the stack. */
 export function reportError(err: unknown, verbose: boolean): Exclude<ExitCode, 0> {
-  const write = (text: string) => void process.stderr.write(`${text}\n`);
+  // Messages of lower layers (an SDK, fetch) may quote a URL: its credentials are blanked here, once for all.
+  const write = (text: string) => void process.stderr.write(`${redactUrlsIn(text)}\n`);
   if (err instanceof HarnessError) {
     write(`harness: ${err.message}`);
     if (err.hint) write(`  hint: ${err.hint}`);

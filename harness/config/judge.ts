@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { urlCredentialProblem } from '../util/redact.js';
 
 /**
  * The `judge:` block of an ablation config (every field also a `harness judge` flag). Validated by the config
@@ -37,6 +38,12 @@ export const judgeConfigSchema = z
       .strict()
       .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((j, ctx) => {
+    // A credential in the base URL would reach the judgments' manifest and every message naming the server.
+    const credential =
+      j.baseURL === undefined ? undefined : urlCredentialProblem(j.baseURL, `the key is read from ${j.apiKeyEnv}, so remove the credentials from the URL`);
+    if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: credential });
+  });
 
 export type JudgeConfig = z.output<typeof judgeConfigSchema>;

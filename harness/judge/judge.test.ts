@@ -179,11 +179,12 @@ describe('harness judge through the openai SDK against a loopback server', () =>
 
     const again = await runCaptured(judgeArgs(), dir, { OPENAI_API_KEY: KEY });
     expect(again.code).toBe(0);
-    expect(server.requests).toHaveLength(5);
     const j2 = await readJudgments(join(dir, 'judgments'));
     expect(j2.manifest.qrelsVersion).toBe(m.qrelsVersion);
-    // The parse failure's three cached replies are read again (the judged pairs are kept from the folder).
-    expect(j2.manifest.counts).toMatchObject({ requests: 0, cachedReplies: 3, parseFailures: 1 });
+    // The judged pairs are kept from the folder; the parse failure left nothing in the cache, so it is asked again.
+    expect(server.requests).toHaveLength(5 + 3);
+    expect(j2.manifest.counts).toMatchObject({ requests: 3, cachedReplies: 0, parseFailures: 1 });
+    expect(j2.manifest.servedModels).toEqual(['judge-m']);
     expect(filesContaining([dir], KEY)).toEqual([]);
   });
 
@@ -223,7 +224,7 @@ describe('harness judge through the openai SDK against a loopback server', () =>
     const failed = await runCaptured(judgeArgs(['--concurrency', '1', '--max-retries', '0', '--local']), dir, { OPENAI_API_KEY: KEY });
     expect(failed.code).toBe(1);
     const said = failed.stderr + failed.log.join('\n');
-    expect(said).toMatch(/chat completion with model judge-m failed with HTTP 500 after 0 retries/);
+    expect(said).toMatch(/chat completion with model judge-m failed after 1 attempt \(maxRetries 0 used up\): HTTP 500 \(boom\)/);
     expect(said).not.toContain(KEY);
     expect(existsSync(join(dir, 'judgments'))).toBe(false);
     // Local: 5 pairs to judge (q1:d1 is gold), the unparsable one 3 times: 7 replies, 1 of them cached before the 500.

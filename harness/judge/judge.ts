@@ -8,8 +8,11 @@ import type { Pool } from './pool.js';
 import { type PromptTemplate, renderPrompt } from './prompt.js';
 import type { JudgeCounts, JudgeIdentity, JudgeTokens, JudgmentRecord } from './store.js';
 
-/** Bumped when the meaning of a cached judge reply changes. */
-const JUDGE_CACHE_VERSION = 1;
+/**
+ * Bumped when the meaning of a cached judge entry changes. v2: one entry per sample, holding its parsed grade
+ * only (v1 cached every reply, so an empty or unparsable one was served again on every rerun).
+ */
+const JUDGE_CACHE_VERSION = 2;
 
 export interface JudgeOptions {
   readonly identity: JudgeIdentity;
@@ -31,6 +34,8 @@ export interface JudgeOutcome {
   readonly records: JudgmentRecord[];
   readonly counts: JudgeCounts;
   readonly tokens: JudgeTokens;
+  /** The models the server named in the replies whose grades were used (fresh or cached), sorted. */
+  readonly servedModels: readonly string[];
 }
 
 /** The line that separates a judge prompt from its re-ask (sent after an unparsable reply, with `{{reply}}`). */
@@ -93,37 +98,76 @@ function sortPairs(pool: Pool, es: EvalSet, opts: JudgeOptions): { gold: number;
   return { gold, todo, slots };
 }
 
-/** The judge's replies through the cache, counting requests sent, replies read from the cache and tokens. */
+/** A sample's grade as the cache holds it, with the model the server named in the reply that gave it. */
+interface CachedGrade {
+  readonly grade: number;
+  readonly model: string | null;
+}
+
+/** What a cached judge entry must be: a grade 0-3 and the served model (null when the server named none). */
+function cachedGradeProblem(v: unknown): string | undefined {
+  const g = v as Partial<CachedGrade> | null;
+  if (g === null || typeof g !== 'object' || !Number.isInteger(g.grade) || (g.grade as number) < 0 || (g.grade as number) > 3) return 'not a grade 0-3';
+  return g.model === null || typeof g.model === 'string' ? undefined : 'no served model';
+}
+
+/**
+ * The judge's grades through the cache, counting requests sent, samples read from the cache, tokens and the
+ * models the server named. Only a parsed grade is ever stored: an empty, unparsable or failed reply is asked
+ * again on the next run, never served from the cache.
+ */
 class CachedJudge {
   requests = 0;
   cachedReplies = 0;
   readonly tokens = { prompt: 0, completion: 0 };
+  readonly servedModels = new Set<string>();
 
   constructor(private readonly opts: JudgeOptions) {}
 
-  async reply(prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> {
-    const { identity, store } = this.opts;
+  async sample(
+    prompt: string,
+    reask: PromptTemplate,
+    at: { readonly query: string; readonly document: string; readonly sample: number; readonly parseRetries: number },
+  ): Promise<number | undefined> {
+    const { identity, store, log } = this.opts;
     const decoding: Decoding = identity.decoding;
     const key = cacheKey('judge', JUDGE_CACHE_VERSION, {
       model: identity.model,
       promptSha256: identity.prompt.sha256,
       temperature: decoding.temperature,
       maxTokens: decoding.maxTokens,
-      ...keyInputs,
+      query: at.query,
+      document: at.document,
+      sample: at.sample,
     });
     const hit = await store.get('judge', key);
     if (hit !== undefined) {
-      const cached = JSON.parse(hit.toString('utf8')) as ChatReply;
-      if (typeof cached.content === 'string') {
-        this.cachedReplies++;
-        return cached;
+      let problem: string | undefined;
+      try {
+        const cached = JSON.parse(hit.toString('utf8')) as CachedGrade;
+        problem = cachedGradeProblem(cached);
+        if (problem === undefined) {
+          this.cachedReplies++;
+          if (cached.model !== null) this.servedModels.add(cached.model);
+          return cached.grade;
+        }
+      } catch {
+        problem = 'payload is not valid JSON';
       }
+      log.warn(`cache judge/${key}: ${problem}; evicted, asking the judge again`);
+      await store.delete('judge', key);
     }
-    const fresh = await this.opts.chat(prompt, decoding);
+    const got = await sampleGrade((asked) => this.ask(asked), prompt, reask, at.parseRetries);
+    if (got !== undefined) await store.put('judge', key, JSON.stringify(got));
+    return got?.grade;
+  }
+
+  private async ask(prompt: string): Promise<ChatReply> {
+    const fresh = await this.opts.chat(prompt, this.opts.identity.decoding);
     this.requests++;
     this.tokens.prompt += fresh.promptTokens;
     this.tokens.completion += fresh.completionTokens;
-    await store.put('judge', key, JSON.stringify(fresh));
+    if (fresh.model !== undefined) this.servedModels.add(fresh.model);
     return fresh;
   }
 }
@@ -131,29 +175,28 @@ class CachedJudge {
 /**
  * One sample's grade: the prompt, then up to `parseRetries` re-asks while the reply has no grade. A re-ask quotes
  * the unparsable reply and asks for the answer line alone: the same prompt again would get the same reply from
- * a deterministic (temperature 0) server.
+ * a deterministic (temperature 0) server. Undefined when no reply held a grade.
  */
 async function sampleGrade(
-  ask: (prompt: string, keyInputs: Record<string, string | number | null>) => Promise<ChatReply>,
+  ask: (prompt: string) => Promise<ChatReply>,
   prompt: string,
   reask: PromptTemplate,
-  at: { readonly query: string; readonly document: string; readonly sample: number; readonly parseRetries: number },
-): Promise<number | undefined> {
-  let grade: number | undefined;
+  parseRetries: number,
+): Promise<CachedGrade | undefined> {
   let previous: string | undefined;
-  for (let attempt = 0; attempt <= at.parseRetries && grade === undefined; attempt++) {
-    const asked = previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`;
-    const r = await ask(asked, { query: at.query, document: at.document, sample: at.sample, attempt, previous: previous ?? null });
-    grade = parseGrade(r.content);
+  for (let attempt = 0; attempt <= parseRetries; attempt++) {
+    const r = await ask(previous === undefined ? prompt : `${prompt}\n\n${renderPrompt(reask, { reply: previous })}`);
+    const grade = parseGrade(r.content);
+    if (grade !== undefined) return { grade, model: r.model ?? null };
     previous = r.content;
   }
-  return grade;
+  return undefined;
 }
 
 /** One pair's record: `samples` grades, the majority of those that parsed. */
 async function judgePair(
   { query, doc }: Todo,
-  ask: (prompt: string, keyInputs: Record<string, string | number | null>) => Promise<ChatReply>,
+  sample: CachedJudge['sample'],
   [main, reask]: readonly [PromptTemplate, PromptTemplate],
   identity: JudgeIdentity,
 ): Promise<JudgmentRecord> {
@@ -162,7 +205,7 @@ async function judgePair(
   const samples: number[] = [];
   let failures = 0;
   for (let s = 0; s < identity.samples; s++) {
-    const grade = await sampleGrade(ask, prompt, reask, { query: query.text, document: text, sample: s, parseRetries: identity.parseRetries });
+    const grade = await sample(prompt, reask, { query: query.text, document: text, sample: s, parseRetries: identity.parseRetries });
     if (grade === undefined) failures++;
     else samples.push(grade);
   }
@@ -182,10 +225,10 @@ async function judgePair(
  * Judges every pair of `pool` that has no grade yet (not in gold unless `all`, not in `previous`), with
  * `samples` replies per pair and up to `parseRetries` new requests per unparsable reply.
  *
- * Each reply is cached under a key of the judge model, the prompt's sha256, the decoding params, the query
- * text, the document text, the sample index and the attempt index (no key, no URL): a rerun reads every reply
+ * Each sample's parsed grade is cached under a key of the judge model, the prompt's sha256, the decoding
+ * params, the query text, the document text and the sample index (no key, no URL): a rerun reads every grade
  * from the cache and sends nothing, and an interrupted run resumes where it stopped. A sample whose every
- * attempt is unparsable is a counted parse failure, never a grade.
+ * attempt is unparsable is a counted parse failure, never a grade, and is not cached: a rerun asks again.
  */
 export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Promise<JudgeOutcome> {
   const { gold, todo, slots } = sortPairs(pool, es, opts);
@@ -193,10 +236,10 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
   const prompts = splitReask(opts.prompt);
   const progress = opts.log.progress('judge', todo.length);
   const limit = pLimit(opts.concurrency);
-  // After a failure no new pair starts (the command reports it; finished replies are safe in the cache).
+  // After a failure no new pair starts (the command reports it; finished grades are safe in the cache).
   let failed = false;
-  const ask = (prompt: string, keyInputs: Record<string, string | number | null>): Promise<ChatReply> =>
-    judge.reply(prompt, keyInputs).catch((err: unknown) => {
+  const sample: CachedJudge['sample'] = (prompt, reask, at) =>
+    judge.sample(prompt, reask, at).catch((err: unknown) => {
       failed = true;
       throw err;
     });
@@ -204,13 +247,22 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     todo.map((t) =>
       limit(async () => {
         if (failed) return;
-        slots[t.index] = await judgePair(t, ask, prompts, opts.identity);
+        slots[t.index] = await judgePair(t, sample, prompts, opts.identity);
         progress.tick();
       }),
     ),
   );
   progress.done();
+  const served = [...judge.servedModels].sort();
+  if (served.some((m) => m !== opts.identity.model))
+    opts.log.info(`judge: asked for model ${opts.identity.model}, the server answered as ${served.join(', ')} (recorded in the manifest)`);
   const records = slots as JudgmentRecord[];
+  const attempted = todo.filter((t) => slots[t.index] !== undefined);
+  const noGrade = attempted.filter((t) => slots[t.index]?.status === 'parse-failure').length;
+  if (noGrade > 0 && 2 * noGrade >= attempted.length)
+    opts.log.warn(
+      `judge: ${noGrade} of ${attempted.length} pairs got no grade (no "##final score: 0-3" line); check the model and the prompt: they are asked again on the next run`,
+    );
   return {
     records,
     counts: {
@@ -223,5 +275,6 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
       cachedReplies: judge.cachedReplies,
     },
     tokens: judge.tokens,
+    servedModels: served,
   };
 }

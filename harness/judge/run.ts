@@ -149,6 +149,7 @@ function judgmentsManifest(
       skippedSensitive: records.filter((r) => r.status === 'skipped-sensitive').length,
     },
     tokens: outcome.tokens,
+    servedModels: outcome.servedModels,
     ...(j.price === undefined ? {} : { cost: (outcome.tokens.prompt * j.price.input + outcome.tokens.completion * j.price.output) / 1e6 }),
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -194,7 +195,8 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
   // Earlier records of pairs outside this pool stay: the folder only grows, and its version says over what.
   const inPool = new Set(outcome.records.map((r) => `${r.queryId}\t${r.docId}`));
   const records = [...previous.records.filter((r) => !inPool.has(`${r.queryId}\t${r.docId}`)), ...outcome.records];
-  const manifest = judgmentsManifest(job, identity, pool, outcome, records, previous.manifest?.startedAt ?? startedAt);
+  const servedModels = [...new Set([...(previous.manifest?.servedModels ?? []), ...outcome.servedModels])].sort();
+  const manifest = judgmentsManifest(job, identity, pool, { ...outcome, servedModels }, records, previous.manifest?.startedAt ?? startedAt);
   await writeJudgments(job.out, manifest, records);
   return { pool, outcome, manifest };
 }

@@ -61,6 +61,11 @@ export interface JudgmentsManifest {
   readonly evalset: { readonly name: string; readonly format: string; readonly path: string; readonly fingerprint: string; readonly split?: string };
   readonly counts: JudgeCounts;
   readonly tokens: JudgeTokens;
+  /**
+   * The models the server named in the replies behind the grades (a dated snapshot of `judge.model`, say): what
+   * actually judged. Absent in folders written before it was recorded.
+   */
+  readonly servedModels?: readonly string[];
   /** USD, when the judge config gives a price. */
   readonly cost?: number;
   readonly startedAt: string;
@@ -148,7 +153,7 @@ export async function readJudgments(dir: string): Promise<Judgments> {
       throw new InputError(file, i + 1, `not valid JSON: ${(err as Error).message}`);
     }
     const gradeOk = r.status === 'judged' ? Number.isInteger(r.grade) && (r.grade as number) >= 0 && (r.grade as number) <= 3 : r.grade === null;
-    if (typeof r.queryId !== 'string' || typeof r.docId !== 'string' || !statuses.has(r.status) || !gradeOk) {
+    if (typeof r.queryId !== 'string' || typeof r.docId !== 'string' || typeof r.stratum !== 'string' || !statuses.has(r.status) || !gradeOk) {
       throw new InputError(file, i + 1, 'not a judgment record (queryId, docId, stratum, status, grade 0-3 when judged else null)');
     }
     records.push(r);

@@ -7,7 +7,7 @@ import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from '../
 import { memoryLogger } from '../log.js';
 import { tempFolder } from '../testing/files.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
-import { kappaReport } from './report.js';
+import { formatKappaReport, kappaReport } from './report.js';
 import { defaultSampleSize, kappaSample } from './sample.js';
 import { runKappa } from './run.js';
 import type { SessionState } from './session.js';
@@ -151,7 +151,6 @@ describe('harness kappa', () => {
     // Resume: back to the third pair and fix it, skip the fourth, label the rest.
     const rest = order.slice(4).map(humanOf).join('');
     const third = await cli(args, dir, `b${humanOf(order[2]!)}s${rest}`);
-    expect(third.code, third.err).toBe(0);
     const done = JSON.parse(readFileSync(session, 'utf8')) as SessionState;
     expect(done.labels).toEqual([...order.slice(0, 3).map(humanOf), 'skip', ...order.slice(4).map(humanOf)]);
     expect(done.position).toBe(8);
@@ -169,7 +168,11 @@ describe('harness kappa', () => {
     const bin = (xs: number[]) => xs.map((g) => (g >= 2 ? 1 : 0));
     const kb = kappa(bin(h), bin(l), unweighted, 2);
     expect(value('grade >= 2')).toBeCloseTo(kb, 3);
-    expect(out).toContain(`kappa check: ${kb >= 0.6 ? 'PASS' : 'FAIL'}: kappa at grade >= 2 ${kb.toFixed(3)}`);
+    // 7 labels (one pair skipped) of the 8 judged pairs: below the minimum (50, or every judged pair when fewer).
+    expect(third.code).toBe(1);
+    expect(out).toContain('kappa check: TOO-FEW: 7 labelled pairs, the check needs 8 (at least 50, or every judged pair when fewer; 8 judged)');
+    expect(out).not.toMatch(/PASS|FAIL/);
+    expect(third.err).toContain('kappa check not made: 7 labelled pairs (1 skipped), it needs at least 8');
     const csv = readFileSync(join(dir, 'dis.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toBe('queryId,docId,stratum,human,judge');
     expect(csv).toHaveLength(1 + kept.filter((it) => humanOf(it) !== llmOf(it)).length);
@@ -218,8 +221,19 @@ describe('harness kappa', () => {
     expect(
       kappaReport(
         pairs.map((p) => ({ queryId: p.q, docId: p.d, stratum: p.stratum, human: p.human, llm: p.llm })),
-        { qrelsVersion: 'abcdef0123456789', on: 'quadratic', threshold: 0.6, resamples: 1000, seed: 42, level: 0.95 },
+        {
+          qrelsVersion: 'abcdef0123456789',
+          on: 'quadratic',
+          threshold: 0.6,
+          resamples: 1000,
+          seed: 42,
+          level: 0.95,
+          judged: 8,
+          judge: { model: 'judge-m', servedModels: [] },
+        },
       ),
     ).toEqual(r);
+    // Every judged pair is labelled: the check is made, and its line says what it read.
+    expect(formatKappaReport(r)).toContain(`kappa check: ${r.check}: quadratic kappa ${r.quadratic.kappa!.toFixed(3)}`);
   });
 });

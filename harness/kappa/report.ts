@@ -46,8 +46,27 @@ export interface KappaReport extends KappaTable {
   readonly threshold: number;
   readonly level: number;
   readonly resamples: number;
-  /** The kappa check: PASS when the `on` kappa is at least `threshold`. */
-  readonly check: 'PASS' | 'FAIL' | 'UNDEFINED';
+  /** The labelled pairs the check needs ({@link minimumLabels}): below it the check is `TOO-FEW`, never a PASS. */
+  readonly minimum: number;
+  /** The judged pairs of the judgments: what a sample is drawn from. */
+  readonly judged: number;
+  /** The judge as its manifest records it: the model asked for and the models the server answered as. */
+  readonly judge?: { readonly model: string; readonly servedModels: readonly string[] };
+  /** The kappa check: PASS when the `on` kappa is at least `threshold`; TOO-FEW below `minimum` labelled pairs. */
+  readonly check: KappaCheck;
+}
+
+export type KappaCheck = 'PASS' | 'FAIL' | 'UNDEFINED' | 'TOO-FEW';
+
+/** The README's promise: a kappa check reads at least 50 labelled pairs. */
+export const KAPPA_MIN_LABELS = 50;
+
+/**
+ * The labelled pairs a kappa check needs: {@link KAPPA_MIN_LABELS}, or every judged pair when the judgments
+ * hold fewer (then the labels cover the whole population and kappa has no sampling error to hide).
+ */
+export function minimumLabels(judged: number): number {
+  return Math.min(KAPPA_MIN_LABELS, judged);
 }
 
 function kappaOf(human: readonly number[], llm: readonly number[], kind: KappaKind): number | undefined {
@@ -126,7 +145,17 @@ function table(pairs: readonly LabelledPair[], opts: { resamples: number; seed: 
  */
 export function kappaReport(
   pairs: readonly LabelledPair[],
-  opts: { qrelsVersion: string; on: KappaKind; threshold: number; resamples: number; seed: number; level: number },
+  opts: {
+    qrelsVersion: string;
+    on: KappaKind;
+    threshold: number;
+    resamples: number;
+    seed: number;
+    level: number;
+    /** Judged pairs in the judgments; the minimum sample is read from it. */
+    judged: number;
+    judge?: KappaReport['judge'];
+  },
 ): KappaReport {
   const boot = { resamples: opts.resamples, seed: opts.seed, level: opts.level };
   const all = table(pairs, boot);
@@ -140,6 +169,7 @@ export function kappaReport(
   const confusion = GRADES.map((h) => GRADES.map((l) => pairs.filter((p) => p.human === h && p.llm === l).length));
   const rate = (pick: (p: LabelledPair) => number) => GRADES.map((g) => (pairs.length === 0 ? 0 : pairs.filter((p) => pick(p) === g).length / pairs.length));
   const checked = all[opts.on].kappa;
+  const minimum = minimumLabels(opts.judged);
   return {
     ...all,
     qrelsVersion: opts.qrelsVersion,
@@ -150,33 +180,51 @@ export function kappaReport(
     threshold: opts.threshold,
     level: opts.level,
     resamples: opts.resamples,
-    check: checked === undefined ? 'UNDEFINED' : checked >= opts.threshold ? 'PASS' : 'FAIL',
+    minimum,
+    judged: opts.judged,
+    ...(opts.judge === undefined ? {} : { judge: opts.judge }),
+    check: pairs.length < minimum ? 'TOO-FEW' : checked === undefined ? 'UNDEFINED' : checked >= opts.threshold ? 'PASS' : 'FAIL',
   };
 }
 
-const f3 = (x: number | undefined) => (x === undefined ? 'undefined' : x.toFixed(3));
+/** A kappa to three decimals (never `-0.000`); `n/a` where there is none (both raters gave one grade only). */
+const f3 = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3).replace(/^-(0\.000)$/, '$1'));
 const est = (e: KappaEstimate) => `${f3(e.kappa)}${e.ci ? ` [${f3(e.ci.lo)}, ${f3(e.ci.hi)}]` : ''}`;
+
+/** The kappa check's line: its outcome, the kappa it read, the threshold, or the counts it lacks. */
+function checkLine(r: KappaReport): string {
+  const checked = r[r.on];
+  const name = r.on === 'binary' ? 'kappa at grade >= 2' : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
+  if (r.check === 'TOO-FEW') {
+    return `kappa check: TOO-FEW: ${r.n} labelled pairs, the check needs ${r.minimum} (at least ${KAPPA_MIN_LABELS}, or every judged pair when fewer; ${r.judged} judged)`;
+  }
+  const lowCi = checked.ci !== undefined && checked.kappa !== undefined && checked.kappa >= r.threshold && checked.ci.lo < r.threshold;
+  return (
+    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : r.check === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
+    (lowCi ? ` (the interval reaches below it: label more pairs to be sure)` : '')
+  );
+}
 
 export function formatKappaReport(r: KappaReport): string {
   const L: string[] = [];
   L.push(`kappa: hand labels vs the judge, qrels version ${r.qrelsVersion}`);
   L.push(`n = ${r.n} labelled pairs; intervals: ${Math.round(r.level * 100)}% percentile bootstrap, ${r.resamples} resamples`);
+  if (r.judge !== undefined) {
+    const served = r.judge.servedModels.filter((m) => m !== r.judge?.model);
+    L.push(`judge: model ${r.judge.model}${served.length > 0 ? `, served as ${served.join(', ')}` : ''}`);
+  }
   L.push(`  unweighted  ${est(r.none)}`);
   L.push(`  linear      ${est(r.linear)}`);
   L.push(`  quadratic   ${est(r.quadratic)}`);
   L.push(`  grade >= 2  ${est(r.binary)}`);
   L.push('per stratum (n, unweighted, quadratic, grade >= 2):');
   for (const s of r.strata) L.push(`  ${s.stratum.padEnd(12)} ${String(s.n).padStart(4)}  ${est(s.none)}  ${est(s.quadratic)}  ${est(s.binary)}`);
+  if ([r, ...r.strata].some((t) => [t.none, t.quadratic, t.binary, t.linear].some((e) => e.kappa === undefined)))
+    L.push('  (n/a: no kappa where both raters gave one grade only)');
   L.push('confusion (rows: human 0-3, columns: judge 0-3):');
   r.confusion.forEach((row, h) => L.push(`  ${h}  ${row.map((c) => String(c).padStart(5)).join('')}`));
   const pct = (xs: readonly number[]) => xs.map((x, g) => `${g}: ${(100 * x).toFixed(1)}%`).join(', ');
   L.push(`base rates: human ${pct(r.baseRates.human)}; judge ${pct(r.baseRates.llm)}`);
-  const checked = r[r.on];
-  const name = r.on === 'binary' ? 'kappa at grade >= 2' : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
-  const lowCi = checked.ci !== undefined && checked.kappa !== undefined && checked.kappa >= r.threshold && checked.ci.lo < r.threshold;
-  L.push(
-    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : r.check === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
-      (lowCi ? ` (the interval reaches below it: label more pairs to be sure)` : ''),
-  );
+  L.push(checkLine(r));
   return `${L.join('\n')}\n`;
 }

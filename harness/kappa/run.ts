@@ -1,10 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { loadEvalSet } from '../../evalset/load.js';
-import { readTrecQrels } from '../../evalset/trec.js';
 import type { Document, Query } from '../../evalset/types.js';
 import { writeFileAtomic } from '../cache/index.js';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, InputProblems, UsageError } from '../errors.js';
 import { readJudgments, type Judgments } from '../judge/store.js';
 import type { Logger } from '../log.js';
 import { type KappaKind, type KappaReport, kappaReport, type LabelledPair } from './report.js';
@@ -61,24 +61,42 @@ function sessionPairs(s: SessionState, llm: ReadonlyMap<string, number>): Labell
   return out;
 }
 
-/** Pairs from a labels file: every labelled pair must be one the judge graded. */
+/** One line of a labels file as its fields: `queryId docId grade` or TREC qrels `queryId iter docId grade`. */
+function labelFields(line: string): { queryId: string; docId: string; grade: string } | undefined {
+  const f = line.trim().split(/\s+/);
+  if (f.length === 4) return { queryId: f[0] as string, docId: f[2] as string, grade: f[3] as string };
+  if (f.length === 3) return { queryId: f[0] as string, docId: f[1] as string, grade: f[2] as string };
+  return undefined;
+}
+
+/**
+ * Pairs from a labels file, every line checked: a grade 0-3, a pair the judge graded, each pair once. Every
+ * bad line is reported at its `file:line` (up to 50 at once), never dropped.
+ */
 async function filePairs(file: string, j: Judgments): Promise<LabelledPair[]> {
-  const human = await readTrecQrels(file);
-  const judged = new Map(j.records.filter((r) => r.status === 'judged').map((r) => [`${r.queryId}\t${r.docId}`, r] as const));
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new InputError(file, undefined, `cannot be read (${err.code ?? err.message})`, { hint: 'give --labels the path of a labels file' });
+  });
+  const judged = new Map<string, (typeof j.records)[number]>(j.records.filter((r) => r.status === 'judged').map((r) => [`${r.queryId}\t${r.docId}`, r]));
   const out: LabelledPair[] = [];
-  for (const [queryId, docs] of human) {
-    for (const [docId, g] of docs) {
-      const r = judged.get(`${queryId}\t${docId}`);
-      if (!r)
-        throw new InputError(
-          file,
-          undefined,
-          `query ${queryId}, document ${docId}: the judge has no grade for this pair (not pooled, a parse failure or skipped)`,
-        );
-      if (!Number.isInteger(g) || g < 0 || g > 3) throw new InputError(file, undefined, `query ${queryId}, document ${docId}: grade ${g} is not 0-3`);
-      out.push({ queryId, docId, stratum: r.stratum, human: g, llm: r.grade as number });
-    }
-  }
+  const problems: InputError[] = [];
+  const seen = new Map<string, number>();
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
+    const n = i + 1;
+    const f = labelFields(line);
+    if (f === undefined) return void problems.push(new InputError(file, n, 'not a label line: write queryId docId grade, or queryId 0 docId grade'));
+    const key = `${f.queryId}\t${f.docId}`;
+    const r = judged.get(key);
+    const pair = `query ${f.queryId}, document ${f.docId}`;
+    if (!/^[0-3]$/.test(f.grade)) problems.push(new InputError(file, n, `${pair}: grade ${JSON.stringify(f.grade)} is not 0-3`));
+    else if (!r) problems.push(new InputError(file, n, `${pair}: the judge has no grade for this pair (not pooled, a parse failure or skipped)`));
+    else if (seen.has(key)) problems.push(new InputError(file, n, `${pair}: labelled twice (first at line ${seen.get(key)})`));
+    else out.push({ queryId: f.queryId, docId: f.docId, stratum: r.stratum, human: Number(f.grade), llm: r.grade as number });
+    if (!seen.has(key)) seen.set(key, n);
+  });
+  if (problems.length > 0)
+    throw problems.length === 1 ? (problems[0] as InputError) : new InputProblems(problems.slice(0, 50), { truncated: problems.length > 50 });
   if (out.length === 0) throw new InputError(file, undefined, 'no labels');
   return out;
 }
@@ -106,6 +124,8 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
       resamples: opts.resamples,
       seed: opts.seed,
       level: opts.level,
+      judged: llm.size,
+      judge: { model: j.manifest.judge.model, servedModels: j.manifest.servedModels ?? [] },
     });
   const finish = async (pairs: LabelledPair[]) => {
     if (opts.disagreements !== undefined) await writeFileAtomic(opts.disagreements, disagreementsCsv(pairs));
@@ -114,7 +134,8 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
   if (opts.labels !== undefined) return { report: await finish(await filePairs(opts.labels, j)), complete: true };
 
   const sessionFile = opts.session ?? resolve(opts.judgments, 'kappa-session.json');
-  let s = await loadSession(sessionFile, j.manifest.qrelsVersion);
+  const strata = new Map(j.records.filter((r) => r.status === 'judged').map((r) => [`${r.queryId}\t${r.docId}`, r.stratum] as const));
+  let s = await loadSession(sessionFile, { qrelsVersion: j.manifest.qrelsVersion, judged: strata });
   if (opts.reportOnly) {
     if (!s) throw new UsageError(`no session at ${sessionFile} to report on`, { hint: 'label some pairs first: harness kappa --judgments J' });
     const pairs = sessionPairs(s, llm);

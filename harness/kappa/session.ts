@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../cache/index.js';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, InputProblems, UsageError } from '../errors.js';
 import type { KappaItem } from './sample.js';
 
 /** A hand label: a grade 0-3, `skip`, or null (not reached yet). */
@@ -23,27 +23,126 @@ export function newSession(qrelsVersion: string, seed: number, items: readonly K
   return { sessionVersion: 1, qrelsVersion, seed, items, labels: items.map(() => null), position: 0 };
 }
 
-export async function saveSession(file: string, s: SessionState): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(s)}\n`);
+/**
+ * The session as JSON with one item and one label per line, so a hand edit is easy to make and a problem in
+ * one can be reported at its line.
+ */
+export function sessionText(s: SessionState): string {
+  const head = JSON.stringify({ sessionVersion: s.sessionVersion, qrelsVersion: s.qrelsVersion, seed: s.seed, position: s.position });
+  const list = (xs: readonly unknown[]) => (xs.length === 0 ? '[]' : `[\n${xs.map((x) => JSON.stringify(x)).join(',\n')}\n]`);
+  return `${head.slice(0, -1)},\n"items":${list(s.items)},\n"labels":${list(s.labels)}\n}\n`;
 }
 
-/** The saved session, or undefined when there is none; one of other judgments is refused. */
-export async function loadSession(file: string, qrelsVersion: string): Promise<SessionState | undefined> {
+export async function saveSession(file: string, s: SessionState): Promise<void> {
+  await writeFileAtomic(file, sessionText(s));
+}
+
+/**
+ * The 1-based line where each element of the top-level array `key` of a JSON object text starts, in order (a
+ * session written on one line puts them all on line 1). Strings are skipped whole, so brackets in ids are fine.
+ */
+export function arrayElementLines(text: string, key: string): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let lastString = '';
+  let keyOfValue = '';
+  // 0: not reached yet; 1: inside the array, an element may start; 2: inside, after an element began; 3: done.
+  let state = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\n') line++;
+    if (/\s/.test(c)) continue;
+    if (state === 1 && depth === 2 && c !== ']') {
+      lines.push(line);
+      state = 2;
+    }
+    if (c === '"') {
+      let j = i + 1;
+      for (; j < text.length && text[j] !== '"'; j++) if (text[j] === '\\') j++;
+      lastString = text.slice(i + 1, j);
+      i = j;
+    } else if (c === ':') keyOfValue = depth === 1 ? lastString : '';
+    else if (c === '[' || c === '{') {
+      depth++;
+      if (c === '[' && depth === 2 && state === 0 && keyOfValue === key) state = 1;
+      keyOfValue = '';
+    } else if (c === ']' || c === '}') {
+      if (depth === 2 && state !== 0 && state !== 3) state = 3;
+      depth--;
+    } else if (c === ',' && depth === 2 && state === 2) state = 1;
+  }
+  return lines;
+}
+
+/** What the session is checked against: its judgments' version and the stratum of every pair the judge graded. */
+export interface SessionJudgments {
+  readonly qrelsVersion: string;
+  /** `queryId\tdocId` -> stratum, for every judged pair. */
+  readonly judged: ReadonlyMap<string, string>;
+}
+
+/**
+ * Every item and label of a session that is not what this harness writes, each at its `file:line`: a label
+ * that is not a grade 0-3, `"skip"` or null, an item that is not a pair the judge graded, or one whose
+ * stratum differs from the judgments'. A hand edit is reported, never dropped.
+ */
+function sessionProblems(file: string, text: string, s: SessionState, j: SessionJudgments): InputError[] {
+  const problems: InputError[] = [];
+  const itemLines = arrayElementLines(text, 'items');
+  const labelLines = arrayElementLines(text, 'labels');
+  s.items.forEach((it, i) => {
+    const at = `items[${i}]`;
+    if (it === null || typeof it !== 'object' || typeof it.queryId !== 'string' || typeof it.docId !== 'string' || typeof it.stratum !== 'string') {
+      problems.push(new InputError(file, itemLines[i], `${at}: not a pair { queryId, docId, stratum }`));
+      return;
+    }
+    const stratum = j.judged.get(`${it.queryId}\t${it.docId}`);
+    if (stratum === undefined)
+      problems.push(new InputError(file, itemLines[i], `${at}: query ${it.queryId}, document ${it.docId} is not a pair the judge graded (edited?)`));
+    else if (stratum !== it.stratum)
+      problems.push(
+        new InputError(
+          file,
+          itemLines[i],
+          `${at}: query ${it.queryId}, document ${it.docId}: stratum "${it.stratum}", the judgments say "${stratum}" (edited?)`,
+        ),
+      );
+  });
+  s.labels.forEach((l, i) => {
+    if (l === null || l === 'skip' || (typeof l === 'number' && Number.isInteger(l) && l >= 0 && l <= 3)) return;
+    const it = s.items[i];
+    const pair = it && typeof it === 'object' ? ` (query ${String(it.queryId)}, document ${String(it.docId)})` : '';
+    problems.push(
+      new InputError(file, labelLines[i], `labels[${i}]${pair}: ${JSON.stringify(l)} is not a label: write a grade 0-3, "skip", or null (not labelled yet)`),
+    );
+  });
+  if (!Number.isInteger(s.position) || s.position < 0 || s.position > s.items.length)
+    problems.push(new InputError(file, 1, `position ${JSON.stringify(s.position)} is not a pair number 0-${s.items.length}`));
+  return problems;
+}
+
+/** The saved session, or undefined when there is none; one of other judgments, or hand-edited wrong, is refused. */
+export async function loadSession(file: string, j: SessionJudgments): Promise<SessionState | undefined> {
   if (!existsSync(file)) return undefined;
+  const text = await readFile(file, 'utf8');
   let s: SessionState;
   try {
-    s = JSON.parse(await readFile(file, 'utf8')) as SessionState;
+    s = JSON.parse(text) as SessionState;
   } catch (err) {
     throw new InputError(file, undefined, `not a kappa session (${(err as Error).message})`);
   }
-  if (s.sessionVersion !== 1 || !Array.isArray(s.items) || !Array.isArray(s.labels) || s.labels.length !== s.items.length) {
-    throw new InputError(file, undefined, 'not a kappa session written by this harness');
+  if (s === null || s.sessionVersion !== 1 || !Array.isArray(s.items) || !Array.isArray(s.labels) || s.labels.length !== s.items.length) {
+    throw new InputError(file, undefined, 'not a kappa session written by this harness (sessionVersion 1, items and labels of one length)');
   }
-  if (s.qrelsVersion !== qrelsVersion) {
-    throw new UsageError(`${file} labels judgments of qrels version ${s.qrelsVersion}, not ${qrelsVersion}`, {
+  if (s.qrelsVersion !== j.qrelsVersion) {
+    throw new UsageError(`${file} labels judgments of qrels version ${s.qrelsVersion}, not ${j.qrelsVersion}`, {
       hint: 'the judgments changed since this session started; label them in a new session (--session NEW_FILE)',
     });
   }
+  const problems = sessionProblems(file, text, s, j);
+  if (problems.length === 1) throw problems[0] as InputError;
+  if (problems.length > 1) throw new InputProblems(problems.slice(0, 50), { truncated: problems.length > 50 });
   return s;
 }
 

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { redactUrl } from '../../../evalset/datasets/download.js';
+import { redactSecrets, redactUrl, urlSecrets } from '../../../harness/util/redact.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm } from '../../types.js';
 import { type DenseArmOptions, denseArm } from '../arm.js';
@@ -215,10 +215,8 @@ export function sanitizedError(
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown; name?: unknown; code?: unknown };
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
   let detail = typeof e.message === 'string' ? e.message : String(err);
-  if (key.length > 0) detail = detail.split(key).join('[redacted]');
-  detail = detail.split(baseUrl).join(redactUrl(baseUrl));
-  detail = detail
-    .replace(/Bearer\s+\S+/gi, 'Bearer [redacted]')
+  // The SDK may quote the base URL rewritten (a slash added, user info decoded): its credentials go one by one.
+  detail = redactSecrets(detail.split(baseUrl).join(redactUrl(baseUrl)), [key, ...urlSecrets(baseUrl)])
     .replace(/\s+/g, ' ')
     .slice(0, 300);
   const what =

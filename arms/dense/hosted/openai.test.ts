@@ -95,11 +95,18 @@ describe('openai-embed through the openai SDK', () => {
     expect((err as Error & { cause?: unknown }).cause).toBeUndefined();
   });
 
-  it('names an unreachable base URL with its credentials redacted', async () => {
+  it('refuses a base URL with credentials in the config, and names one from the environment redacted', async () => {
+    for (const baseUrl of ['http://proxyuser:proxy-pass-91ab@127.0.0.1:9/v1', 'http://127.0.0.1:9/v1?api-key=proxy-pass-91ab']) {
+      const r = openaiParams.safeParse({ baseUrl });
+      expect(r.success).toBe(false);
+      const said = JSON.stringify(r.error?.issues);
+      expect(said).toMatch(/holds a (user:password|credential in its query)/);
+      expect(said).not.toContain('proxy-pass-91ab');
+    }
     const closed = await startLoopback(() => ({}));
     const url = closed.url.replace('http://', 'http://proxyuser:proxy-pass-91ab@');
     await closed.close();
-    const err = await embedder({ baseUrl: `${url}/v1`, maxRetries: 0 })
+    const err = await openaiEmbedder(openaiParams.parse({ dimensions: 16, maxRetries: 0 }), { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${url}/v1` })
       .embed(['cat'], 'document')
       .then(() => new Error('no error'))
       .catch((x: unknown) => x as Error);

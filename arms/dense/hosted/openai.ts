@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
+import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import type { ArmFactory } from '../../types.js';
 import { COSINE_MIN, denseRequires, denseSearchParams, searchFingerprint } from '../arm.js';
 import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
@@ -51,6 +52,9 @@ export const openaiParams = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    const credential =
+      p.baseUrl === undefined ? undefined : urlCredentialProblem(p.baseUrl, 'the key is read from OPENAI_API_KEY, so remove the credentials from the URL');
+    if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: credential });
     const known = OPENAI_MODELS[p.model];
     if (p.dimensions === undefined && !known)
       ctx.addIssue({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HarnessError } from '../../../harness/errors.js';
+import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import type { ArmFactory } from '../../types.js';
 import { COSINE_MIN, denseRequires, denseSearchParams, searchFingerprint } from '../arm.js';
 import type { EmbedRole } from '../embedder.js';
@@ -56,6 +57,9 @@ export const voyageParams = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    const credential =
+      p.baseUrl === undefined ? undefined : urlCredentialProblem(p.baseUrl, 'the key is read from VOYAGE_API_KEY, so remove the credentials from the URL');
+    if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: credential });
     if (p.dimensions === undefined && !Object.hasOwn(VOYAGE_MODELS, p.model))
       ctx.addIssue({
         code: 'custom',

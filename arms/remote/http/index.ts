@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { redactUrl } from '../../../evalset/datasets/download.js';
 import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
+import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
 import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
 import { HitRanker, textMatchOf, MappingError, mapResults, mappingSchema, responseIdentity } from '../mapping.js';
@@ -23,7 +24,7 @@ const headerValue = z.union([z.string(), z.object({ env: z.string().min(1), pref
 const request = (variables: readonly string[], defaultBody: JsonValue | undefined) =>
   z
     .object({
-      /** The endpoint; `{{...}}` placeholders are URL-encoded. No `user:password@`: credentials go in headers. */
+      /** The endpoint; `{{...}}` placeholders are URL-encoded. No `user:password@` nor `?api_key=`: credentials go in headers. */
       url: z.string().url(),
       method: z.enum(['GET', 'POST', 'PUT']).default('POST'),
       headers: z.record(z.string(), headerValue).default({}),
@@ -32,9 +33,9 @@ const request = (variables: readonly string[], defaultBody: JsonValue | undefine
     })
     .strict()
     .superRefine((r, ctx) => {
-      const u = new URL(r.url);
-      if (u.username !== '' || u.password !== '')
-        ctx.addIssue({ code: 'custom', path: ['url'], message: 'holds a user:password; send credentials in headers, from environment variables' });
+      // A credential in the URL would reach the fingerprint, the report and every message that names the URL.
+      const credential = urlCredentialProblem(r.url, 'send credentials in headers, from environment variables: { env: VARIABLE }');
+      if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['url'], message: credential });
       for (const [name, v] of Object.entries(r.headers)) {
         if (typeof v === 'string' && CREDENTIAL_HEADER.test(name))
           ctx.addIssue({
