@@ -26,6 +26,7 @@ function fingerprint(p: PostgresParams): JsonValue {
       ...(p.mode === 'load' ? { ranking: p.ranking } : { sql: p.query?.sql }),
       ...(usesFts ? { fts: p.fts } : {}),
       ...(usesVector ? { vector } : {}),
+      ...(usesVector || p.mode === 'query' ? { efSearch: p.efSearch, probes: p.probes, iterativeScan: p.iterativeScan } : {}),
       ...(p.mode === 'load' && p.ranking === 'hybrid' ? { hybrid: p.hybrid } : {}),
     }),
   ) as JsonValue;
@@ -121,11 +122,11 @@ function postgresInstance(id: string, p: PostgresParams, ctx: ArmContext): Arm {
         return db.transaction(true, (tx) => tx.query<{ id: string; score: number }>(ftsTopSql(s, p.fts, '$1', '$2'), [query.text, topK])).then(toScored);
       const v = p.vector as NonNullable<PostgresParams['vector']>;
       const q = await queryVector(query.text);
-      if (p.ranking === 'vector') return toScored(await vectorSearch(db, s, v, q, topK));
+      if (p.ranking === 'vector') return toScored(await vectorSearch(db, s, v, p, q, topK));
       const sql = hybridSql(s, p.fts, v, p.hybrid.rrfK);
       return toScored(
         await db.transaction(true, async (tx) => {
-          for (const set of settingsSql(v)) await tx.query(set);
+          for (const set of settingsSql(v.index, p)) await tx.query(set);
           if (v.index !== 'exact') await tx.query('SET LOCAL enable_seqscan = off');
           return tx.query<{ id: string; score: number }>(sql, [query.text, p.hybrid.depth ?? topK, q, topK]);
         }),
@@ -166,7 +167,7 @@ async function indexScratch(
   const embedMs = performance.now() - t0;
   const loaded = await loadScratch(db, schema, p, corpus, m);
   const v = p.vector;
-  const recall = m !== undefined && v !== undefined && v.index !== 'exact' && corpus.length > 0 ? await measureRecall(db, schema, v, m, ctx.log, id) : {};
+  const recall = m !== undefined && v !== undefined && v.index !== 'exact' && corpus.length > 0 ? await measureRecall(db, schema, v, p, m, ctx.log, id) : {};
   const embed: Record<string, number> = m === undefined ? {} : { dims: m.dims, embedded: m.embedded, embedCached: m.cached, embedMs: Math.round(embedMs) };
   return { documents: corpus.length, ...embed, ...loaded, ...recall };
 }
@@ -175,7 +176,7 @@ async function searchQueryMode(id: string, p: PostgresParams, db: Db, text: stri
   const sql = (p.query as NonNullable<PostgresParams['query']>).sql;
   const rows = await db
     .transaction(true, async (tx) => {
-      for (const set of settingsSql(p.vector)) await tx.query(set);
+      for (const set of settingsSql('any', p)) await tx.query(set);
       return tx.query<Record<string, unknown>>(sql, vector === undefined ? [text, topK] : [text, topK, vector]);
     })
     .catch((err: unknown) => {

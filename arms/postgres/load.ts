@@ -4,7 +4,7 @@ import type { Logger } from '../../harness/log.js';
 import type { VectorMatrix } from '../dense/store.js';
 import type { Db, Tx } from './connection.js';
 import type { PostgresParams, VectorParams } from './params.js';
-import { checkedSchema, settingsSql, tsvectorSql, vectorIndexSql, vectorText, vectorTopSql } from './sql.js';
+import { checkedSchema, type QuerySettings, settingsSql, tsvectorSql, vectorIndexSql, vectorText, vectorTopSql } from './sql.js';
 
 /** Rows per INSERT: one statement of unnest()ed arrays, a few hundred kB of parameters. */
 const BATCH = 500;
@@ -65,10 +65,18 @@ export async function dropScratch(db: Db, schema: string): Promise<void> {
  * turns sequential scans off, so the planner uses the index even on a table small enough to scan: the arm
  * measures the index, which is what a production-size table gets.
  */
-export async function vectorSearch(db: Db, schema: string, v: VectorParams, q: string, topK: number, exact = false): Promise<{ id: string; score: number }[]> {
+export async function vectorSearch(
+  db: Db,
+  schema: string,
+  v: VectorParams,
+  settings: QuerySettings,
+  q: string,
+  topK: number,
+  exact = false,
+): Promise<{ id: string; score: number }[]> {
   const p: VectorParams = exact ? { ...v, index: 'exact' } : v;
   return db.transaction(true, async (tx) => {
-    for (const s of settingsSql(p)) await tx.query(s);
+    for (const s of settingsSql(p.index, settings)) await tx.query(s);
     if (p.index !== 'exact') await tx.query('SET LOCAL enable_seqscan = off');
     return tx.query<{ id: string; score: number }>(vectorTopSql(schema, p, '$1', '$2'), [q, topK]);
   });
@@ -80,7 +88,15 @@ export async function vectorSearch(db: Db, schema: string, v: VectorParams, q: s
  * index also returned) and `annRecallExact@k` (size of the exact top-k), the same names and meaning as the
  * LanceDB index's, summable across scopes; recall@k = found / exact.
  */
-export async function measureRecall(db: Db, schema: string, v: VectorParams, m: VectorMatrix, log: Logger, id: string): Promise<Record<string, number>> {
+export async function measureRecall(
+  db: Db,
+  schema: string,
+  v: VectorParams,
+  settings: QuerySettings,
+  m: VectorMatrix,
+  log: Logger,
+  id: string,
+): Promise<Record<string, number>> {
   const n = m.ids.length;
   const sample = Math.min(v.recallSample, n);
   const stats: Record<string, number> = {};
@@ -92,8 +108,8 @@ export async function measureRecall(db: Db, schema: string, v: VectorParams, m: 
     for (let i = 0; i < sample; i++) {
       const row = Math.floor((i * n) / sample);
       const q = vectorText(m.vectors, row * m.dims, m.dims);
-      const exact = await vectorSearch(db, schema, v, q, kk, true);
-      const got = new Set((await vectorSearch(db, schema, v, q, kk)).map((r) => r.id));
+      const exact = await vectorSearch(db, schema, v, settings, q, kk, true);
+      const got = new Set((await vectorSearch(db, schema, v, settings, q, kk)).map((r) => r.id));
       for (const r of exact) if (got.has(r.id)) found++;
       total += exact.length;
     }
@@ -101,7 +117,10 @@ export async function measureRecall(db: Db, schema: string, v: VectorParams, m: 
     stats[`annRecallExact@${k}`] = total;
     msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
   }
-  const setting = v.index === 'hnsw' ? `m ${v.m}, ef_construction ${v.efConstruction}, ef_search ${v.efSearch}` : `lists ${v.lists}, probes ${v.probes}`;
+  const setting =
+    v.index === 'hnsw'
+      ? `m ${v.m}, ef_construction ${v.efConstruction}, ef_search ${settings.efSearch ?? 'default'}`
+      : `lists ${v.lists}, probes ${settings.probes ?? 'default'}`;
   log.info(`${id}: pgvector ${v.index} (${setting}) over ${n} vectors: ${msg.join(', ')} against exact search (${sample} document vectors as queries)`);
   return stats;
 }

@@ -55,12 +55,6 @@ export const vectorParams = z
     m: z.number().int().min(2).max(100).default(16),
     efConstruction: z.number().int().min(4).max(1000).default(64),
     lists: z.number().int().min(1).max(32768).default(100),
-    /** Query time, `SET LOCAL hnsw.ef_search` (pgvector's default 40). */
-    efSearch: z.number().int().min(1).max(1000).default(40),
-    /** Query time, `SET LOCAL ivfflat.probes` (pgvector's default 1). */
-    probes: z.number().int().min(1).max(32768).default(1),
-    /** Query time, `SET LOCAL hnsw.iterative_scan` / `ivfflat.iterative_scan` (pgvector 0.8). */
-    iterativeScan: z.enum(['off', 'strict_order', 'relaxed_order']).default('off'),
     /** Document vectors used as queries when measuring the index's recall against exact search (not fingerprinted). */
     recallSample: z.number().int().min(1).default(100),
   })
@@ -68,8 +62,6 @@ export const vectorParams = z
   .superRefine((p, ctx) => {
     if (p.index === 'hnsw' && p.efConstruction < 2 * p.m)
       ctx.addIssue({ code: 'custom', path: ['efConstruction'], message: `pgvector needs efConstruction >= 2 * m (m is ${p.m})` });
-    if (p.index === 'ivfflat' && p.iterativeScan === 'strict_order')
-      ctx.addIssue({ code: 'custom', path: ['iterativeScan'], message: 'ivfflat supports iterativeScan off or relaxed_order only' });
   });
 
 export const hybridParams = z
@@ -104,9 +96,20 @@ export const postgresParams = z
     vector: vectorParams.optional(),
     hybrid: hybridParams.default(hybridParams.parse({})),
     query: queryModeParams.optional(),
+    /**
+     * Query-time settings, each `SET LOCAL` in the search's transaction when given (absent: the server's own,
+     * pgvector's defaults ef_search 40, probes 1, iterative scan off). Top-level so that `grid:` can sweep them,
+     * and so that query mode can set them for your own index.
+     */
+    efSearch: z.number().int().min(1).max(1000).optional(),
+    probes: z.number().int().min(1).max(32768).optional(),
+    /** `hnsw.iterative_scan` / `ivfflat.iterative_scan` (pgvector 0.8; ivfflat has no strict_order). */
+    iterativeScan: z.enum(['off', 'strict_order', 'relaxed_order']).optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
+    if (p.vector?.index === 'ivfflat' && p.iterativeScan === 'strict_order')
+      ctx.addIssue({ code: 'custom', path: ['iterativeScan'], message: 'ivfflat supports iterativeScan off or relaxed_order only' });
     if (p.mode === 'query' && p.query === undefined)
       ctx.addIssue({ code: 'custom', path: ['query'], message: 'mode: query needs query.sql, your read-only SELECT returning id and score' });
     if (p.mode === 'load' && p.query !== undefined)

@@ -76,16 +76,28 @@ export function vectorIndexSql(schema: string, p: VectorParams): string | undefi
   return undefined;
 }
 
+/** The query-time settings of a search (the top-level params of the same names). */
+export interface QuerySettings {
+  readonly efSearch?: number | undefined;
+  readonly probes?: number | undefined;
+  readonly iterativeScan?: 'off' | 'strict_order' | 'relaxed_order' | undefined;
+}
+
 /**
- * The query-time settings of the index, as `SET LOCAL` statements: they last until the transaction ends, so
- * they hold behind a transaction-pooling PgBouncer, where a plain SET would leak into another client's session.
+ * The query-time settings given, as `SET LOCAL` statements for `index` (`any`: a query-mode arm's own index,
+ * unknown here, so both index kinds' settings). They last until the transaction ends, so they hold behind a
+ * transaction-pooling PgBouncer, where a plain SET would leak into another client's session. A setting not
+ * given is not sent: a server older than pgvector 0.8 rejects iterative_scan.
  */
-export function settingsSql(p: VectorParams | undefined): string[] {
-  if (p === undefined || p.index === 'exact') return [];
-  const prefix = p.index;
-  const out = [p.index === 'hnsw' ? `SET LOCAL hnsw.ef_search = ${p.efSearch}` : `SET LOCAL ivfflat.probes = ${p.probes}`];
-  // Only when asked: a server older than pgvector 0.8 rejects the setting.
-  if (p.iterativeScan !== 'off') out.push(`SET LOCAL ${prefix}.iterative_scan = ${p.iterativeScan}`);
+export function settingsSql(index: 'exact' | 'hnsw' | 'ivfflat' | 'any', s: QuerySettings): string[] {
+  if (index === 'exact') return [];
+  const hnsw = index === 'hnsw' || index === 'any';
+  const ivf = index === 'ivfflat' || index === 'any';
+  const out: string[] = [];
+  if (hnsw && s.efSearch !== undefined) out.push(`SET LOCAL hnsw.ef_search = ${s.efSearch}`);
+  if (ivf && s.probes !== undefined) out.push(`SET LOCAL ivfflat.probes = ${s.probes}`);
+  if (hnsw && s.iterativeScan !== undefined) out.push(`SET LOCAL hnsw.iterative_scan = ${s.iterativeScan}`);
+  if (ivf && s.iterativeScan !== undefined && s.iterativeScan !== 'strict_order') out.push(`SET LOCAL ivfflat.iterative_scan = ${s.iterativeScan}`);
   return out;
 }
 
