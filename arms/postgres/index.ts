@@ -174,10 +174,21 @@ async function indexScratch(
 
 async function searchQueryMode(id: string, p: PostgresParams, db: Db, text: string, topK: number, vector: string | undefined): Promise<ScoredDoc[]> {
   const sql = (p.query as NonNullable<PostgresParams['query']>).sql;
+  // The server wants exactly the parameters the statement uses: pass $1..$n for the highest $n it names.
+  const args = vector === undefined ? [text, topK] : [text, topK, vector];
+  const used = Math.max(0, ...Array.from(sql.matchAll(/\$(\d+)/g), (m) => Number(m[1])));
+  if (used > args.length)
+    throw new HarnessError(
+      `arm '${id}': params.query.sql uses $${used}, but only $1 (query text), $2 (topK)${vector === undefined ? '' : ', $3 (query vector)'} are bound`,
+      {
+        exitCode: 2,
+        hint: vector === undefined ? 'set params.vector.embed to bind the query vector as $3' : 'use $1, $2 and $3 only',
+      },
+    );
   const rows = await db
     .transaction(true, async (tx) => {
       for (const set of settingsSql('any', p)) await tx.query(set);
-      return tx.query<Record<string, unknown>>(sql, vector === undefined ? [text, topK] : [text, topK, vector]);
+      return tx.query<Record<string, unknown>>(sql, args.slice(0, used));
     })
     .catch((err: unknown) => {
       if (err instanceof HarnessError) throw err;

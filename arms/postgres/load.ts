@@ -84,8 +84,8 @@ export async function vectorSearch(
 
 /**
  * Recall of the approximate index against exact search over the same stored vectors: `recallSample` document
- * vectors (evenly spaced rows) are searched both ways. Stats `annRecallFound@k` (ids of the exact top-k the
- * index also returned) and `annRecallExact@k` (size of the exact top-k), the same names and meaning as the
+ * vectors (evenly spaced rows) are searched both ways. Stats `annRecallFound@k` (rows the index returned that
+ * score at least the exact k-th score: the exact top-k, where rows tied at the cut are interchangeable) and `annRecallExact@k` (size of the exact top-k), the same names and meaning as the
  * LanceDB index's, summable across scopes; recall@k = found / exact.
  */
 export async function measureRecall(
@@ -109,8 +109,10 @@ export async function measureRecall(
       const row = Math.floor((i * n) / sample);
       const q = vectorText(m.vectors, row * m.dims, m.dims);
       const exact = await vectorSearch(db, schema, v, settings, q, kk, true);
-      const got = new Set((await vectorSearch(db, schema, v, settings, q, kk)).map((r) => r.id));
-      for (const r of exact) if (got.has(r.id)) found++;
+      // Which of several rows tied at the k-th score makes the cut is arbitrary; any of them counts as found.
+      const kth = exact.at(-1)?.score ?? Number.POSITIVE_INFINITY;
+      const ann = await vectorSearch(db, schema, v, settings, q, kk);
+      found += Math.min(exact.length, ann.filter((r) => r.score >= kth).length);
       total += exact.length;
     }
     stats[`annRecallFound@${k}`] = found;
