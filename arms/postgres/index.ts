@@ -73,7 +73,7 @@ function checkedRows(id: string, rows: readonly Record<string, unknown>[]): Scor
     if ((typeof docId !== 'string' && typeof docId !== 'number' && typeof docId !== 'bigint') || !Number.isFinite(score))
       throw new HarnessError(`arm '${id}': row ${i + 1} of params.query.sql has no text or integer \`id\` and finite \`score\` column`, {
         exitCode: 2,
-        hint: 'make the SELECT return exactly the columns id and score (SELECT doc_id AS id, ... AS score)',
+        hint: 'make the SELECT return the columns id and score (SELECT doc_id AS id, ... AS score)',
       });
     return { docId: String(docId), score };
   });
@@ -173,10 +173,14 @@ async function indexScratch(
 }
 
 async function searchQueryMode(id: string, p: PostgresParams, db: Db, text: string, topK: number, vector: string | undefined): Promise<ScoredDoc[]> {
-  const sql = (p.query as NonNullable<PostgresParams['query']>).sql;
-  // The server wants exactly the parameters the statement uses: pass $1..$n for the highest $n it names.
+  const own = (p.query as NonNullable<PostgresParams['query']>).sql.trim().replace(/;$/, '');
   const args = vector === undefined ? [text, topK] : [text, topK, vector];
-  const used = Math.max(0, ...Array.from(sql.matchAll(/\$(\d+)/g), (m) => Number(m[1])));
+  const used = Math.max(0, ...Array.from(own.matchAll(/\$(\d+)/g), (m) => Number(m[1])));
+  // PostgreSQL must deduce a type for every parameter sent, and cannot for one the statement never names
+  // (a vector query without $1): a second FROM item names them all. Parsed after the user's query, its casts
+  // convert what that query deduced rather than conflict with it.
+  const typed = ['$1::text', '$2::int', '$3::text'].slice(0, args.length).join(', ');
+  const sql = `SELECT harness_q.id, harness_q.score FROM (${own}) harness_q, (SELECT ${typed}) harness_p`;
   if (used > args.length)
     throw new HarnessError(
       `arm '${id}': params.query.sql uses $${used}, but only $1 (query text), $2 (topK)${vector === undefined ? '' : ', $3 (query vector)'} are bound`,
@@ -188,13 +192,13 @@ async function searchQueryMode(id: string, p: PostgresParams, db: Db, text: stri
   const rows = await db
     .transaction(true, async (tx) => {
       for (const set of settingsSql('any', p)) await tx.query(set);
-      return tx.query<Record<string, unknown>>(sql, args.slice(0, used));
+      return tx.query<Record<string, unknown>>(sql, args);
     })
     .catch((err: unknown) => {
       if (err instanceof HarnessError) throw err;
       throw new HarnessError(`arm '${id}': params.query.sql failed: ${(err as Error).message}`, {
         exitCode: 2,
-        hint: `it runs in a READ ONLY transaction with $1 the query text, $2 topK${vector === undefined ? '' : ', $3 the query vector'}`,
+        hint: `one SELECT returning columns id and score; it runs in a READ ONLY transaction with $1 the query text, $2 topK${vector === undefined ? '' : ', $3 the query vector'}`,
         cause: err,
       });
     });

@@ -49,6 +49,8 @@ describe.skipIf(url === undefined || url === '')('postgres arm on a real Postgre
     await admin.query(
       `CREATE TABLE ${PROD}.memories (mem_id text PRIMARY KEY, body text NOT NULL, tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED)`,
     );
+    // A function that writes: a query calling it must fail in the READ ONLY transaction and change nothing.
+    await admin.query(`CREATE FUNCTION ${PROD}.purge() RETURNS int LANGUAGE sql AS 'DELETE FROM ${PROD}.memories RETURNING 1'`);
     await admin.query(`INSERT INTO ${PROD}.memories (mem_id, body) SELECT * FROM unnest($1::text[], $2::text[])`, [
       corpus.map((d) => d.id),
       corpus.map((d) => d.text),
@@ -85,12 +87,25 @@ describe.skipIf(url === undefined || url === '')('postgres arm on a real Postgre
     const mine = await runOf('pg-own-table', { mode: 'query', urlEnv: URL_ENV, query: { sql } });
     const loaded = await runOf('pg-fts-server', { ...FTS, urlEnv: URL_ENV, local: true });
     for (const q of queries) expect([...(mine.get(q.id) ?? [])], q.id).toEqual([...(loaded.get(q.id) ?? [])]);
+    // A statement that never names $1 still runs: every parameter sent gets a type.
+    const longest = postgresArm.create(
+      'pg-longest',
+      postgresArm.params.parse({
+        mode: 'query',
+        urlEnv: URL_ENV,
+        query: { sql: `SELECT mem_id AS id, length(body)::float8 AS score FROM ${PROD}.memories ORDER BY score DESC, mem_id DESC LIMIT $2;` },
+      }),
+      ctx,
+    );
+    await longest.index(corpus);
+    expect(await longest.search(queries[0]!, 5)).toHaveLength(5);
+    await longest.close?.();
     const writer = postgresArm.create(
       'pg-writes',
       postgresArm.params.parse({
         mode: 'query',
         urlEnv: URL_ENV,
-        query: { sql: `WITH d AS (DELETE FROM ${PROD}.memories RETURNING mem_id AS id, 1.0 AS score) SELECT * FROM d` },
+        query: { sql: `SELECT mem_id AS id, ${PROD}.purge()::float8 AS score FROM ${PROD}.memories LIMIT $2` },
       }),
       ctx,
     );
@@ -98,7 +113,7 @@ describe.skipIf(url === undefined || url === '')('postgres arm on a real Postgre
     const err = await writer.search(queries[0]!, 10).catch((e: unknown) => e);
     await writer.close?.();
     expect(err).toBeInstanceOf(HarnessError);
-    expect((err as HarnessError).message).toMatch(/params\.query\.sql failed: cannot execute \w+ in a read-only transaction/);
+    expect((err as HarnessError).message).toMatch(/params\.query\.sql failed: cannot execute DELETE in a read-only transaction/);
     expect((await admin.query(`SELECT count(*)::int AS n FROM ${PROD}.memories`)).rows[0]?.n).toBe(corpus.length);
   }, 240_000);
 
