@@ -12,6 +12,7 @@ import { useLiteArm } from './dense/use-lite.js';
 import { entityLaneArm, graphBfsArm } from './graph/entity-arms.js';
 import { voyageEmbedArm } from './dense/hosted/voyage.js';
 import { openaiEmbedArm } from './dense/hosted/openai.js';
+import { postgresArm } from './postgres/index.js';
 
 /**
  * Every arm kind, keyed by its config `kind`. One line per kind; error messages, `--help` and the config
@@ -32,6 +33,7 @@ export const armFactories = {
   'entity-lane': entityLaneArm,
   'voyage-embed': voyageEmbedArm,
   'openai-embed': openaiEmbedArm,
+  postgres: postgresArm,
   // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
 } as const satisfies Record<string, ArmFactory<any>>;
 

@@ -48,6 +48,7 @@ const LAYERS: readonly Layer[] = [
       'arms/remote/command',
       'arms/remote/http',
       'arms/remote/mcp',
+      'arms/postgres',
       'arms/run-file',
       'arms/sqlite-fts5',
       'harness/recipes',

@@ -117,6 +117,11 @@ function refinements(): Record<string, Refinement> {
         ]);
       },
     },
+    'arm.postgres.params:': {
+      checks: 1,
+      rule: 'mode: query needs query.sql and urlEnv; mode: load takes no query.sql; ranking vector or hybrid needs vector.embed; ivfflat has no strict_order iterativeScan',
+    },
+    'arm.postgres.params:vector': { checks: 1, rule: 'hnsw needs efConstruction >= 2 * m' },
     'arm.hash-embed.params:dims': {
       checks: 1,
       rule: 'dims is a power of two',

@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../harness/cli/main.js';
+import { memoryLogger } from '../../harness/log.js';
+import { PROJECT_ROOT } from '../../harness/testing/shared.js';
+import { tempDir } from '../../harness/testing/temp.js';
+import { linkGloveInto } from '../dense/testing.js';
+import { closeEmbedded } from './connection.js';
+import { SHARED_WORK_DIR } from './testing.js';
+
+// configs/example-postgres.yaml end to end through the CLI, in the embedded database (no server, offline):
+// Postgres full text, pgvector exact and an HNSW ef_search grid over GloVe, the SQL RRF and the workbench's.
+const work = tempDir('harness-example-postgres');
+const cache = join(work, 'cache');
+
+interface Manifest {
+  systems: { id: string; indexStats: Record<string, number> }[];
+}
+
+let code = -1;
+let out = '';
+let dir = '';
+
+beforeAll(async () => {
+  await linkGloveInto(cache);
+  // The embedded database's snapshot of a fresh data folder, shared with the other postgres tests.
+  mkdirSync(join(SHARED_WORK_DIR, 'pglite'), { recursive: true });
+  mkdirSync(join(cache, 'work'), { recursive: true });
+  symlinkSync(join(SHARED_WORK_DIR, 'pglite'), join(cache, 'work', 'pglite'), 'dir');
+  const reports = mkdtempSync(join(work, 'reports-'));
+  const args = ['ablate', '--config', 'configs/example-postgres.yaml', '--verify', '--jobs', '1', '--output', reports, '--cache', cache];
+  code = await runCli(args, { out: (t) => void (out += t), log: memoryLogger(), env: { HF_HUB_OFFLINE: '1' }, cwd: PROJECT_ROOT });
+  dir = join(reports, readdirSync(reports)[0] ?? '');
+}, 600_000);
+
+afterAll(() => closeEmbedded());
+
+/** A TREC run file's lines without the run tag (the last column). */
+function untagged(id: string): string[] {
+  return readFileSync(join(dir, 'runs', `${id}.trec`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ').slice(0, 5).join(' '));
+}
+
+describe('configs/example-postgres.yaml', () => {
+  it('runs offline with no server and reproduces its pinned numbers (pg-exact as example-dense glove)', () => {
+    expect(code, out).toBe(0);
+    expect(out).not.toContain('FAIL');
+    expect(out).toMatch(/OK\s+pg-exact\s+nDCG@10/);
+  });
+
+  it("the SQL RRF (pg-hybrid) and the workbench's RRF of the same two runs are identical, score for score", () => {
+    const sql = untagged('pg-hybrid');
+    expect(sql.length).toBeGreaterThan(1000);
+    expect(sql).toEqual(untagged('rrf.pg-fts+pg-exact'));
+  });
+
+  it('the ef_search grid: recall@10 against exact search rises towards 1.0, in each point index stats', () => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    const recall = [10, 20, 40, 200].map((ef) => {
+      const s = manifest.systems.find((x) => x.id === `pg-hnsw.efSearch=${ef}`)?.indexStats ?? {};
+      return (s['annRecallFound@10'] ?? Number.NaN) / (s['annRecallExact@10'] ?? Number.NaN);
+    });
+    // Each point builds its own graph and pgvector draws HNSW levels at random, so neighbouring points differ
+    // by a build's noise (measured up to ~0.03 with this sparse graph); the ends of the grid do not.
+    expect(recall[0], String(recall)).toBeLessThan(0.9);
+    expect(recall[3], String(recall)).toBeGreaterThan(0.95);
+    expect(recall[3], String(recall)).toBeGreaterThan((recall[0] as number) + 0.05);
+    expect(recall[3]).toBeLessThanOrEqual(1);
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    expect(report).toMatch(/\| pg-hnsw\.efSearch=200 \|.*annRecallFound@10 \d+, annRecallExact@10 1000/);
+  });
+});
