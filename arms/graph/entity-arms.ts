@@ -126,7 +126,12 @@ export function entityBfs(eg: EntityGraph, seeds: readonly number[], maxHops: nu
  * order of document frequency (then name), each against the canonical entities already kept: the most
  * frequent spelling becomes canonical, a name no tier accepts starts an entity of its own.
  */
-export function resolvedEntities(eg: EntityGraph, idx: ConceptIndex, fuzzyThreshold: number, phonetic: PhoneticCode = 'metaphone'): Map<number, readonly number[]> {
+export function resolvedEntities(
+  eg: EntityGraph,
+  idx: ConceptIndex,
+  fuzzyThreshold: number,
+  phonetic: PhoneticCode = 'metaphone',
+): Map<number, readonly number[]> {
   const df = (c: number) => (idx.ptr[c + 1] as number) - (idx.ptr[c] as number);
   const names = [...eg.byName].sort((a, b) => df(b[1]) - df(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const canonical: Entity[] = [];

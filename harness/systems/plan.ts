@@ -310,7 +310,7 @@ function plannedSystem(
     ...(expanded > 1 ? { group: e.id, point: { ...(x.inputSets.length > 1 ? { inputs: s.set.join('+') } : {}), ...s.point } } : {}),
     ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${s.suffix.join(', ')})` : e.label }),
     ...substituteOf(e.substitute, s.inputs),
-    ...deviationsField(e.deviations, { id: s.id, params: node.params }, s.inputs),
+    ...deviationsField(e.deviations, { id: s.id, params: { ...(node.params as object), ...e.params, ...s.point } as JsonValue }, s.inputs),
     at: e.at,
     ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
     ...(e.dir === undefined ? {} : { dir: e.dir }),
