@@ -8,7 +8,7 @@ import type { NodeKind, ScopeData, ScopeResults, ScopeRun, SystemInstance } from
 import { bindWrappedArm, derivedScope, wrappedArmSchema } from './wrapped.js';
 
 /** Bump when sessions, summaries, the blend or the mapping to messages change for the same params. */
-const SESSION_VERSION = 2;
+const SESSION_VERSION = 1;
 
 /**
  * Orders the messages of a retrieved session among themselves without moving the session: each gets the
