@@ -191,6 +191,20 @@ function refinements(): Record<string, Refinement> {
     },
     'system.chunk.params:': { checks: 1, rule: 'overlap is below minBoundary x size, so chunking advances' },
     'system.llm-rerank.params:': { checks: 1, rule: 'keep does not exceed fetch' },
+    'system.session.params:': {
+      checks: 2,
+      transforms: 1,
+      rule: 'messageHeader only with search: separate; recency only with a blend (the transform moves recency into blend)',
+      express: (s) => {
+        addAll(s, [
+          when(
+            { properties: { messageHeader: { const: true } }, required: ['messageHeader'] },
+            { properties: { search: { const: 'separate' } }, required: ['search'] },
+          ),
+          when({ properties: { blend: { const: false } }, required: ['blend'] }, { properties: { recency: false } }),
+        ]);
+      },
+    },
     'system.recency-rerank.params:': {
       checks: 1,
       rule: 'at least one of base, recency, overlap has a positive weight',

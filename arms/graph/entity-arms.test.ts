@@ -103,6 +103,12 @@ describe('graph-bfs and entity-lane arms', () => {
     // The resolver is part of the identity; the unresolved lane keeps its old fingerprint.
     expect(Object.keys(entityLaneArm.fingerprint(entityLaneArm.params.parse({})) as object)).toEqual(['kind', 'v', 'graph']);
     expect(entityLaneArm.fingerprint(entityLaneArm.params.parse({ resolve: 'tiers' }))).toMatchObject({ resolve: 'tiers', fuzzyThreshold: 0.9 });
+    // WorldDB's Soundex-style key unifies them too (both F410), and names itself in the identity.
+    const soundexLane = entityLaneArm.create('lane', entityLaneArm.params.parse({ resolve: 'tiers', phonetic: 'soundex' }), ctx());
+    expect((await soundexLane.index(docs)).resolvedEntities).toBe(names - 1);
+    expect((await soundexLane.search(q('q1', 'Where does Filip live?'), 10)).map((d) => d.docId)).toEqual(['a1', 'a2', 'a3']);
+    expect(entityLaneArm.fingerprint(entityLaneArm.params.parse({ resolve: 'tiers', phonetic: 'soundex' }))).toMatchObject({ phonetic: 'soundex' });
+    expect(entityLaneArm.fingerprint(entityLaneArm.params.parse({ resolve: 'tiers' }))).not.toHaveProperty('phonetic');
   });
 
   it('graph-bfs: documents by hop distance from the query entities, then mentions', async () => {

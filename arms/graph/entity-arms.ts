@@ -7,7 +7,7 @@
  * - `entity-lane` (WorldDB): every document mentioning an entity whose canonical name appears in the query,
  *   ranked by how many such entities it mentions, then by their mentions. With `resolve: tiers` the corpus's
  *   entity names are first unified by WorldDB's tiered resolver (harness/recipes/resolver.ts: exact or alias,
- *   Jaro-Winkler, phonetic key), so a query naming "Filip" also reaches the documents that spell him "Phillip".
+ *   Jaro-Winkler, phonetic key: WorldDB's Soundex-style key or Metaphone), so a query naming "Filip" also reaches the documents that spell him "Phillip".
  */
 import { z } from 'zod';
 import type { Corpus, Query } from '../../evalset/types.js';
@@ -16,7 +16,7 @@ import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../type
 import { builderIdentity, builderParams, corpusGraph, graphSendsText, graphStats } from './build.js';
 import { matchConcepts, type ConceptExtractor } from './concepts.js';
 import { type ConceptGraph, type ConceptIndex, conceptIndex } from './graph.js';
-import { type Entity, resolveEntity } from '../../harness/recipes/resolver.js';
+import { type Entity, type PhoneticCode, resolveEntity } from '../../harness/recipes/resolver.js';
 
 /** Bump when a change to matching or ranking changes any score for the same params and graph. */
 const RANKING_VERSION = 1;
@@ -36,6 +36,8 @@ const laneParams = z
     resolve: z.enum(['none', 'tiers']).default('none'),
     /** Jaro-Winkler similarity the fuzzy tier needs (`resolve: tiers`). */
     fuzzyThreshold: z.number().min(0).max(1).default(0.9),
+    /** The phonetic tier's key (`resolve: tiers`): WorldDB's Soundex-style key, or Metaphone (the first one here). */
+    phonetic: z.enum(['metaphone', 'soundex']).default('metaphone'),
   })
   .strict();
 
@@ -124,13 +126,18 @@ export function entityBfs(eg: EntityGraph, seeds: readonly number[], maxHops: nu
  * order of document frequency (then name), each against the canonical entities already kept: the most
  * frequent spelling becomes canonical, a name no tier accepts starts an entity of its own.
  */
-export function resolvedEntities(eg: EntityGraph, idx: ConceptIndex, fuzzyThreshold: number): Map<number, readonly number[]> {
+export function resolvedEntities(
+  eg: EntityGraph,
+  idx: ConceptIndex,
+  fuzzyThreshold: number,
+  phonetic: PhoneticCode = 'metaphone',
+): Map<number, readonly number[]> {
   const df = (c: number) => (idx.ptr[c + 1] as number) - (idx.ptr[c] as number);
   const names = [...eg.byName].sort((a, b) => df(b[1]) - df(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const canonical: Entity[] = [];
   const members = new Map<string, number[]>();
   for (const [name, c] of names) {
-    const hit = resolveEntity(name, canonical, { fuzzyThreshold, cosineThreshold: 1 });
+    const hit = resolveEntity(name, canonical, { fuzzyThreshold, cosineThreshold: 1, phonetic });
     if (hit) (members.get(hit.id) as number[]).push(c);
     else {
       canonical.push({ id: String(c), name });
@@ -202,7 +209,7 @@ function entityArm(
       const { graph, extractor, cached } = await corpusGraph(corpus, p, ctx);
       const idx = conceptIndex(graph);
       const eg = entityGraph(graph);
-      const resolved = 'resolve' in p && p.resolve === 'tiers' ? resolvedEntities(eg, idx, p.fuzzyThreshold) : undefined;
+      const resolved = 'resolve' in p && p.resolve === 'tiers' ? resolvedEntities(eg, idx, p.fuzzyThreshold, p.phonetic) : undefined;
       state = { graph, idx, eg, extractor, ...(resolved === undefined ? {} : { resolved }) };
       counters = { queries: 0, seededQueries: 0 };
       const merged: Record<string, number> = resolved === undefined ? {} : { resolvedEntities: new Set([...resolved.values()]).size };
@@ -273,6 +280,8 @@ export const entityLaneArm: ArmFactory<typeof laneParams> = {
     v: RANKING_VERSION,
     graph: builderIdentity(p),
     ...(p.resolve === 'none' ? {} : { resolve: p.resolve, fuzzyThreshold: p.fuzzyThreshold }),
+    // Metaphone lanes keep the fingerprint they had before the Soundex-style key existed.
+    ...(p.resolve === 'none' || p.phonetic === 'metaphone' ? {} : { phonetic: p.phonetic }),
   }),
   theoreticalMinScore: () => 0,
   sendsTextOffMachine: (p) => graphSendsText(p),

@@ -55,6 +55,7 @@ function reportRun(o: SystemOutcome, sensitiveDocuments: number, qrels: Qrels): 
     ...(s.point === undefined ? {} : { point: s.point }),
     ...(s.label === undefined ? {} : { label: s.label }),
     ...(s.substitute === undefined ? {} : { substitute: s.substitute }),
+    ...(s.deviations === undefined ? {} : { deviations: s.deviations }),
     ...(o.diagnostics === undefined ? {} : { diagnostics: o.diagnostics }),
     ...(o.resultCheck === undefined ? {} : { resultCheck: o.resultCheck }),
     ...(textMapping === undefined ? {} : { textMapping }),

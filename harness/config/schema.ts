@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviationSchema } from '../recipes/fidelity.js';
 
 /**
  * Ids of systems (and so run tags, file names and report columns): no whitespace, safe as file names. `+` and
@@ -40,6 +41,8 @@ export const armEntrySchema = z
      */
     sensitive: z.union([z.literal('skip'), z.strictObject({ route: z.string() })]).optional(),
     grid: gridSchema.optional(),
+    /** Where a Recipe's stage departs from its source document: substitutes and assumptions; reports label them. */
+    deviations: z.array(deviationSchema).optional(),
   })
   .strict();
 
@@ -63,6 +66,8 @@ export const systemEntrySchema = z
     label: z.string().optional(),
     /** When the system stands in for another design's stage (no LLM configured, a local embedding), what; reports flag it. */
     substitute: z.string().optional(),
+    /** Where a Recipe's stage departs from its source document: substitutes and assumptions; reports label them. */
+    deviations: z.array(deviationSchema).optional(),
   })
   .strict();
 

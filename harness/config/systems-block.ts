@@ -17,8 +17,10 @@ function optional(x: {
   readonly label?: string;
   readonly substitute?: string;
   readonly sensitive?: PlanEntry['sensitive'];
+  readonly deviations?: PlanEntry['deviations'];
 }) {
   return {
+    ...(x.deviations === undefined ? {} : { deviations: x.deviations }),
     ...(x.sensitive === undefined ? {} : { sensitive: x.sensitive }),
     ...(x.grid === undefined ? {} : { grid: x.grid }),
     ...(x.label === undefined ? {} : { label: x.label }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashEmbed } from '../../arms/hash-embed/index.js';
-import { jaro, jaroWinkler, metaphone, normalizeName, phoneticKey, RESOLVER_DEFAULTS, resolveEntity } from './resolver.js';
+import { jaro, jaroWinkler, metaphone, normalizeName, phoneticKey, RESOLVER_DEFAULTS, resolveEntity, soundex } from './resolver.js';
 
 describe('jaroWinkler', () => {
   it("reproduces Winkler's published examples", () => {
@@ -33,6 +33,39 @@ describe('metaphone', () => {
     expect(metaphone('Smith')).toBe('SM0');
     expect(phoneticKey('Phillip Smith')).toBe('FLP SM0');
     expect(normalizeName("Dr.  O'Neil")).toBe('dr o neil');
+  });
+});
+
+describe('soundex: the Soundex-style key WorldDB describes', () => {
+  it('codes American Soundex (the National Archives examples) after the PH, CK, KN, WR rewrites', () => {
+    // NARA's published examples: H and W do not separate equal digits (Ashcraft), vowels do (Tymczak).
+    expect(['Robert', 'Rupert', 'Rubin', 'Ashcraft', 'Ashcroft', 'Tymczak', 'Pfister', 'Honeyman', 'Lee'].map(soundex)).toEqual([
+      'R163',
+      'R163',
+      'R150',
+      'A261',
+      'A261',
+      'T522',
+      'P236',
+      'H555',
+      'L000',
+    ]);
+    // The rewrites: Phillip -> Fillip, Knight -> Night, Wright -> Right, Jackson -> Jakson.
+    expect(soundex('Phillip')).toBe('F410');
+    expect(soundex('Filip')).toBe('F410');
+    expect(soundex('Knight')).toBe(soundex('Night'));
+    expect(soundex('Wright')).toBe('R230');
+    expect(soundex('Jackson')).toBe('J250');
+    expect(soundex("O'Neil")).toBe('O540');
+    expect(soundex('42')).toBe('');
+    expect(phoneticKey('Phillip Smith', 'soundex')).toBe('F410 S530');
+  });
+
+  it('is the phonetic tier when asked: Filip reaches Phillip; Jon and Jan still collide (J500), as under Metaphone', () => {
+    const opts = { ...RESOLVER_DEFAULTS, phonetic: 'soundex' as const };
+    expect(resolveEntity('Filip', [{ id: 'p2', name: 'Phillip' }], opts)).toEqual({ id: 'p2', tier: 'phonetic', score: 1 });
+    expect(resolveEntity('Jon', [{ id: 'j', name: 'Jan' }], opts)).toEqual({ id: 'j', tier: 'phonetic', score: 1 });
+    expect(resolveEntity('Maria', [{ id: 'p2', name: 'Phillip' }], opts)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The tiered entity resolver of the worlddb recipe (docs/adr/0024-reference-recipes.md): a mention resolves to
  * a known entity by the first tier that accepts it, cheapest and surest first: exact or alias match after
- * normalisation, Jaro-Winkler similarity at or above a threshold, equal phonetic keys (Metaphone), embedding
- * cosine at or above a threshold.
+ * normalisation, Jaro-Winkler similarity at or above a threshold, equal phonetic keys (WorldDB's Soundex-style
+ * key, or Metaphone), embedding cosine at or above a threshold.
  */
 
 /** Lower-case, letters and digits only, single spaces: "Dr.  O'Neil" -> "dr o neil". */
@@ -160,12 +160,57 @@ function metaphoneCode(w: string, i: number): string {
   return out;
 }
 
-/** The phonetic key of a name: the Metaphone key of each word, space-joined. */
-export function phoneticKey(name: string): string {
+/** Soundex digit of each consonant; vowels, Y, H and W have none (H and W do not separate equal digits). */
+const SOUNDEX_DIGIT: Readonly<Record<string, string>> = Object.fromEntries(
+  (['BFPV', 'CGJKQSXZ', 'DT', 'L', 'MN', 'R'] as const).flatMap((letters, i) => [...letters].map((c) => [c, String(i + 1)])),
+);
+
+/**
+ * The digraph rewrites WorldDB's source names for its Soundex-style key (docs/recipes/worlddb.md), applied
+ * anywhere in the word before coding, so "Phillip" and "Filip" share a key.
+ */
+const SOUNDEX_DIGRAPHS: readonly (readonly [RegExp, string])[] = [
+  [/PH/g, 'F'],
+  [/CK/g, 'K'],
+  [/KN/g, 'N'],
+  [/WR/g, 'R'],
+];
+
+/**
+ * A Soundex-style key (American Soundex as the US National Archives code it, after WorldDB's digraph rewrites
+ * PH->F, CK->K, KN->N, WR->R): the first letter, then the digits of the following consonants, equal adjacent
+ * digits (also across H and W) written once, vowels and Y separating them, cut or zero-padded to 4 characters.
+ * "Phillip", "Filip" -> F410; "Robert", "Rupert" -> R163; "Tymczak" -> T522; "" for a word without letters A-Z.
+ */
+export function soundex(word: string): string {
+  let w = word.toUpperCase().replace(/[^A-Z]/g, '');
+  for (const [from, to] of SOUNDEX_DIGRAPHS) w = w.replace(from, to);
+  if (w === '') return '';
+  let out = w[0] as string;
+  let prev = SOUNDEX_DIGIT[out] ?? '';
+  for (let i = 1; i < w.length && out.length < 4; i++) {
+    const c = w[i] as string;
+    const d = SOUNDEX_DIGIT[c];
+    if (d === undefined) {
+      // A vowel (or Y) separates equal digits; H and W do not.
+      if (c !== 'H' && c !== 'W') prev = '';
+      continue;
+    }
+    if (d !== prev) out += d;
+    prev = d;
+  }
+  return out.padEnd(4, '0');
+}
+
+/** Which phonetic code keys the resolver's phonetic tier: WorldDB's Soundex-style key, or Metaphone. */
+export type PhoneticCode = 'soundex' | 'metaphone';
+
+/** The phonetic key of a name: the key of each word by `code` (Metaphone unless given), space-joined. */
+export function phoneticKey(name: string, code: PhoneticCode = 'metaphone'): string {
   return normalizeName(name)
     .split(' ')
     .filter((x) => x !== '')
-    .map(metaphone)
+    .map(code === 'soundex' ? soundex : metaphone)
     .join(' ');
 }
 
@@ -192,6 +237,8 @@ export interface ResolverOptions {
   readonly cosineThreshold: number;
   /** L2-normalised vector of a name (any Embedder's output row), for the last tier. */
   readonly embed?: (name: string) => Float32Array;
+  /** The phonetic tier's key (default Metaphone, the key this resolver had first). */
+  readonly phonetic?: PhoneticCode;
 }
 
 export const RESOLVER_DEFAULTS: ResolverOptions = { fuzzyThreshold: 0.9, cosineThreshold: 0.85 };
@@ -215,8 +262,8 @@ export function resolveEntity(mention: string, entities: readonly Entity[], opts
       if (s >= opts.fuzzyThreshold && (best === undefined || s > best.score)) best = { id: e.id, tier: 'fuzzy', score: s };
     }
   if (best) return best;
-  const key = phoneticKey(m);
-  for (const e of entities) if (names(e).some((n) => phoneticKey(n) === key)) return { id: e.id, tier: 'phonetic', score: 1 };
+  const key = phoneticKey(m, opts.phonetic);
+  for (const e of entities) if (names(e).some((n) => phoneticKey(n, opts.phonetic) === key)) return { id: e.id, tier: 'phonetic', score: 1 };
   if (!opts.embed) return undefined;
   const v = opts.embed(mention);
   for (const e of entities)

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../evalset/types.js';
+import type { Deviation } from '../recipes/fidelity.js';
 import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
@@ -54,6 +55,12 @@ export interface ReportRun {
   readonly label?: string;
   /** Set when the run stands in for something else, e.g. "GloVe stands in for bge-large". Always warned. */
   readonly substitute?: string;
+  /**
+   * A Recipe's deviations from its source document (`substitute`: something stands in for what the source
+   * specifies; `assumption`: the source is silent), each with the stage concerned and the system whose entry
+   * declared it; a recipe's row carries those of every stage under it. Absent when there are none.
+   */
+  readonly deviations?: readonly Deviation[];
   /**
    * How the run was made: `retrieve` (an arm), `fuse` (from the runs in `inputs`), `tune` (a grid's point
    * picked without the test queries). Absent for runs read from files (`harness compare`).

@@ -2,6 +2,7 @@ import type { JsonValue } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { didYouMean } from '../util/suggest.js';
 import type { GridAxis } from '../config/schema.js';
+import { type Deviation, type DeviationEntry, deviationsOf } from '../recipes/fidelity.js';
 import { isNodeKindName, nodeKinds, type NodeKindName } from './registry.js';
 import { type SensitivePolicy, sensitivePolicyProblems, withSensitivePolicy } from './sensitive.js';
 import type { BoundNode, InputFacts, NodeKind } from './types.js';
@@ -29,6 +30,8 @@ export interface PlannedSystem {
   readonly point?: Readonly<Record<string, JsonValue>>;
   readonly label?: string;
   readonly substitute?: string;
+  /** Its Recipe deviations from the source document: its entry's own that hold at its point, then its inputs'. */
+  readonly deviations?: readonly Deviation[];
   /** Where its entry sits in the config (`arms[2]`), for problems found once the eval set is loaded. */
   readonly at: string;
   /** How Sensitive Documents are kept from it when it sends text off this machine (set on its arm entry). */
@@ -54,6 +57,7 @@ export interface PlanEntry {
   /** The config file's folder, against which params that name files resolve. */
   readonly dir?: string;
   readonly sensitive?: SensitivePolicy;
+  readonly deviations?: readonly DeviationEntry[];
 }
 
 export interface SystemsPlan {
@@ -363,6 +367,7 @@ function plannedSystem(
     ...(expanded > 1 ? { group: e.id, point: { ...(x.inputSets.length > 1 ? { inputs: s.set.join('+') } : {}), ...s.point } } : {}),
     ...(e.label === undefined ? {} : { label: expanded > 1 ? `${e.label} (${s.suffix.join(', ')})` : e.label }),
     ...substituteOf(e.substitute, s.inputs),
+    ...deviationsField(e.deviations, { id: s.id, params: { ...(node.params as object), ...e.params, ...s.point } as JsonValue }, s.inputs),
     at: e.at,
     ...(e.sensitive === undefined ? {} : { sensitive: e.sensitive }),
     ...(e.dir === undefined ? {} : { dir: e.dir }),
@@ -378,4 +383,14 @@ function substituteOf(own: string | undefined, inputs: readonly PlannedSystem[])
   if (own !== undefined) return { substitute: own };
   const from = inputs.filter((s) => s.substitute !== undefined);
   return from.length === 0 ? {} : { substitute: `built on ${from.map((s) => `${s.id} (${s.substitute})`).join(', ')}` };
+}
+
+/** `{ deviations }` when the system has any (its own or its inputs'), else `{}`, so plans without recipes keep their shape. */
+function deviationsField(
+  own: readonly DeviationEntry[] | undefined,
+  system: { readonly id: string; readonly params: JsonValue },
+  inputs: readonly PlannedSystem[],
+): { deviations?: readonly Deviation[] } {
+  const all = deviationsOf(own, system, inputs);
+  return all.length === 0 ? {} : { deviations: all };
 }

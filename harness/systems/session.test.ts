@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
+import { hashEmbed } from '../../arms/hash-embed/index.js';
 import { ContentStore } from '../cache/index.js';
 import { memoryLogger } from '../log.js';
 import { recencyRerankNode } from './recency-rerank.js';
@@ -50,6 +51,39 @@ describe('session node', () => {
     // Every id is a message of the eval set (no summary id leaks into the run).
     expect(ids.every((d) => docs.some((x) => x.id === d))).toBe(true);
     // The garden session is a hit: all four of its messages lead, ordered by query-word overlap (a4 has both).
+    expect(ids.slice(0, 4).sort()).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect(ids[0]).toBe('a4');
+  });
+
+  it('search: separate puts the query header on session search only (garbanzo), unless messageHeader says so', async () => {
+    const cos = (a: string, b: string) => {
+      const [u, v] = [hashEmbed(a), hashEmbed(b)];
+      return u.reduce((acc, x, i) => acc + x * (v[i] as number), 0);
+    };
+    const q: Query = { id: 'q', text: 'garden basil', stratum: 's' };
+    const raw = (extra: object) =>
+      bound(sessionNode.bind({ kind: 'session', params: { arm: { kind: 'hash-embed' }, blend: false, maxSessions: 0, ...extra }, inputs: [], topK: 10 }));
+    const scoreOf = async (node: BoundNode) => new Map((await node.create(ctx).runScope(scopeOf(docs, [q]), [], 10)).results['q']);
+    const header = '[chat: conv | participants: Ann, Bob]';
+    // Joint search: one headed query over messages and summaries alike (the choice garbanzo's spec does not make).
+    expect((await scoreOf(raw({}))).get('a4')).toBeCloseTo(cos(`${header}\ngarden basil`, docs[3]!.text), 6);
+    const separate = raw({ search: 'separate' });
+    expect(separate.fingerprint).toMatchObject({ search: 'separate', messageHeader: false });
+    expect((await scoreOf(separate)).get('a4')).toBeCloseTo(cos('garden basil', docs[3]!.text), 6);
+    expect((await scoreOf(raw({ search: 'separate', messageHeader: true }))).get('a4')).toBeCloseTo(cos(`${header}\ngarden basil`, docs[3]!.text), 6);
+    // A joint search cannot head message search apart; recency overrides the blend's weight, for a grid.
+    expect(sessionNode.bind({ kind: 'session', params: { arm: { kind: 'hash-embed' }, messageHeader: true }, inputs: [], topK: 10 })).toEqual({
+      problems: [expect.stringMatching(/^params\.messageHeader: .*search: separate/)],
+    });
+    expect(raw({ blend: {}, recency: 0 }).params).toMatchObject({ blend: { recency: 0, base: 0.6 } });
+    expect(raw({}).fingerprint).not.toHaveProperty('search');
+  });
+
+  it('search: separate merges message and session hits: without recency the blend orders them by relevance and overlap', async () => {
+    const node = bound(sessionNode.bind({ kind: 'session', params: { arm: { kind: 'hash-embed' }, search: 'separate', recency: 0 }, inputs: [], topK: 10 }));
+    const run = await node.create(ctx).runScope(scopeOf(docs, [{ id: 'q', text: 'garden basil', stratum: 's' }]), [], 10);
+    expect(run.indexStats).toMatchObject({ sessions: 3, summaries: 1, sessionIndexDocuments: 1 });
+    const ids = run.results['q']!.map(([d]) => d);
     expect(ids.slice(0, 4).sort()).toEqual(['a1', 'a2', 'a3', 'a4']);
     expect(ids[0]).toBe('a4');
   });

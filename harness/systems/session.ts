@@ -4,7 +4,7 @@ import { HarnessError } from '../errors.js';
 import { blendScores, contentTokens, documentTimeMs, GARBANZO_BLEND, queryTimeMs, tokenOverlap } from '../recipes/blend.js';
 import { buildSessions, extractiveSummary, queryHeader, type Session, sessionHeader, summaryText } from '../recipes/session.js';
 import { parseNodeParams, shownParams } from './node-params.js';
-import type { NodeKind, ScopeResults, SystemInstance } from './types.js';
+import type { NodeKind, ScopeData, ScopeResults, ScopeRun, SystemInstance } from './types.js';
 import { bindWrappedArm, derivedScope, wrappedArmSchema } from './wrapped.js';
 
 /** Bump when sessions, summaries, the blend or the mapping to messages change for the same params. */
@@ -36,14 +36,30 @@ const sessionParams = z
     minMessages: z.number().int().min(1).default(4),
     /** Session hits kept per query, best first; null: all. */
     maxSessions: z.number().int().min(0).nullable().default(3),
-    /** Prefix the context header to each summary (write time) and to each query (query time). */
+    /**
+     * `joint`: one index over messages and summaries, one search per query (worlddb's lanes over Turn and Summary
+     * nodes). `separate`: message search and session search on their own indexes, merged by the blend (garbanzo:
+     * its message vectors and session vectors are two tables).
+     */
+    search: z.enum(['joint', 'separate']).default('joint'),
+    /** Prefix the context header to each summary (write time) and to each query of the session search (query time). */
     header: z.boolean().default(true),
+    /** `search: separate`: prefix the query's header to the message search too (garbanzo puts it on session search only). */
+    messageHeader: z.boolean().default(false),
     /** The garbanzo reranking blend, or false for the wrapped arm's scores as they are. */
     blend: z.union([blendSchema, z.literal(false)]).default(blendSchema.parse({})),
-    /** Hits the wrapped arm returns per query before merging; default 4 x topK. */
+    /** The blend's recency weight, overriding `blend.recency`; top-level so a grid can vary it. */
+    recency: z.number().min(0).optional(),
+    /** Hits the wrapped arm returns per query (per search) before merging; default 4 x topK. */
     fetch: z.number().int().positive().optional(),
   })
-  .strict();
+  .strict()
+  .refine((p) => p.search === 'separate' || !p.messageHeader, {
+    path: ['messageHeader'],
+    message: 'a joint search has one query for messages and summaries; set search: separate to head message search apart',
+  })
+  .refine((p) => p.recency === undefined || p.blend !== false, { path: ['recency'], message: 'recency weights the blend; remove it or the blend: false' })
+  .transform(({ recency, ...p }) => (recency === undefined || p.blend === false ? p : { ...p, blend: { ...p.blend, recency } }));
 
 interface SummaryDoc {
   readonly session: Session;
@@ -77,6 +93,8 @@ export const sessionNode: NodeKind = {
       maxSessions: p.maxSessions,
       header: p.header,
       blend: p.blend,
+      // Joint searches without a message header keep the identity they had before these params.
+      ...(p.search === 'joint' ? {} : { search: p.search, messageHeader: p.messageHeader }),
     };
     return {
       node: {
@@ -103,15 +121,50 @@ function sessionInstance(p: SessionParams, own: JsonValue, wrapped: SystemInstan
       const summaries = sessionSummaries(sessions, scope.documents, p);
       const participants = [...new Set(sessions.flatMap((s) => s.participants))];
       const prefix = queryHeader(chat, participants);
-      const queries = p.header ? scope.queries.map((q) => ({ ...q, text: `${prefix}\n${q.text}` })) : scope.queries;
-      const corpus = [...scope.documents, ...[...summaries.values()].map((s) => s.doc)];
-      const run = await wrapped.runScope(derivedScope(scope, corpus, own, queries), [], p.fetch ?? 4 * k);
+      const headed = scope.queries.map((q) => ({ ...q, text: `${prefix}\n${q.text}` }));
+      const summaryDocs = [...summaries.values()].map((s) => s.doc);
+      const corpus = [...scope.documents, ...summaryDocs];
+      const fetch = p.fetch ?? 4 * k;
+      const run =
+        p.search === 'joint'
+          ? await wrapped.runScope(derivedScope(scope, corpus, own, p.header ? headed : scope.queries), [], fetch)
+          : await separateSearch(wrapped, { scope, own, fetch, summaryDocs }, p.messageHeader ? headed : scope.queries, p.header ? headed : scope.queries);
       const rank = queryRanker(p, scope.documents, corpus, sessions, summaries);
       const results: ScopeResults = {};
       for (const q of scope.queries) results[q.id] = rank(q, run.results[q.id] ?? [], k);
       return { ...run, indexStats: { ...run.indexStats, sessions: sessions.length, summaries: summaries.size }, results };
     },
     close: async () => wrapped.close?.(),
+  };
+}
+
+/**
+ * garbanzo's two retrievals: the messages searched with `messageQueries`, the summaries on an index of their own
+ * with `sessionQueries`; each query's hits of both, best first, as one run the blend then merges. The wrapped
+ * arm's scores must be comparable across the two (a cosine is; BM25's depend on each index's statistics).
+ */
+async function separateSearch(
+  wrapped: SystemInstance,
+  s: { readonly scope: ScopeData; readonly own: JsonValue; readonly fetch: number; readonly summaryDocs: readonly Document[] },
+  messageQueries: readonly Query[],
+  sessionQueries: readonly Query[],
+): Promise<ScopeRun> {
+  const messages = await wrapped.runScope(derivedScope(s.scope, s.scope.documents, { ...(s.own as object), part: 'messages' }, messageQueries), [], s.fetch);
+  if (s.summaryDocs.length === 0) return messages;
+  const sessions = await wrapped.runScope(derivedScope(s.scope, s.summaryDocs, { ...(s.own as object), part: 'sessions' }, sessionQueries), [], s.fetch);
+  const results: ScopeResults = {};
+  for (const q of s.scope.queries)
+    results[q.id] = [...(messages.results[q.id] ?? []), ...(sessions.results[q.id] ?? [])].sort(
+      (a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0),
+    );
+  const queryMs: Record<string, number> = {};
+  for (const q of s.scope.queries) queryMs[q.id] = (messages.queryMs[q.id] ?? 0) + (sessions.queryMs[q.id] ?? 0);
+  return {
+    indexStats: { ...messages.indexStats, sessionIndexDocuments: s.summaryDocs.length },
+    indexMs: messages.indexMs + sessions.indexMs,
+    searchMs: messages.searchMs + sessions.searchMs,
+    queryMs,
+    results,
   };
 }
 

@@ -41,10 +41,11 @@ export function derivedScope(scope: ScopeData, documents: readonly Document[], t
 
 /**
  * Maps a run over derived documents back to the source documents: a source scores the max over its derived
- * documents (a chunk's best hit stands for its document, so source-level qrels stay valid), best first, cut to
- * `topK`. A derived id without a source is an internal error.
+ * documents (a chunk's best hit stands for its document, so source-level qrels stay valid; a chunk of extracted
+ * facts stands for every message they came from), best first, cut to `topK`. A derived id without a source is
+ * an internal error.
  */
-export function backToSources(run: ScopeRun, sourceOf: ReadonlyMap<string, string>, topK: number): ScopeRun {
+export function backToSources(run: ScopeRun, sourceOf: ReadonlyMap<string, string | readonly string[]>, topK: number): ScopeRun {
   const results: ScopeResults = {};
   for (const [qid, docs] of Object.entries(run.results)) {
     const best = new Map<string, number>();
@@ -52,8 +53,10 @@ export function backToSources(run: ScopeRun, sourceOf: ReadonlyMap<string, strin
       // A Returned item stands for itself: no derived document made it.
       const src = sourceOf.get(id) ?? (run.returned?.[id] === undefined ? undefined : id);
       if (src === undefined) throw new HarnessError(`internal: derived document "${id}" has no source document`);
-      const prev = best.get(src);
-      if (prev === undefined || score > prev) best.set(src, score);
+      for (const one of typeof src === 'string' ? [src] : src) {
+        const prev = best.get(one);
+        if (prev === undefined || score > prev) best.set(one, score);
+      }
     }
     results[qid] = [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0)).slice(0, topK);
   }
