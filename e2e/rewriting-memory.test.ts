@@ -141,11 +141,12 @@ interface ReportJson {
   runs: { id: string; textMapping?: { hits?: Record<string, number>; results: number; returnedResults: number; returnedJudged: number } }[];
 }
 
-function report(name: string): ReportJson {
+function reportFile(name: string, file: string): string {
   const out = join(study.dir, `reports-${name}`);
-  const dir = join(out, readdirSync(out).find((n) => !n.startsWith('.')) as string);
-  return JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as ReportJson;
+  return readFileSync(join(out, readdirSync(out).find((n) => !n.startsWith('.')) as string, file), 'utf8');
 }
+
+const report = (name: string): ReportJson => JSON.parse(reportFile(name, 'report.json')) as ReportJson;
 
 const ndcg = (r: ReportJson, run: string) => r.summary.find((s) => s.run === run && s.stratum === 'all' && s.measure === 'nDCG@10')?.mean as number;
 
@@ -201,6 +202,15 @@ describe('a memory system that rewrites its memories, measured by the installed 
     const r = report('union');
     const shares = r.runs.find((x) => x.id === 'facts')?.textMapping;
     expect(shares?.returnedJudged).toBe(shares?.returnedResults);
+    // report.md shows the shares: every Returned item judged, none left at 0 unjudged.
+    const md = reportFile('union', 'report.md');
+    expect(md).toContain('## Text mapping');
+    expect(md).toMatch(
+      new RegExp(
+        `\\| facts \\| 0 \\(0\\.0%\\) \\| \\d+ \\([\\d.]+%\\) \\| \\d+ \\([\\d.]+%\\) \\| \\d+ \\([\\d.]+%\\) \\| ${shares?.results} \\| ${shares?.returnedResults} \\([\\d.]+%\\) \\| ${shares?.returnedJudged} \\| 0 \\|`,
+      ),
+    );
+    expect(md).not.toContain('Unjudged Returned items score 0');
     const facts = ndcg(r, 'facts');
     const plain = ndcg(r, 'plain');
     expect(facts).toBeGreaterThan(ndcg(report('gold'), 'facts'));

@@ -1,6 +1,7 @@
 import type { Block, Cell } from './blocks.js';
 import { graphBlocks } from './graph.js';
 import { textMappingBlocks } from './text-mapping.js';
+import { deviationBlocks } from './deviations.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from './format.js';
 import { meanOf, primaryMeasure } from './select.js';
@@ -185,7 +186,14 @@ function fusionBlocks(data: ReportData): Block[] {
 /** The systems sections: best per stratum, grids, tuning, fusion inputs' contribution and reach. */
 export function systemsBlocks(data: ReportData): Block[] {
   const measure = primaryMeasure(data);
-  return [...bestSystemsBlocks(data, measure), ...gridBlocks(data, measure), ...tuningBlocks(data), ...fusionBlocks(data), ...textMappingBlocks(data)];
+  return [
+    ...bestSystemsBlocks(data, measure),
+    ...gridBlocks(data, measure),
+    ...tuningBlocks(data),
+    ...fusionBlocks(data),
+    ...textMappingBlocks(data),
+    ...deviationBlocks(data),
+  ];
 }
 
 function fmtMs(x: number): string {
