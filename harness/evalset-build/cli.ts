@@ -2,6 +2,7 @@ import { relative, resolve } from 'node:path';
 import { ContentStore } from '../cache/index.js';
 import type { CliIo } from '../cli/io.js';
 import { UsageError } from '../errors.js';
+import { urlCredentialProblem } from '../util/redact.js';
 import { openaiChat, publicBaseURL } from '../judge/llm.js';
 import { buildEvalSet, QUERY_KINDS, type QueryKind } from './build.js';
 
@@ -47,6 +48,8 @@ export async function runBuild(a: BuildArgs, io: CliIo): Promise<string> {
     if (!Number.isInteger(v) || v < min) throw new UsageError(`--${flag} ${v}: give a whole number of at least ${min}`);
   }
   if (!(a.temperature >= 0 && a.temperature <= 2)) throw new UsageError(`--temperature ${a.temperature}: give a value in [0, 2]`);
+  const credential = a.baseUrl === undefined ? undefined : urlCredentialProblem(a.baseUrl, `the key is read from ${a.apiKeyEnv}, so remove the credentials from the URL`);
+  if (credential !== undefined) throw new UsageError(`--base-url ${credential}`);
   const chat = await openaiChat(
     { model, ...(a.baseUrl === undefined ? {} : { baseURL: a.baseUrl }), apiKeyEnv: a.apiKeyEnv, local: a.local, maxRetries: 4, timeoutMs: 120_000 },
     io.env,

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import { urlCredentialProblem } from '../util/redact.js';
 import { redactUrl } from '../../evalset/datasets/download.js';
 import type { Document, Query } from '../../evalset/types.js';
 import { cacheKey, type ShapeCheck, sha256Hex } from '../cache/index.js';
@@ -25,7 +26,12 @@ const llmSchema = z
     timeoutMs: z.number().int().positive().default(60_000),
     concurrency: z.number().int().positive().default(4),
   })
-  .strict();
+  .strict()
+  .superRefine((l, ctx) => {
+    // A credential in the URL would reach the fingerprint, the report's params and every message naming it.
+    const credential = urlCredentialProblem(l.baseURL, `the key is read from ${l.apiKeyEnv}, so remove the credentials from the URL`);
+    if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: credential });
+  });
 
 const params = z
   .object({

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
+import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import { redactUrl } from '../../../evalset/datasets/download.js';
 import type { JsonValue } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
@@ -73,10 +74,10 @@ const httpServer = z
     url: z
       .string()
       .url()
-      .refine(
-        (u) => new URL(u).username === '' && new URL(u).password === '',
-        'holds a user:password; send credentials in headers, from environment variables',
-      ),
+      .superRefine((u, ctx) => {
+        const credential = urlCredentialProblem(u, 'send credentials in headers, from environment variables');
+        if (credential !== undefined) ctx.addIssue({ code: 'custom', message: credential });
+      }),
     /** Headers from environment variables (with a prefix such as `Bearer `); their values are never recorded. */
     headers: z.record(z.string(), z.object({ env: z.string().min(1), prefix: z.string().default('') }).strict()).default({}),
   })
