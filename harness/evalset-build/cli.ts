@@ -48,7 +48,8 @@ export async function runBuild(a: BuildArgs, io: CliIo): Promise<string> {
     if (!Number.isInteger(v) || v < min) throw new UsageError(`--${flag} ${v}: give a whole number of at least ${min}`);
   }
   if (!(a.temperature >= 0 && a.temperature <= 2)) throw new UsageError(`--temperature ${a.temperature}: give a value in [0, 2]`);
-  const credential = a.baseUrl === undefined ? undefined : urlCredentialProblem(a.baseUrl, `the key is read from ${a.apiKeyEnv}, so remove the credentials from the URL`);
+  const credential =
+    a.baseUrl === undefined ? undefined : urlCredentialProblem(a.baseUrl, `the key is read from ${a.apiKeyEnv}, so remove the credentials from the URL`);
   if (credential !== undefined) throw new UsageError(`--base-url ${credential}`);
   const chat = await openaiChat(
     { model, ...(a.baseUrl === undefined ? {} : { baseURL: a.baseUrl }), apiKeyEnv: a.apiKeyEnv, local: a.local, maxRetries: 4, timeoutMs: 120_000 },
