@@ -51,6 +51,12 @@ describe('configs/example-postgres.yaml', () => {
     expect(out).toMatch(/OK\s+pg-exact\s+nDCG@10/);
   });
 
+  it('causes no serious warning of its own (fusion weights, permutations, mappings, ids)', () => {
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { warnings: { code: string; severity: string }[] };
+    const own = new Set(['input-unreachable', 'permutations-too-few', 'empty-results', 'unknown-ids']);
+    expect(report.warnings.filter((w) => w.severity === 'serious' && own.has(w.code))).toEqual([]);
+  });
+
   it("the SQL RRF (pg-hybrid) and the workbench's RRF of the same two runs are identical, score for score", () => {
     const sql = untagged('pg-hybrid');
     expect(sql.length).toBeGreaterThan(1000);

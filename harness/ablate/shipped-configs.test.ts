@@ -32,6 +32,8 @@ const CONFIGS: Readonly<Record<string, Check>> = {
   'nfcorpus-dense': { skip: 'needs the GloVe model folder (`npm run build-glove`) and the use-lite model' },
   'example-hosted': { skip: 'needs VOYAGE_API_KEY and OPENAI_API_KEY (hosted embedding APIs)' },
   'example-judged': { skip: 'needs LLM judgments written by `harness judge` (an API key)' },
+  'example-postgres': { skip: 'run with the GloVe model folder by arms/postgres/example-postgres.test.ts, which checks its warnings the same way' },
+  'recipes-garbanzo-locomo': { shared: 'data/locomo/locomo10.json', slow: true },
 };
 
 /** Warning codes whose cause is the config itself (its fusion weights, permutations, response mapping). */
