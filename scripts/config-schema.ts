@@ -139,7 +139,7 @@ function refinements(): Record<string, Refinement> {
       rule: `no user:password nor credential-like query parameter (api_key, token, sig...) in its url, credential-like header values written as { env }, ${templates}`,
     },
     'arm.http.params:index': { checks: 1, rule: `the rules of search` },
-    'arm.mcp.params:server.url': { checks: 1, rule: 'no user:password in it' },
+    'arm.mcp.params:server.url': { checks: 1, rule: 'no user:password nor credential-like query parameter (api_key, token, sig...) in it' },
     'arm.mcp.params:server': {
       checks: 0,
       transforms: 1,
@@ -191,6 +191,7 @@ function refinements(): Record<string, Refinement> {
     },
     'system.chunk.params:': { checks: 1, rule: 'overlap is below minBoundary x size, so chunking advances' },
     'system.llm-rerank.params:': { checks: 1, rule: 'keep does not exceed fetch' },
+    'system.llm-rerank.params:llm': { checks: 1, rule: 'no user:password nor credential-like query parameter (api_key, token, sig...) in baseURL' },
     'system.session.params:': {
       checks: 2,
       transforms: 1,
