@@ -465,7 +465,7 @@ describe('judging a private store, with the installed package and a chat server 
       await second.press(String(judgeOf(2)), screen(4));
       await second.press('s', screen(5));
       await second.press(String(judgeOf(4)), screen(6));
-      await second.press(String(judgeOf(5)), /\nevery pair labelled or skipped\n[\s\S]*kappa check: [A-Z-]+: [^\n]*\n$/);
+      await second.press(String(judgeOf(5)), /\nevery pair labelled or skipped\n[\s\S]*kappa check: TOO-FEW: [^\n]*\n[\s\S]*kappa check not made: [^\n]*\n\s*hint: [^\n]*\n$/);
     } catch (err) {
       second.kill();
       throw err;
@@ -481,7 +481,9 @@ describe('judging a private store, with the installed package and a chat server 
 
     // --report (no terminal) prints the same report from the saved session, labelling nothing.
     const report = await step(study, 'kappa --report', ['kappa', '--judgments', JUDGMENTS, '--report'], { code: 1 });
-    expect(second.output.endsWith(report.stdout)).toBe(true);
+    // The terminal shows the report, then the refusal on stderr.
+    expect(second.output).toContain(report.stdout);
+    expect(report.stderr).toMatch(/kappa check not made: 5 labelled pairs \(1 skipped\), it needs at least \d+/);
     expect(session().position).toBe(6);
   });
 
