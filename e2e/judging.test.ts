@@ -465,7 +465,10 @@ describe('judging a private store, with the installed package and a chat server 
       await second.press(String(judgeOf(2)), screen(4));
       await second.press('s', screen(5));
       await second.press(String(judgeOf(4)), screen(6));
-      await second.press(String(judgeOf(5)), /\nevery pair labelled or skipped\n[\s\S]*kappa check: TOO-FEW: [^\n]*\n[\s\S]*kappa check not made: [^\n]*\n\s*hint: [^\n]*\n$/);
+      await second.press(
+        String(judgeOf(5)),
+        /\nevery pair labelled or skipped\n[\s\S]*kappa check: TOO-FEW: [^\n]*\n[\s\S]*kappa check not made: [^\n]*\n\s*hint: [^\n]*\n$/,
+      );
     } catch (err) {
       second.kill();
       throw err;
