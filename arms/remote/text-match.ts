@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { token_set_ratio } from 'fuzzball';
 import { z } from 'zod';
-import type { Corpus, Document } from '../../evalset/types.js';
+import { passageOf } from '../../evalset/passage.js';
+import type { Corpus } from '../../evalset/types.js';
 
 /**
  * Text mapping: what a remote system returns as text (a memory it rewrote, a fact it extracted) is matched to
@@ -54,9 +55,6 @@ export function normaliseText(s: string): string {
 }
 
 const tokensOf = (normalised: string): string[] => (normalised === '' ? [] : normalised.split(' '));
-
-/** A passage as the judge and the matcher read it: title and text. */
-const passageOf = (d: Document): string => (d.title === undefined || d.title === '' ? d.text : `${d.title}\n${d.text}`);
 
 /** The Documents of one Corpus, indexed for mapping returned text; built per Scope, asked per hit. */
 export class TextMatcher {

@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { passageOf } from '../../evalset/passage.js';
 import type { Document, EvalSet, Query } from '../../evalset/types.js';
 import { type ContentStore, cacheKey } from '../cache/index.js';
 import type { Logger } from '../log.js';
@@ -48,11 +49,6 @@ function splitReask(t: PromptTemplate): [PromptTemplate, PromptTemplate] {
     { ...t, text: head as string },
     { ...t, text: tail ?? 'Reply with the line ##final score: N only, N one of 0, 1, 2, 3. Your previous reply was:\n{{reply}}' },
   ];
-}
-
-/** The passage a judge reads: title and text, as an arm indexes them. */
-function passage(d: Document): string {
-  return d.title === undefined || d.title === '' ? d.text : `${d.title}\n${d.text}`;
 }
 
 /** A pair the judge still has to grade, and the slot of its record in pool order. */
@@ -200,7 +196,7 @@ async function judgePair(
   [main, reask]: readonly [PromptTemplate, PromptTemplate],
   identity: JudgeIdentity,
 ): Promise<JudgmentRecord> {
-  const text = passage(doc);
+  const text = passageOf(doc);
   const prompt = renderPrompt(main, { query: query.text, passage: text });
   const samples: number[] = [];
   let failures = 0;
