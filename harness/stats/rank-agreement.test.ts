@@ -78,6 +78,13 @@ describe('tauAP by hand (Yilmaz, Aslam & Robertson 2008)', () => {
     expect(kendallTau(reference, [1, 2, 3, 4])).toBe(-1);
   });
 
+  it('equals tau where the two coincide: two systems (one pair, C(2) is 0 or 1), and no ties', () => {
+    expect(tauAP([1, 2], [3, 4])).toBe(kendallTau([1, 2], [3, 4]));
+    expect(tauAP([1, 2], [4, 3])).toBe(kendallTau([1, 2], [4, 3]));
+    // With three systems they part: one swap at the top costs tau_AP more than tau.
+    expect(tauAP([3, 2, 1], [2, 3, 1])).toBeLessThan(kendallTau([3, 2, 1], [2, 3, 1]));
+  });
+
   it('is not symmetric: the reference comes first', () => {
     expect(tauAP([4, 3, 2, 1], [3, 4, 2, 1])).not.toBeCloseTo(tauAP([3, 1, 4, 2], [4, 3, 2, 1]), 3);
     const a = [0.67, 0.45, 0.29, 0.12, 0.57, 0.24, 0.94, 0.75, 0.08, 0.54];
