@@ -37,7 +37,7 @@ const committed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'harness', 'stats',
 
 function liveReference(): Reference | string {
   const probe = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' });
-  if (probe.status !== 0) return `python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (probe.status !== 0) return `python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`;
   const run = spawnSync('python3', [SCRIPT, '--stdout'], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (run.status !== 0) throw new Error(`${SCRIPT} failed: ${run.stderr}`);
   return JSON.parse(run.stdout) as Reference;

@@ -45,7 +45,9 @@ describe('kendallTau and tauAP against the reference script', () => {
   it('agree with a fresh run of the reference script (skipped without python3 + scipy)', (ctx) => {
     const probe = spawnSync('python3', ['-c', 'import numpy, scipy'], { encoding: 'utf8' });
     if (probe.status !== 0) {
-      console.log(`rank-agreement.test.ts: live reference skipped: python3 with scipy is not available (${probe.error?.message ?? probe.stderr.trim()})`);
+      console.log(
+        `rank-agreement.test.ts: live reference skipped: python3 with scipy is not available (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`,
+      );
       ctx.skip();
       return;
     }
