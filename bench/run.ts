@@ -9,6 +9,7 @@ const benches: readonly { name: string; load: () => Promise<{ main: () => Promis
   { name: 'fusion (200-point grid vs reading the runs)', load: () => import('./fusion.js') },
   { name: 'dense (embedding passages/s, exact top-100 vs the memory-bandwidth floor)', load: () => import('./dense.js') },
   { name: 'graph (PPR per query vs a plain loop)', load: () => import('./graph.js') },
+  { name: 'longmemeval (600 MB LongMemEval-M-schema file: streamed read, peak RSS vs 1.5 GB)', load: () => import('./longmemeval.js') },
 ];
 
 const only = process.argv.slice(2);

@@ -215,13 +215,13 @@ describe('datasets get, against a server on 127.0.0.1', { shuffle: false }, () =
     expect(ran.stdout).toContain('locomo');
   });
 
-  it('downloads a set with no published checksum, and says it is not verified', async () => {
+  it('refuses a LongMemEval file that is not the pinned one (exit 1), naming the set and keeping nothing', async () => {
     const body = JSON.stringify([{ question_id: 'q1', question: 'Where?', answer: 'Here', haystack_sessions: [] }]);
     const server = await startLoopback((req) => (req.path === '/longmemeval_oracle.json' ? { body } : { status: 404 }));
     try {
-      const ran = await step(study, 'datasets get longmemeval-oracle', ['datasets', 'get', 'longmemeval-oracle', '--base-url', server.url]);
-      expect(ran.stdout + ran.stderr).toMatch(/not verified/i);
-      expect(readFileSync(join(study.dir, 'data', 'datasets', 'longmemeval_oracle.json'), 'utf8')).toBe(body);
+      const ran = await step(study, 'datasets get longmemeval-oracle', ['datasets', 'get', 'longmemeval-oracle', '--base-url', server.url], { code: 1 });
+      expect(ran.stderr).toMatch(/longmemeval-oracle: size mismatch: expected 15,388,478 bytes/);
+      expect(existsSync(join(study.dir, 'data', 'datasets', 'longmemeval_oracle.json'))).toBe(false);
     } finally {
       await server.close();
     }

@@ -1,6 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { chainUnchecked } from 'stream-chain';
+import { parser } from 'stream-json/parser.js';
+import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InputError, InputProblems } from '../harness/errors.js';
 import type { JsonValue } from './types.js';
 
@@ -178,6 +181,50 @@ export async function readJsonFile(file: string): Promise<unknown> {
     const line = pos === null ? text.split('\n').length : text.slice(0, Number(pos[1])).split('\n').length;
     throw new InputError(file, line, jsonSyntaxMessage(e), { hint: 'the file may be truncated; download it again' });
   }
+}
+
+/** The UTF-8 byte-order mark, as the bytes a file starts with. */
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The elements of a file whose top level is one JSON array, one at a time, with their 0-based index: a streaming
+ * parser (stream-json, docs/adr/0042-streamed-json-datasets.md) reads the file in 64 KiB pieces, so memory holds
+ * one element and what the caller keeps, never the whole text (LongMemEval-M is 2.7 GB; one string holds at most
+ * 512 MiB). Values equal what JSON.parse gives. A leading byte-order mark is skipped. A syntax error names the
+ * bytes it was found in (these files are often one line, so a line number would say nothing); a top level that
+ * is not an array is an error too. Missing file: InputError.
+ */
+export async function* readJsonArray(file: string): AsyncGenerator<{ value: unknown; index: number }> {
+  await assertFile(file);
+  let read = 0;
+  let chunkStart = 0;
+  const counted = (chunk: Buffer): Buffer => {
+    chunkStart = read;
+    read += chunk.length;
+    return chunkStart === 0 && chunk.subarray(0, 3).equals(UTF8_BOM) ? chunk.subarray(3) : chunk;
+  };
+  const pipeline = chainUnchecked([createReadStream(file), counted, parser({ streamValues: false }), streamArray()]);
+  try {
+    for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) yield { value: item.value, index: item.key };
+  } catch (e) {
+    throw jsonStreamError(file, e, chunkStart, read);
+  } finally {
+    pipeline.destroy();
+  }
+}
+
+/** What a failed streamed parse says: where, in bytes, and what it expected (stream-json never quotes the input). */
+function jsonStreamError(file: string, e: unknown, from: number, to: number): unknown {
+  if (e instanceof InputError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/Top-level object should be an array/.test(msg)) {
+    return new InputError(file, undefined, 'expected a JSON array at the top level', { hint: 'the file must be one JSON array of records' });
+  }
+  if (!/^Parser /.test(msg)) return e;
+  const where = to === 0 ? 'in an empty file' : `within bytes ${from.toLocaleString('en-US')}-${(to - 1).toLocaleString('en-US')}`;
+  return new InputError(file, undefined, `not valid JSON ${where} (${msg.replace(/^Parser (cannot parse input: |has )/, '')})`, {
+    hint: 'the file may be truncated; download it again',
+  });
 }
 
 /** Formats zod issues as `path: message` lines for an InputError about a JSON document's structure. */

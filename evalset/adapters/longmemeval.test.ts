@@ -1,10 +1,18 @@
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../../harness/errors.js';
 import { describeShared, sharedPath } from '../../harness/testing/shared.js';
+import { tempDir } from '../../harness/testing/temp.js';
+import { evalSetFingerprint } from '../fingerprint.js';
 import { readJsonFile } from '../lines.js';
-import { longMemEvalFromJson, longMemEvalOptions, parseLongMemEvalDate } from './longmemeval.js';
+import { loadLongMemEval, longMemEvalFromJson, longMemEvalOptions, parseLongMemEvalDate, readLongMemEval } from './longmemeval.js';
+import { writeSyntheticLongMemEval } from './longmemeval-synthetic.js';
 
 const session = longMemEvalOptions.parse({});
 const turn = longMemEvalOptions.parse({ unit: 'turn' });
+const allOptions = [session, turn, longMemEvalOptions.parse({ unit: 'session', roles: 'all' }), longMemEvalOptions.parse({ unit: 'turn', roles: 'all' })];
 
 /** Two questions sharing a filler session; q2's evidence is only in an assistant turn. */
 function tiny(): unknown {
@@ -163,5 +171,118 @@ describeShared('LongMemEval adapter on the 2-question sample', ['data/longmemeva
         ['answer_a25d4a91_2', 1],
       ]),
     );
+  });
+
+  it('streamed, it gives the eval set the whole-file parse gives, fingerprint included', async () => {
+    const data = await readJsonFile(file);
+    for (const options of allOptions) {
+      const streamed = await loadLongMemEval(file, options);
+      const whole = longMemEvalFromJson(file, data, options).evalSet;
+      expect(streamed).toEqual(whole);
+      expect(evalSetFingerprint(streamed)).toBe(evalSetFingerprint(whole));
+    }
+  });
+});
+
+describe('LongMemEval read as a stream, on generated files', () => {
+  it('a generated LongMemEval-M-schema file: the eval set equals the whole-file parse, and the counts are what was written', async () => {
+    const dir = await tempDir('lme-stream');
+    const file = join(dir, 'longmemeval_m_synthetic.json');
+    const wrote = await writeSyntheticLongMemEval(file, { bytes: 1_000_000, seed: 7, sessionsPerQuestion: 12, sharedPool: 40 });
+    const text = await readFile(file, 'utf8');
+    expect(Buffer.byteLength(text)).toBe(wrote.bytes);
+    expect(wrote.bytes).toBeGreaterThanOrEqual(1_000_000);
+    expect(wrote.abstention).toBeGreaterThan(0);
+    const data = JSON.parse(text) as unknown;
+    for (const options of allOptions) {
+      const { evalSet, stats } = await readLongMemEval(file, options);
+      const whole = longMemEvalFromJson(file, data, options);
+      expect(evalSet).toEqual(whole.evalSet);
+      expect(stats).toEqual(whole.stats);
+      expect(evalSetFingerprint(evalSet)).toBe(evalSetFingerprint(whole.evalSet));
+      expect([stats.questions, stats.sessions, stats.turns, stats.abstention.length]).toEqual([
+        wrote.questions,
+        wrote.haystackSessions,
+        wrote.turns,
+        wrote.abstention,
+      ]);
+      expect(stats.renamed).toBe(0);
+      expect(evalSet.queries).toHaveLength(wrote.questions - wrote.abstention);
+      if (options.unit === 'session') expect(evalSet.documents).toHaveLength(wrote.distinctSessionsKept);
+      // Shared filler sessions are one document each, in several scopes.
+      expect(stats.shared).toBeGreaterThan(0);
+      if (options.unit === 'turn' && options.roles === 'user') {
+        const inScopes = [...(evalSet.scopes?.values() ?? [])].reduce((n, ids) => n + ids.length, 0);
+        expect(inScopes).toBe(wrote.userTurnsKept);
+      }
+    }
+  });
+
+  it('the generator is deterministic by seed', async () => {
+    const dir = await tempDir('lme-gen');
+    const hash = async (name: string, seed: number) => {
+      await writeSyntheticLongMemEval(join(dir, name), { bytes: 200_000, seed });
+      return createHash('sha256')
+        .update(await readFile(join(dir, name)))
+        .digest('hex');
+    };
+    expect(await hash('a.json', 1)).toBe(await hash('b.json', 1));
+    expect(await hash('c.json', 2)).not.toBe(await hash('a.json', 1));
+  });
+
+  const caught = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+  it('bad files are errors naming the file and what is wrong, never a shorter eval set', async () => {
+    const dir = await tempDir('lme-bad');
+    const good = JSON.stringify(tiny());
+    const write = async (name: string, text: string | Buffer) => {
+      await writeFile(join(dir, name), text);
+      return join(dir, name);
+    };
+    const truncated = await write('cut.json', good.slice(0, good.length - 40));
+    const e1 = (await caught(loadLongMemEval(truncated, session))) as InputError;
+    expect(e1).toBeInstanceOf(InputError);
+    expect(e1.message).toContain(truncated);
+    expect(e1.message).toMatch(/not valid JSON within bytes 0-/);
+    expect(e1.hint).toMatch(/truncated/);
+
+    const object = await write('obj.json', JSON.stringify({ data: tiny() }));
+    expect(((await caught(loadLongMemEval(object, session))) as Error).message).toMatch(/expected a JSON array at the top level/);
+    const empty = await write('empty.json', '[]');
+    expect(((await caught(loadLongMemEval(empty, session))) as Error).message).toMatch(/not LongMemEval's schema: \(root\): the array holds no questions/);
+    const blank = await write('blank.json', '');
+    expect(((await caught(loadLongMemEval(blank, session))) as Error).message).toMatch(/not valid JSON in an empty file/);
+
+    const items = tiny() as Record<string, unknown>[];
+    items[2] = { ...items[2], haystack_sessions: 'none' };
+    const bad = await write('bad.json', JSON.stringify(items));
+    expect(((await caught(loadLongMemEval(bad, session))) as Error).message).toMatch(/\[2\]\.haystack_sessions/);
+    expect(((await caught(loadLongMemEval(join(dir, 'missing.json'), session))) as Error).message).toMatch(/file not found/);
+  });
+
+  it('a byte-order mark at the start is skipped, and a syntax error deep in a large file names the bytes around it', async () => {
+    const dir = await tempDir('lme-bom');
+    const bom = join(dir, 'bom.json');
+    await writeFile(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(tiny()))]));
+    expect(await loadLongMemEval(bom, session)).toEqual(longMemEvalFromJson(bom, tiny(), session).evalSet);
+
+    const big = join(dir, 'big.json');
+    const wrote = await writeSyntheticLongMemEval(big, { bytes: 400_000, seed: 3 });
+    const bytes = await readFile(big);
+    // A raw control character inside a turn's text: JSON allows it only escaped.
+    const at = bytes.indexOf('"content": "', 300_000) + 14;
+    bytes[at] = 0x01;
+    await writeFile(big, bytes);
+    const err = (await caught(loadLongMemEval(big, session))) as InputError;
+    const m = /within bytes ([\d,]+)-([\d,]+)/.exec(err.message);
+    expect(m).not.toBeNull();
+    const [from, to] = [Number(m![1]!.replaceAll(',', '')), Number(m![2]!.replaceAll(',', ''))];
+    expect(from).toBeLessThanOrEqual(at);
+    expect(to).toBeGreaterThanOrEqual(at);
+    expect(to).toBeLessThan(wrote.bytes);
   });
 });

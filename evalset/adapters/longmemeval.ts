@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../harness/errors.js';
-import { describeIssues, nameList, readJsonFile } from '../lines.js';
+import { describeIssues, nameList, readJsonArray } from '../lines.js';
 import type { Document, EvalSet, Query } from '../types.js';
 
 /**
@@ -47,10 +47,13 @@ const itemSchema = z.looseObject({
   haystack_sessions: z.array(z.array(turnSchema)),
   answer_session_ids: z.array(z.string()),
 });
-const fileSchema = z.array(itemSchema).min(1);
 
 export interface LongMemEvalStats {
   questions: number;
+  /** Haystack sessions read, over every question (`_abs` ones included; a shared session once per haystack). */
+  sessions: number;
+  /** Turns of those sessions. */
+  turns: number;
   abstention: string[];
   /** Questions kept with no relevant unit under the chosen unit/roles. */
   noRelevant: string[];
@@ -61,8 +64,20 @@ export interface LongMemEvalStats {
   perStratum: Record<string, number>;
 }
 
+/**
+ * Reads a LongMemEval file as a stream, one question at a time (docs/adr/0042-streamed-json-datasets.md): memory
+ * holds one question's raw haystack and the eval set built so far, never the file's text, so LongMemEval-M
+ * (2.7 GB) loads. The eval set is the one {@link longMemEvalFromJson} builds from the parsed file.
+ */
 export async function loadLongMemEval(file: string, options: LongMemEvalOptions): Promise<EvalSet> {
-  return longMemEvalFromJson(file, await readJsonFile(file), options).evalSet;
+  return (await readLongMemEval(file, options)).evalSet;
+}
+
+/** {@link loadLongMemEval} with the counts it kept. */
+export async function readLongMemEval(file: string, options: LongMemEvalOptions): Promise<{ evalSet: EvalSet; stats: LongMemEvalStats }> {
+  const builder = new LongMemEvalBuilder(file, options);
+  for await (const { value, index } of readJsonArray(file)) builder.add(value, index);
+  return builder.finish();
 }
 
 /** "2023/05/25 (Thu) 20:21" -> "2023-05-25T20:21:00"; undefined when the text has another shape. */
@@ -194,45 +209,77 @@ function longMemEvalNotes(stats: LongMemEvalStats, options: LongMemEvalOptions):
   return notes;
 }
 
-export function longMemEvalFromJson(file: string, data: unknown, options: LongMemEvalOptions): { evalSet: EvalSet; stats: LongMemEvalStats } {
-  const parsed = fileSchema.safeParse(data);
-  if (!parsed.success) {
-    throw new InputError(file, undefined, `not LongMemEval's schema: ${describeIssues(parsed.error.issues)}`, {
-      hint: 'expected longmemeval_oracle.json / longmemeval_s*.json (an array of {question_id, question_type, haystack_sessions, ...})',
-    });
-  }
-  const stats: LongMemEvalStats = { questions: 0, abstention: [], noRelevant: [], renamed: 0, shared: 0, perStratum: {} };
-  const corpus: Corpus = { documents: [], byId: new Map(), sessionUnit: new Map() };
-  const queries: Query[] = [];
-  const qrels = new Map<string, Map<string, number>>();
-  const scopes = new Map<string, string[]>();
-  const seenQuestions = new Set<string>();
-  parsed.data.forEach((item, qi) => {
+/** Why a file is not LongMemEval's: the message and hint every structural error shares. */
+function schemaError(file: string, what: string): InputError {
+  return new InputError(file, undefined, `not LongMemEval's schema: ${what}`, {
+    hint: 'expected longmemeval_oracle.json / longmemeval_s*.json / longmemeval_m*.json (an array of {question_id, question_type, haystack_sessions, ...})',
+  });
+}
+
+/**
+ * The eval set built one question at a time, in file order: what the streamed reader and the in-memory one share,
+ * so both give the same eval set. Each question is checked against the schema when it is added.
+ */
+class LongMemEvalBuilder {
+  private readonly stats: LongMemEvalStats = { questions: 0, sessions: 0, turns: 0, abstention: [], noRelevant: [], renamed: 0, shared: 0, perStratum: {} };
+  private readonly corpus: Corpus = { documents: [], byId: new Map(), sessionUnit: new Map() };
+  private readonly queries: Query[] = [];
+  private readonly qrels = new Map<string, Map<string, number>>();
+  private readonly scopes = new Map<string, string[]>();
+  private readonly seenQuestions = new Set<string>();
+
+  constructor(
+    private readonly file: string,
+    private readonly options: LongMemEvalOptions,
+  ) {}
+
+  add(value: unknown, qi: number): void {
+    const parsed = itemSchema.safeParse(value);
+    if (!parsed.success) {
+      throw schemaError(this.file, describeIssues(parsed.error.issues.map((i) => ({ ...i, path: [qi, ...i.path] }))));
+    }
+    const item = parsed.data;
+    const { file, options, corpus, stats } = this;
     const qid = item.question_id;
     const where = `[${qi}] (${qid})`;
     stats.questions += 1;
-    if (seenQuestions.has(qid)) throw new InputError(file, undefined, `${where}: duplicate question_id`);
-    seenQuestions.add(qid);
+    stats.sessions += item.haystack_sessions.length;
+    for (const turns of item.haystack_sessions) stats.turns += turns.length;
+    if (this.seenQuestions.has(qid)) throw new InputError(file, undefined, `${where}: duplicate question_id`);
+    this.seenQuestions.add(qid);
     if (qid.endsWith('_abs')) {
       stats.abstention.push(qid);
       return;
     }
     const hay = readHaystack(item, where, { file, options, corpus, stats });
-    scopes.set(qid, hay.scopeDocs);
+    this.scopes.set(qid, hay.scopeDocs);
     const stratum = item.question_type === 'multi-session' ? 'multi-hop' : item.question_type;
     stats.perStratum[stratum] = (stats.perStratum[stratum] ?? 0) + 1;
     if (hay.relevant.size === 0) stats.noRelevant.push(qid);
-    else qrels.set(qid, hay.relevant);
-    queries.push(itemQuery(item, stratum));
-  });
-  const evalSet: EvalSet = {
-    name: `${basename(file).replace(/\.json$/, '')}/${options.unit}`,
-    documents: corpus.documents,
-    queries,
-    qrels,
-    scopes,
-    ...(options.unit === 'turn' ? { units: new Map([['session', corpus.sessionUnit]]) } : {}),
-    notes: longMemEvalNotes(stats, options),
-  };
-  return { evalSet, stats };
+    else this.qrels.set(qid, hay.relevant);
+    this.queries.push(itemQuery(item, stratum));
+  }
+
+  finish(): { evalSet: EvalSet; stats: LongMemEvalStats } {
+    const { file, options, corpus, stats } = this;
+    if (stats.questions === 0) throw schemaError(file, '(root): the array holds no questions');
+    const evalSet: EvalSet = {
+      name: `${basename(file).replace(/\.json$/, '')}/${options.unit}`,
+      documents: corpus.documents,
+      queries: this.queries,
+      qrels: this.qrels,
+      scopes: this.scopes,
+      ...(options.unit === 'turn' ? { units: new Map([['session', corpus.sessionUnit]]) } : {}),
+      notes: longMemEvalNotes(stats, options),
+    };
+    return { evalSet, stats };
+  }
+}
+
+/** The eval set of an already parsed LongMemEval file (tests, small files); {@link loadLongMemEval} streams. */
+export function longMemEvalFromJson(file: string, data: unknown, options: LongMemEvalOptions): { evalSet: EvalSet; stats: LongMemEvalStats } {
+  if (!Array.isArray(data)) throw schemaError(file, `(root): expected an array, got ${data === null ? 'null' : typeof data}`);
+  const builder = new LongMemEvalBuilder(file, options);
+  data.forEach((item, qi) => builder.add(item, qi));
+  return builder.finish();
 }

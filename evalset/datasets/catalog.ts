@@ -1,7 +1,8 @@
 /**
  * Public eval sets `harness datasets get` can fetch. Checksums are the publishers' where they publish one
  * (BEIR: the md5 column of the dataset table in the BEIR README / BeIR Hugging Face card) or ours from a copy we
- * checked (LoCoMo: sha256 of the file at the pinned commit, ../shared/data/locomo/SOURCE.md). `null` means nobody we can cite publishes
+ * checked (LoCoMo: sha256 of the file at the pinned commit, ../shared/data/locomo/SOURCE.md), or the sha256 and size of
+ * the Git LFS pointer at a pinned Hugging Face revision (LongMemEval). `null` means nobody we can cite publishes
  * one: the download is kept, its sha256 printed, and it is reported as not verified. Never invent a checksum.
  */
 export interface DatasetEntry {
@@ -14,6 +15,8 @@ export interface DatasetEntry {
   readonly archive: 'none' | 'zip';
   readonly sha256: string | null;
   readonly md5: string | null;
+  /** The file's size in bytes where the publisher states it (Hugging Face's LFS pointer); a download of another size is refused. */
+  readonly bytes?: number;
   /** Eval-set format and the path (relative to the datasets directory) to give `--format`/`--path`. */
   readonly format: 'beir' | 'locomo' | 'longmemeval';
   readonly evalsetPath: string;
@@ -22,7 +25,21 @@ export interface DatasetEntry {
 
 const BEIR_BASE = 'https://public.ukp.informatik.tu-darmstadt.de/thakur/BEIR/datasets';
 const BEIR_LICENSE = 'per BEIR dataset card (mostly CC BY-SA 4.0); check the source dataset licence';
-const LME_BASE = 'https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main';
+/**
+ * LongMemEval on Hugging Face, pinned to one revision so the checksums keep meaning the same bytes. The cleaned
+ * release (2025/09; the authors' recommended one, evidence-interfering history sessions removed) and the original
+ * one (2024/10, the paper's numbers; its files have no extension). sha256 and sizes are the LFS pointers' of those
+ * revisions, as several independent projects pinning the same files record them (docs/adr/0042-streamed-json-datasets.md).
+ */
+const LME_REVISION = '98d7416c24c778c2fee6e6f3006e7a073259d48f';
+const LME_BASE = `https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/${LME_REVISION}`;
+const LME_ORIGINAL_REVISION = '2ec2a557f339b6c0369619b1ed5793734cc87533';
+const LME_ORIGINAL_BASE = `https://huggingface.co/datasets/xiaowu0162/longmemeval/resolve/${LME_ORIGINAL_REVISION}`;
+const LME_LICENSE = 'MIT (LongMemEval repository and Hugging Face card)';
+
+function longMemEval(name: string, summary: string, url: string, file: string, sha256: string, bytes: number): DatasetEntry {
+  return { name, summary, url, file, archive: 'none', sha256, md5: null, bytes, format: 'longmemeval', evalsetPath: file, license: LME_LICENSE };
+}
 
 function beir(name: string, summary: string, md5: string | null): DatasetEntry {
   return {
@@ -52,30 +69,46 @@ export const datasetCatalog: readonly DatasetEntry[] = [
     evalsetPath: 'locomo10.json',
     license: 'CC BY-NC 4.0 (non-commercial)',
   },
-  {
-    name: 'longmemeval-oracle',
-    summary: 'LongMemEval oracle: 500 questions, evidence sessions only (Wu et al., ICLR 2025)',
-    url: `${LME_BASE}/longmemeval_oracle.json`,
-    file: 'longmemeval_oracle.json',
-    archive: 'none',
-    sha256: null,
-    md5: null,
-    format: 'longmemeval',
-    evalsetPath: 'longmemeval_oracle.json',
-    license: 'MIT (LongMemEval repository); check the Hugging Face card',
-  },
-  {
-    name: 'longmemeval-s',
-    summary: 'LongMemEval_S (cleaned): 500 questions, ~40-session haystacks',
-    url: `${LME_BASE}/longmemeval_s_cleaned.json`,
-    file: 'longmemeval_s_cleaned.json',
-    archive: 'none',
-    sha256: null,
-    md5: null,
-    format: 'longmemeval',
-    evalsetPath: 'longmemeval_s_cleaned.json',
-    license: 'MIT (LongMemEval repository); check the Hugging Face card',
-  },
+  longMemEval(
+    'longmemeval-oracle',
+    'LongMemEval oracle: 500 questions, evidence sessions only, 15 MB (Wu et al., ICLR 2025)',
+    `${LME_BASE}/longmemeval_oracle.json`,
+    'longmemeval_oracle.json',
+    '821a2034d219ab45846873dd14c14f12cfe7776e73527a483f9dac095d38620c',
+    15_388_478,
+  ),
+  longMemEval(
+    'longmemeval-s',
+    'LongMemEval_S (cleaned): 500 questions, ~40-session haystacks, 277 MB',
+    `${LME_BASE}/longmemeval_s_cleaned.json`,
+    'longmemeval_s_cleaned.json',
+    'd6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442',
+    277_383_467,
+  ),
+  longMemEval(
+    'longmemeval-m',
+    'LongMemEval_M (cleaned): 500 questions, ~500-session haystacks, 2.7 GB (read as a stream)',
+    `${LME_BASE}/longmemeval_m_cleaned.json`,
+    'longmemeval_m_cleaned.json',
+    '9d79e5524794a2e6900a3aa9cb7d9152c5a3e8319c9a87c25494ba1eacee495f',
+    2_737_100_077,
+  ),
+  longMemEval(
+    'longmemeval-s-original',
+    "LongMemEval_S as first released (2024, the paper's numbers), 278 MB",
+    `${LME_ORIGINAL_BASE}/longmemeval_s`,
+    'longmemeval_s',
+    '08d8dad4be43ee2049a22ff5674eb86725d0ce5ff434cde2627e5e8e7e117894',
+    278_025_796,
+  ),
+  longMemEval(
+    'longmemeval-m-original',
+    "LongMemEval_M as first released (2024, the paper's numbers), 2.7 GB (read as a stream)",
+    `${LME_ORIGINAL_BASE}/longmemeval_m`,
+    'longmemeval_m',
+    'fb5413e3b077c62927daab794836991a2fcfa61ceacab57dc679fb02daaff2d9',
+    2_745_274_681,
+  ),
   beir('nfcorpus', 'NFCorpus: 3.6K docs, 323 test queries', 'a89dba18a62ef92f7d323ec890a0d38d'),
   beir('scifact', 'SciFact: 5K docs, 300 test queries', '5f7d1de60b170fc8027bb7898e2efca1'),
   beir('fiqa', 'FiQA-2018: 57K docs, 648 test queries', '17918ed23cd04fb15047f73e6c3bd9d9'),

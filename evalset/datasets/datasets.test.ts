@@ -10,10 +10,14 @@ import { HarnessError } from '../../harness/errors.js';
 import { memoryLogger } from '../../harness/log.js';
 import { datasetsCommand } from '../../harness/cli/datasets.command.js';
 import type { CliIo } from '../../harness/cli/io.js';
-import { datasetCatalog } from './catalog.js';
+import { datasetCatalog, findDataset } from './catalog.js';
 import { downloadVerified } from './download.js';
 import { extractZip } from './extract.js';
+import { describeVerification, getDatasetEntry } from './get.js';
 import { tempDir } from '../../harness/testing/temp.js';
+import { readLongMemEval } from '../adapters/longmemeval.js';
+import { longMemEvalOptions } from '../adapters/longmemeval.js';
+import { writeSyntheticLongMemEval } from '../adapters/longmemeval-synthetic.js';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
@@ -213,16 +217,16 @@ describe('harness datasets', () => {
     const body = Buffer.from('[{"question_id": "q"}]');
     const base = await serve(rangeServer(body));
     const dir = await tmp();
-    const cli = io({ HARNESS_DATASETS_BASE_URL: `${base}/mirror/` });
-    await run({ action: 'get', name: 'longmemeval-oracle', dir }, cli);
+    const entry = { ...findDataset('longmemeval-oracle')!, name: 'unpinned', sha256: null, bytes: undefined };
+    const first = await getDatasetEntry(entry, { dir, baseUrl: `${base}/mirror/`, log: memoryLogger() });
     expect(seen.map((s) => s.url)).toEqual(['/mirror/longmemeval_oracle.json']);
-    expect(cli.text()).toContain(`NOT verified: no published checksum is known for longmemeval-oracle; computed sha256 ${sha256(body)}`);
-    expect(cli.text()).toContain(`--format longmemeval --path ${join(dir, 'longmemeval_oracle.json')}`);
+    expect(describeVerification(first)).toBe(
+      `NOT verified: no published checksum is known for unpinned; computed sha256 ${sha256(body)} (record it to pin this copy)`,
+    );
     // Second get: already present, re-hashed, no request.
-    const again = io({ HARNESS_DATASETS_BASE_URL: base });
-    await run({ action: 'get', name: 'longmemeval-oracle', dir }, again);
+    const again = await getDatasetEntry(entry, { dir, baseUrl: base, log: memoryLogger() });
     expect(seen).toHaveLength(1);
-    expect(again.text()).toContain('already present');
+    expect(again.source).toBe('present');
   });
 
   it('get of a file whose bytes differ from the pinned checksum fails and keeps nothing', async () => {
@@ -248,6 +252,60 @@ describe('harness datasets', () => {
     expect((err as HarnessError).exitCode).toBe(2);
     expect((err as HarnessError).hint).toMatch(/known: locomo, longmemeval-oracle/);
     await expect(run({ action: 'get' }, io())).rejects.toThrow(/needs a NAME/);
+  });
+});
+
+describe('LongMemEval entries: pinned revision, sha256 and size, on a generated file served over loopback', () => {
+  const M_SHA256 = '9d79e5524794a2e6900a3aa9cb7d9152c5a3e8319c9a87c25494ba1eacee495f';
+
+  it('list shows longmemeval-s and -m verified by sha256 at a pinned Hugging Face revision', async () => {
+    const cli = io();
+    await run({ action: 'list' }, cli);
+    expect(cli.text()).toMatch(/^longmemeval-m\s+longmemeval\s+sha256\s/m);
+    expect(cli.text()).toMatch(/^longmemeval-s\s+longmemeval\s+sha256\s/m);
+    for (const d of datasetCatalog.filter((e) => e.format === 'longmemeval')) {
+      expect(d.url).toMatch(/^https:\/\/huggingface\.co\/datasets\/xiaowu0162\/longmemeval(-cleaned)?\/resolve\/[0-9a-f]{40}\//);
+      expect(d.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(d.bytes).toBeGreaterThan(10_000_000);
+    }
+    expect(findDataset('longmemeval-m')?.sha256).toBe(M_SHA256);
+  });
+
+  it('get longmemeval-m of a file that is not the pinned one fails (exit 1), names the dataset and keeps nothing', async () => {
+    const dir = await tmp();
+    const gen = join(dir, 'generated.json');
+    const wrote = await writeSyntheticLongMemEval(gen, { bytes: 300_000, seed: 5 });
+    const base = await serve(rangeServer(await readFile(gen)));
+    const ds = join(dir, 'ds');
+    const cli = io({ HARNESS_DATASETS_BASE_URL: `${base}/mirror` });
+    const err = await run({ action: 'get', name: 'longmemeval-m', dir: ds }, cli).catch((e: unknown) => e);
+    expect(seen.map((s) => s.url)).toEqual(['/mirror/longmemeval_m_cleaned.json']);
+    expect((err as HarnessError).exitCode).toBe(1);
+    expect((err as Error).message).toBe(
+      `longmemeval-m: size mismatch: expected 2,737,100,077 bytes, got ${wrote.bytes.toLocaleString('en-US')} bytes; the downloaded file was deleted`,
+    );
+    expect(existsSync(join(ds, 'longmemeval_m_cleaned.json'))).toBe(false);
+    expect(existsSync(join(ds, 'longmemeval_m_cleaned.json.part'))).toBe(false);
+    // The same size with other bytes: the sha256 says so.
+    const sameSize = { ...findDataset('longmemeval-m')!, bytes: wrote.bytes };
+    const err2 = await getDatasetEntry(sameSize, { dir: ds, baseUrl: base, log: memoryLogger() }).catch((e: unknown) => e);
+    expect((err2 as HarnessError).exitCode).toBe(1);
+    expect((err2 as Error).message).toMatch(new RegExp(`^longmemeval-m: sha256 mismatch: expected ${M_SHA256}, got ${sha256(await readFile(gen))}`));
+    expect(existsSync(join(ds, 'longmemeval_m_cleaned.json'))).toBe(false);
+  });
+
+  it('a file matching its pin is verified, kept, and loads as a stream with the counts written', async () => {
+    const dir = await tmp();
+    const gen = join(dir, 'generated.json');
+    const wrote = await writeSyntheticLongMemEval(gen, { bytes: 300_000, seed: 6 });
+    const body = await readFile(gen);
+    const base = await serve(rangeServer(body));
+    const pinned = { ...findDataset('longmemeval-m')!, sha256: sha256(body), bytes: body.length };
+    const r = await getDatasetEntry(pinned, { dir: join(dir, 'ds'), baseUrl: base, log: memoryLogger() });
+    expect(r.verification).toEqual({ status: 'verified', by: 'sha256' });
+    expect(describeVerification(r)).toBe(`verified: sha256 ${sha256(body)} matches the catalog`);
+    const { stats } = await readLongMemEval(r.evalsetPath, longMemEvalOptions.parse({}));
+    expect([stats.questions, stats.sessions, stats.turns]).toEqual([wrote.questions, wrote.haystackSessions, wrote.turns]);
   });
 });
 

@@ -12,11 +12,14 @@ import { isSecretParam, redactUrl } from '../../harness/util/redact.js';
 export interface Checksums {
   readonly sha256: string;
   readonly md5: string;
+  readonly bytes: number;
 }
 
 export interface Expected {
   readonly sha256: string | null;
   readonly md5: string | null;
+  /** The size the publisher states, checked before the checksums: a short file says "truncated" more plainly. */
+  readonly bytes?: number;
 }
 
 /** Whether a computed checksum matched an expected one, and which. `none`: nothing to compare with. */
@@ -27,6 +30,9 @@ export type Verification = { readonly status: 'verified'; readonly by: 'sha256' 
  * substituted file must never load as an eval set.
  */
 export function verify(what: string, got: Checksums, expected: Expected): Verification {
+  if (expected.bytes !== undefined && got.bytes !== expected.bytes) {
+    throw mismatch(what, 'size', `${expected.bytes.toLocaleString('en-US')} bytes`, `${got.bytes.toLocaleString('en-US')} bytes`);
+  }
   if (expected.sha256 !== null) {
     if (got.sha256 !== expected.sha256.toLowerCase()) throw mismatch(what, 'sha256', expected.sha256, got.sha256);
     return { status: 'verified', by: 'sha256' };
@@ -49,12 +55,18 @@ function mismatch(what: string, algo: string, expected: string, got: string): Ha
 export async function hashFile(path: string): Promise<Checksums> {
   const sha = createHash('sha256');
   const md5 = createHash('md5');
-  await feed(path, [sha, md5]);
-  return { sha256: sha.digest('hex'), md5: md5.digest('hex') };
+  const bytes = await feed(path, [sha, md5]);
+  return { sha256: sha.digest('hex'), md5: md5.digest('hex'), bytes };
 }
 
-async function feed(path: string, hashes: readonly Hash[]): Promise<void> {
-  for await (const chunk of createReadStream(path)) for (const h of hashes) h.update(chunk as Buffer);
+/** Feeds the file to every hash; returns its size in bytes. */
+async function feed(path: string, hashes: readonly Hash[]): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    bytes += (chunk as Buffer).length;
+    for (const h of hashes) h.update(chunk as Buffer);
+  }
+  return bytes;
 }
 
 /** How long a download may wait: for a connection, and in silence once connected. */

@@ -67,7 +67,11 @@ export function datasetUrl(entry: DatasetEntry, baseUrl: string | undefined): st
  * verified rather than trusted.
  */
 export async function getDataset(name: string, opts: GetOptions): Promise<GetResult> {
-  const entry = lookupDataset(name);
+  return getDatasetEntry(lookupDataset(name), opts);
+}
+
+/** {@link getDataset} for an entry given whole: a mirror's own file, a pinned copy, a test's generated file. */
+export async function getDatasetEntry(entry: DatasetEntry, opts: GetOptions): Promise<GetResult> {
   const dir = resolve(opts.dir);
   const blocked = fileInTheWay(dir);
   if (blocked !== undefined) {

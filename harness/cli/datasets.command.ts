@@ -14,6 +14,7 @@ export const datasetsCommand = defineCommand({
       .option('connect-timeout', { type: 'number', describe: 'seconds to open a connection (default 10)' })
       .option('idle-timeout', { type: 'number', describe: 'seconds of silence allowed once connected (default 20)' })
       .example('$0 datasets get locomo', '')
+      .example('$0 datasets get longmemeval-m', '2.7 GB at a pinned revision, sha256 and size checked; loaded as a stream')
       .example('$0 datasets get nfcorpus --from ~/Downloads/nfcorpus.zip', ''),
   async run(args, io) {
     const { BASE_URL_ENV, DEFAULT_DATASETS_DIR, describeVerification, formatCatalog, getDataset } = await import('../../evalset/datasets/get.js');
