@@ -141,12 +141,15 @@ function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Readonly<R
 }
 
 /**
- * The report's holes check: per system the primary measure, its condensed form and Bpref (overall means), the
+ * The report's holes check: per system (a grid by its tuned system) the primary measure, its condensed form and Bpref (overall means), the
  * gate decided again on condensed values by the same rule (and on plain values restricted the same way, so the
  * two verdicts differ only by the holes), and each tuned grid's picks on both.
  */
 export function holesCheckOf(input: ReportInput, cs: CondensedScores): HolesCheck {
-  const rows = input.runs.map((r) => ({
+  // A grid's members are many and its tuned system stands for them (its picks are compared below).
+  const g = input.gate;
+  const shown = input.runs.filter((r) => r.group === undefined || r.kind === 'tuned' || r.id === g?.candidate || r.id === g?.baseline);
+  const rows = shown.map((r) => ({
     run: r.id,
     measure: meanOf(input.perQuery[r.id]?.[cs.measure]),
     condensed: meanOf(cs.perQuery[r.id]?.[cs.measure]),

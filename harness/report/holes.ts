@@ -8,7 +8,7 @@ import type { HolesCheck, ReportWarning } from './types.js';
  */
 export function holesLines(h: HolesCheck): string[] {
   const lines = [
-    `Judgment holes count as not relevant in ${h.measure}. ${h.condensed} scores each run with its unjudged documents removed (condensed list, Sakai 2007); Bpref reads only judged documents. Means over every test query.`,
+    `Judgment holes count as not relevant in ${h.measure}. ${h.condensed} scores each run with its unjudged documents removed (condensed list, Sakai 2007); Bpref reads only judged documents. Means over every test query${h.picks.length > 0 ? '; a grid appears as its tuned system, re-tuned for the condensed column' : ''}.`,
     '',
     `| system | ${h.measure} | ${h.condensed} | Bpref |`,
     '| --- | --: | --: | --: |',

@@ -172,7 +172,10 @@ export interface HolesCheck {
   readonly measure: string;
   /** The condensed measure's name, e.g. `nDCG'@10`. */
   readonly condensed: string;
-  /** Per system, over every test query; a tuned system's condensed value is the one re-tuned on condensed scores. */
+  /**
+   * Per system over every test query, grid members left out (their tuned system stands for them); a tuned
+   * system's condensed value is the one re-tuned on condensed scores.
+   */
   readonly rows: readonly { readonly run: string; readonly measure: number; readonly condensed: number; readonly bpref: number }[];
   /** The gate decided on plain and on condensed per-query values of its measure, by the same rule. */
   readonly gate?: { readonly plain: Verdict; readonly condensed: Verdict; readonly plainReason: string; readonly condensedReason: string };
