@@ -177,6 +177,7 @@ describe('holes that could decide, in an ablation on pooled qrels', () => {
       ['serious', 'g.tuned', false],
     ]);
     expect(holes[0]!.message).toContain("the gate says ADOPT on nDCG@10 but INCONCLUSIVE on nDCG'@10");
+    expect(holes[1]!.message).toMatch(/^g\.tuned picks \S*inpool\S* \(2 of 2 folds\) on nDCG@10 but \S*outpool\S* \(2 of 2 folds\) on the condensed form/);
     const md = readFileSync(join(dir, 'out', sub, 'report.md'), 'utf8');
     expect(md).toContain("| system | nDCG@10 | nDCG'@10 | Bpref |");
     expect(md).toContain('| outpool | 0.4307 | 1.0000 | 1.0000 |');

@@ -2,6 +2,14 @@ import { fmtMean } from './format.js';
 import type { ReportCore } from './select.js';
 import type { HolesCheck, ReportWarning } from './types.js';
 
+/** A tuned grid's picks, one per fold: each member once, with its number of folds when there are several folds. */
+export function fmtPicks(picks: readonly string[]): string {
+  if (picks.length === 1) return picks[0] as string;
+  const counts = new Map<string, number>();
+  for (const m of picks) counts.set(m, (counts.get(m) ?? 0) + 1);
+  return [...counts].map(([m, n]) => `${m} (${n} of ${picks.length} folds)`).join(', ');
+}
+
 /**
  * The holes check as Markdown lines: per system the primary measure, its Condensed list form and Bpref, then
  * the gate's verdict and the tuned picks on both forms.
@@ -19,7 +27,7 @@ export function holesLines(h: HolesCheck): string[] {
   for (const p of h.picks) {
     const same = p.plain.join(',') === p.condensed.join(',');
     lines.push(
-      `${p.tuned} picks ${p.plain.join(', ')} on ${p.measure}${same ? ', the same on the condensed form' : `; on the condensed form ${p.condensed.join(', ')}`}.`,
+      `${p.tuned} picks ${fmtPicks(p.plain)} on ${p.measure}${same ? ', the same on the condensed form' : `; on the condensed form ${fmtPicks(p.condensed)}`}.`,
     );
   }
   if (h.picks.length > 0) lines.push('');
@@ -54,7 +62,7 @@ export function decisionDependsOnHoles(data: ReportCore): ReportWarning[] {
       subject: changed.map((p) => p.tuned).join(', '),
       gate: changed.some((p) => p.tuned === g?.candidate || p.tuned === g?.baseline),
       message: `${changed
-        .map((p) => `${p.tuned} picks ${p.plain.join(', ')} on ${p.measure} but ${p.condensed.join(', ')} on the condensed form`)
+        .map((p) => `${p.tuned} picks ${fmtPicks(p.plain)} on ${p.measure} but ${fmtPicks(p.condensed)} on the condensed form`)
         .join('; ')}: the tuned pick may be an artefact of judgment holes`,
     });
   }
