@@ -5,6 +5,7 @@ import type { SystemOutcome } from '../execution/outcome.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { isReturnedId } from '../../arms/remote/text-match.js';
 import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '../report/types.js';
+import { holesCheckOf } from './condensed.js';
 import { costs } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import type { ScoredAblation } from './score.js';
@@ -86,6 +87,14 @@ function judgesNonRelevant(qrels: Qrels, relevanceLevel: number): boolean {
   return [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < relevanceLevel));
 }
 
+/** The judge of judged qrels, with its audit (under the config's `judge.audit.maxUpRate` when it has a judge block). */
+function judgeField(cfg: ResolvedConfig, chosen: LoadedStudy['qrels']): Pick<ReportEvalSet, 'judge'> {
+  const j = chosen.judge;
+  if (j === undefined) return {};
+  const audit = j.audit === undefined || cfg.judge === undefined ? j.audit : { ...j.audit, maxUpRate: cfg.judge.audit.maxUpRate };
+  return { judge: { ...j, ...(audit === undefined ? {} : { audit }) } };
+}
+
 function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAblation): ReportEvalSet {
   const { es, qrels: chosen } = study;
   return {
@@ -98,13 +107,18 @@ function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAb
     strata: strataCounts(es),
     notes: [...(es.notes ?? []), ...scored.notes],
     qrelsSource: chosen.source,
-    ...(chosen.judge === undefined ? {} : { judge: chosen.judge }),
+    ...judgeField(cfg, chosen),
     qrelsJudgesNonRelevant: judgesNonRelevant(scored.qrels, cfg.relevanceLevel),
   };
 }
 
 /** What the report is built from: the eval set, every run with its per-query scores, curves, costs and examples, the comparisons asked for. */
 export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
+  const input = plainReportInput(cfg, study, executed, scored, command);
+  return scored.condensed === undefined ? input : { ...input, holes: holesCheckOf(input, scored.condensed) };
+}
+
+function plainReportInput(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
   return {
     name: cfg.name,
     ...(cfg.description === undefined ? {} : { description: cfg.description }),

@@ -5,6 +5,7 @@ import type { ExecutedPlan } from '../execution/run-plan.js';
 import { parseMeasure } from '../metrics/index.js';
 import { isTested, type Measure } from '../metrics/measure.js';
 import type { QueryExample, RecallCurves } from '../report/types.js';
+import { type CondensedScores, condensedScores } from './condensed.js';
 import { queryExamples, recallCurves } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import { scoringUnit } from './scopes.js';
@@ -34,6 +35,8 @@ export interface ScoredAblation {
   readonly notes: readonly string[];
   /** The qrels scored with (moved to the scoring unit when `unit:` is set). */
   readonly qrels: Qrels;
+  /** On judged or pooled qrels: the decisions' measures on condensed lists, and Bpref (ADR 0040). */
+  readonly condensed?: CondensedScores;
 }
 
 type Unit = ReturnType<typeof scoringUnit>;
@@ -144,5 +147,7 @@ export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed:
   }
   const curves = recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
   const examples = examplesOf(cfg, perQuery, measures, es, runs);
-  return { runs, perQuery, means: meansOf(perQuery), tuned, curves, ...(examples ? { examples } : {}), notes: scored.notes, qrels: unit.qrels };
+  const out = { runs, perQuery, means: meansOf(perQuery), tuned, curves, ...(examples ? { examples } : {}), notes: scored.notes, qrels: unit.qrels };
+  const condensed = condensedScores(cfg, study, executed, out);
+  return condensed === undefined ? out : { ...out, condensed };
 }

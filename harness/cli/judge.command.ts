@@ -14,6 +14,7 @@ interface JudgeArgs {
   readonly all: boolean;
   readonly jobs: string;
   readonly refresh?: readonly unknown[] | undefined;
+  readonly audit: boolean;
 }
 
 /** Judge settings: the config's judge: block (or none) under the flags, validated; problems name `source`. */
@@ -43,6 +44,12 @@ export const judgeCommand = defineCommand({
       .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
       .option('timeout-ms', { type: 'number', describe: 'milliseconds one attempt may take, to the last byte of the reply (default 120000)' })
       .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
+      .option('audit', {
+        type: 'boolean',
+        default: false,
+        describe: 're-grade a sample of the judged pairs with probes (keyword stuffing, an injected instruction, length padding) instead of judging',
+      })
+      .option('audit-pairs', { type: 'number', describe: 'pairs per probe in --audit (default 50)' })
       .option('cache', { type: 'string', describe: "cache folder (default the config's cache:, else .cache)" })
       .option('jobs', { ...jobsOption, default: '1', describe: `(with --config) ${jobsOption.describe}` })
       .option('refresh', { ...refreshOption, describe: `(with --config) ${refreshOption.describe}` })
@@ -63,7 +70,8 @@ export const judgeCommand = defineCommand({
       ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
     };
     const settings: Settings = (base, source) => {
-      const r = judgeConfigSchema.safeParse({ ...base, ...flags });
+      const audit = args.auditPairs === undefined ? {} : { audit: { ...((base['audit'] as object | undefined) ?? {}), pairs: args.auditPairs } };
+      const r = judgeConfigSchema.safeParse({ ...base, ...flags, ...audit });
       if (!r.success)
         throw new ConfigError(
           source,
@@ -71,7 +79,9 @@ export const judgeCommand = defineCommand({
         );
       return r.data;
     };
-    if (args.config !== undefined) await judgeAblation({ ...args, config: args.config }, io, settings);
+    if (args.auditPairs !== undefined && !args.audit) throw new (await import('../errors.js')).UsageError('--audit-pairs goes with --audit');
+    if (args.audit) await auditCommand(args, io, settings);
+    else if (args.config !== undefined) await judgeAblation({ ...args, config: args.config }, io, settings);
     else await judgeRunFiles(args, io, settings);
   },
 });
@@ -97,6 +107,32 @@ async function judgeAblation(args: JudgeArgs & { readonly config: string }, io: 
   const job = { es, evalset, evalsetDir: cfg.evalset.path, runs, returned, judge, out, cache: cfg.cache, all: args.all, source: shown };
   const summary = await runJudge(job, io.log, io.env);
   io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+}
+
+/** `--audit`: the judgments folder of `--config` (or `--out` over `--evalset`) re-graded with probes; no run is needed. */
+async function auditCommand(args: JudgeArgs, io: CliIo, settings: Settings): Promise<void> {
+  const { resolve, relative } = await import('node:path');
+  const { UsageError } = await import('../errors.js');
+  const { runAudit } = await import('../judge/audit-run.js');
+  const { formatAudit } = await import('../judge/audit.js');
+  if (args.runs !== undefined) throw new UsageError('--audit re-grades judgments already made: give --config C, or --evalset E --out J, without --runs');
+  let job: Parameters<typeof runAudit>[0];
+  if (args.config !== undefined) {
+    const { loadConfig } = await import('../config/load.js');
+    const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
+    const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd, ...(args.cache === undefined ? {} : { cache: args.cache }) });
+    const shown = relative(io.cwd, cfg.file) || cfg.file;
+    const out = args.out !== undefined ? resolve(io.cwd, args.out) : cfg.judgments;
+    if (out === undefined) throw new UsageError(`${shown} has no judgments: folder; add one or pass --out`);
+    job = { es: await loadConfiguredEvalSet(cfg, io.log), out, judge: settings({ ...(cfg.judge ?? {}) }, shown), cache: cfg.cache, source: shown };
+  } else {
+    if (args.evalset === undefined || args.out === undefined)
+      throw new UsageError('--audit needs --config C, or --evalset E with --out J (the judgments folder)');
+    const { loadEvalSet } = await import('../../evalset/load.js');
+    const es = await loadEvalSet({ format: args.format, path: resolve(io.cwd, args.evalset), source: '--evalset' }, io.log);
+    job = { es, out: resolve(io.cwd, args.out), judge: settings({}, '--audit'), cache: resolve(io.cwd, args.cache ?? '.cache'), source: 'harness judge flags' };
+  }
+  io.out(`${formatAudit(await runAudit(job, io.log, io.env))}\n`);
 }
 
 /** `--runs`: the pool of TREC run files over an eval set, each run named by its tag. */

@@ -37,6 +37,21 @@ export const judgeConfigSchema = z
       .object({ input: z.number().min(0), output: z.number().min(0) })
       .strict()
       .optional(),
+    /** `harness judge --audit`: how many pairs each probe re-grades, and when a probe's effect is a serious warning. */
+    audit: z
+      .object({
+        /** Pairs per probe, drawn like the kappa sample (stratified, multi-hop weighted up). */
+        pairs: z.number().int().positive().default(50),
+        seed: z.number().int().min(0).default(1),
+        /** A probe that moves the grade up in more than this share of its pairs is a `serious` report warning (ADR 0040). */
+        maxUpRate: z.number().gt(0).lt(1).default(0.2),
+        /** Length padding: the passage repeated to this many times its length. */
+        padFactor: z.number().int().min(2).default(4),
+        /** Keyword stuffing: the query's words, this many times, on a line before the passage. */
+        stuffRepeats: z.number().int().positive().default(3),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .superRefine((j, ctx) => {

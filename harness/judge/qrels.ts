@@ -1,7 +1,7 @@
 import { isReturnedId } from '../../arms/remote/text-match.js';
 import type { EvalSet } from '../../evalset/types.js';
 import { ConfigError } from '../errors.js';
-import { judgedQrels, mergeQrels, readJudgments } from './store.js';
+import { type JudgeAudit, judgedQrels, mergeQrels, readJudgments } from './store.js';
 
 /** What a report says about the qrels it scored with. */
 export interface QrelsChoice {
@@ -15,6 +15,8 @@ export interface QrelsChoice {
     readonly depth: number;
     readonly pooled: readonly string[];
     readonly holes: number;
+    /** The judge audit of these judgments, when one was made over this qrels version. */
+    readonly audit?: JudgeAudit;
   };
 }
 
@@ -54,6 +56,7 @@ export async function withChosenQrels(
         pooled: m.pool.systems,
         // Judged alone, the pairs gold graded (and the judge was not asked about) are holes too.
         holes: j.records.filter((r) => r.status !== 'judged').length + (choice.qrels === 'judged' ? m.counts.gold : 0),
+        ...(m.audit !== undefined && m.audit.qrelsVersion === m.qrelsVersion ? { audit: m.audit } : {}),
       },
     },
   };

@@ -87,7 +87,7 @@ async function generatorModel(dir: string | undefined): Promise<string | undefin
 }
 
 /** The judge, prompt and decoding a judgments folder belongs to (its qrels version is computed over it). */
-function judgeIdentity(j: JudgeConfig, prompt: ReturnType<typeof loadPrompt>): JudgeIdentity {
+export function judgeIdentity(j: JudgeConfig, prompt: ReturnType<typeof loadPrompt>): JudgeIdentity {
   return {
     model: j.model,
     prompt: { name: prompt.name, sha256: prompt.sha256 },
@@ -114,7 +114,7 @@ async function previousJudgments(out: string, identity: JudgeIdentity): Promise<
 }
 
 /** The chat function of the judge's endpoint. */
-function judgeChat(j: JudgeConfig, env: NodeJS.ProcessEnv, source: string): Promise<ChatFn> {
+export function judgeChat(j: JudgeConfig, env: NodeJS.ProcessEnv, source: string): Promise<ChatFn> {
   const endpoint = {
     model: j.model,
     ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }),

@@ -1,7 +1,7 @@
 import { evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, questionText, splitWarnings } from './decision.js';
 import { EXTREMES, extremes } from './explore.js';
 import { fmtCompCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
-import { APPENDIX_SECTIONS, demote, sections } from './sections.js';
+import { APPENDIX_SECTIONS, demote, judgedQrelsSection, sections } from './sections.js';
 import { GATE_MARK, gateSentence, meanOf, methodSentence, primaryMeasure, qrelsText, roleLabel, runKind, runNote, winsOver } from './select.js';
 import { BEST_PER_STRATUM, blocksToMarkdown, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { Comparison, ReportData, ReportRun, ReportWarning, StratumInfo } from './types.js';
@@ -223,6 +223,7 @@ export function renderMarkdown(data: ReportData): string {
     ...headSection(data),
     ...gateSection(data),
     ...warningsSection(data),
+    ...judgedQrelsSection(data),
     ...blocksToMarkdown(systems.flatMap((s) => s.blocks)),
     ...exploratorySection(data),
     ...resultsSection(data),

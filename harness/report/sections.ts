@@ -1,4 +1,7 @@
+import { auditLines } from './audit.js';
 import type { Block } from './blocks.js';
+import { holesLines } from './holes.js';
+import type { ReportData } from './types.js';
 
 /** A run of blocks under one level-2 heading (its title), as the systems and evidence models emit them. */
 export interface Section {
@@ -26,4 +29,16 @@ export const APPENDIX_SECTIONS: ReadonlySet<string> = new Set(['Cost']);
 /** The blocks one level down (a section moved under the appendix's heading). */
 export function demote(blocks: readonly Block[]): Block[] {
   return blocks.map((b) => (b.kind === 'heading' ? { ...b, level: 3 } : b));
+}
+
+/**
+ * What judged or pooled qrels may have done to the numbers: the judge audit and the holes check, each under its
+ * own heading, after the warnings (Markdown lines; empty when the report has neither).
+ */
+export function judgedQrelsSection(data: Pick<ReportData, 'evalset' | 'holes'>): string[] {
+  const audit = data.evalset.judge?.audit;
+  return [
+    ...(audit === undefined ? [] : ['## Judge audit', '', ...auditLines(audit)]),
+    ...(data.holes === undefined ? [] : ['## Judgment holes', '', ...holesLines(data.holes)]),
+  ];
 }

@@ -3,6 +3,7 @@ import type { Deviation } from '../recipes/fidelity.js';
 import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
+import type { JudgeAudit } from '../judge/store.js';
 
 export type { Comparison, ComparisonRole, FamilyInfo } from '../compare/types.js';
 
@@ -44,6 +45,8 @@ export interface ReportEvalSet {
     readonly depth?: number;
     readonly pooled?: readonly string[];
     readonly holes?: number;
+    /** The judge audit of these judgments (`harness judge --audit`), when its qrels version is the one scored with. */
+    readonly audit?: JudgeAudit;
   };
 }
 
@@ -157,6 +160,27 @@ export interface ReportInput {
   readonly gate?: GateConfig;
   /** The exact command that regenerates this report, printed in every rendering. */
   readonly command: string;
+  /** On judged or pooled qrels: the primary measure beside its Condensed list form and Bpref, and the decisions re-made on it. */
+  readonly holes?: HolesCheck;
+}
+
+/**
+ * Whether judgment holes could decide (ADR 0040): each system's overall mean on the primary measure, on its
+ * Condensed list form and on Bpref; the gate's verdict and the tuned picks made on plain and condensed scores.
+ */
+export interface HolesCheck {
+  readonly measure: string;
+  /** The condensed measure's name, e.g. `nDCG'@10`. */
+  readonly condensed: string;
+  /**
+   * Per system over every test query, grid members left out (their tuned system stands for them); a tuned
+   * system's condensed value is the one re-tuned on condensed scores.
+   */
+  readonly rows: readonly { readonly run: string; readonly measure: number; readonly condensed: number; readonly bpref: number }[];
+  /** The gate decided on plain and on condensed per-query values of its measure, by the same rule. */
+  readonly gate?: { readonly plain: Verdict; readonly condensed: Verdict; readonly plainReason: string; readonly condensedReason: string };
+  /** Each tuned grid's picked members (one per fold, or the split's), tuned on plain and on condensed scores. */
+  readonly picks: readonly { readonly tuned: string; readonly measure: string; readonly plain: readonly string[]; readonly condensed: readonly string[] }[];
 }
 
 export interface StratumInfo {

@@ -2,6 +2,8 @@ import { GATE_FAMILY } from '../compare/comparisons.js';
 import { zeroWeightInputs } from '../systems/fuse.js';
 import { faultSentence } from '../systems/result-check.js';
 import type { ReportedMeasure } from '../compare/measures.js';
+import { judgeFooled } from './audit.js';
+import { decisionDependsOnHoles } from './holes.js';
 import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
 import type { ReportCore } from './select.js';
 import type { Comparison, ReportRun, ReportWarning, WarningSeverity } from './types.js';
@@ -355,6 +357,8 @@ export const warningRules = {
   'input-unreachable': unreachableInputs,
   'silent-zeros': silentZeros,
   'p-near-alpha': pNearAlpha,
+  'judge-fooled': judgeFooled,
+  'decision-depends-on-holes': decisionDependsOnHoles,
 } as const satisfies Record<string, WarningRule>;
 
 const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };
