@@ -29,7 +29,7 @@ arms:
   - { id: bm25, kind: bm25, params: { preset: lucene }, grid: { k1: [0.9, 1.2] } }
   - { id: fts5, kind: sqlite-fts5, params: { tokenizer: porter } }
 tune: { measure: nDCG@10, folds: 3 }
-compare: { baseline: fts5, permutations: 200, resamples: 200 }
+compare: { baseline: fts5, permutations: 500, resamples: 200 }
 output: out
 cache: cache
 ${extra}`,
