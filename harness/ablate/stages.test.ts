@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContentStore } from '../cache/index.js';
@@ -145,3 +145,30 @@ describe('the stages of an ablation', () => {
     expect(summary.trimEnd().split('\n').at(-1)).toBe('report: out/stages-x/report.md');
   }, 60_000);
 });
+
+describe('permutations that can find a difference (docs/adr/0039)', () => {
+  // This study's exploratory family: bm25 k1=0.9, k1=1.2 and bm25.tuned against fts5 x 4 rows x 2 tested
+  // measures = 24 tests; at alpha 0.001 its first Holm threshold is 0.001/24, so B must reach 24,000.
+  it('raises a count the config left at its default, saying so on stderr, and the report draws that many', async () => {
+    const log = memoryLogger();
+    const study = await loadStudy(withCompare(tempDir(), '{ baseline: fts5, alpha: 0.001 }'), log);
+    expect(study.compare.permutations).toBe(24_000);
+    expect(log.lines.join('\n')).toContain('compare.permutations raised from 10000 to 24000 so family randomization (24 tests');
+  });
+
+  it('refuses a count the config set, naming compare.permutations and the count needed', async () => {
+    const cfg = withCompare(tempDir(), '{ baseline: fts5, alpha: 0.001, permutations: 20000 }');
+    const err = await loadStudy(cfg, memoryLogger()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).exitCode).toBe(2);
+    expect((err as Error).message).toContain('compare.permutations: 20000 draws cannot make any test of family randomization (24 tests');
+    expect((err as Error).message).toContain('set it to at least 24000');
+  });
+});
+
+/** The study above with its compare block replaced. */
+function withCompare(dir: string, compare: string): ResolvedConfig {
+  const file = config(dir).file;
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^compare: .*$/m, `compare: ${compare}`));
+  return loadConfig(file, { env: {}, cwd: dir });
+}
