@@ -3,7 +3,7 @@ import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EvalSet } from '../../evalset/types.js';
 import { folderReplaceProblem } from '../cache/index.js';
-import type { CompareConfig } from '../compare/config.js';
+import { type CompareConfig, marginOf, OVERALL_MARGIN_KEY } from '../compare/config.js';
 import { declaredFamilies, familyReach, type FamilyReach } from '../compare/families.js';
 import { reportedMeasures } from '../compare/measures.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -41,6 +41,27 @@ export function familyReaches(cfg: ResolvedConfig, es: EvalSet, permutations = c
   return declaredFamilies({ runIds: cfg.runIds, strata, testedMeasures, cfg: cfg.compare, ...(cfg.gate ? { gate: cfg.gate } : {}) }).map((f) =>
     familyReach(f, permutations, cfg.compare.alpha),
   );
+}
+
+/**
+ * Under `gate.rule: equivalent`, every stratum the gate decides on needs a margin, and every key of
+ * `gate.margins` must name one (a misspelt stratum would silently fall back to `margin`).
+ */
+export function marginProblems(cfg: ResolvedConfig, es: EvalSet): string[] {
+  const g = cfg.gate;
+  if (g?.rule !== 'equivalent') return [];
+  const strata = [...new Set(es.queries.map((q) => q.stratum))];
+  const known = new Set([...strata, OVERALL_MARGIN_KEY]);
+  const problems = Object.keys(g.margins ?? {})
+    .filter((k) => !known.has(k))
+    .map((k) => `gate.margins.${k}: no stratum ${k} in the eval set (strata: ${strata.join(', ')}; ${OVERALL_MARGIN_KEY} names the overall row)`);
+  const rows =
+    strata.length > 1 ? [...strata.map((s) => ({ s, overall: false })), { s: OVERALL_MARGIN_KEY, overall: true }] : [{ s: strata[0] ?? '', overall: true }];
+  for (const r of rows) {
+    if (marginOf(g, r.s, r.overall) === undefined)
+      problems.push(`gate.margins.${r.s}: rule equivalent needs a margin for every stratum; add it or set gate.margin`);
+  }
+  return problems;
 }
 
 /**
@@ -144,6 +165,7 @@ export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<Loade
   const dev = loadedDev?.dev;
   const sensitiveDocuments = countSensitive([es, dev]);
   problems.push(...sensitiveProblems(cfg.plan, sensitiveDocuments));
+  problems.push(...marginProblems(cfg, es));
   const { compare, problem } = effectiveCompare(cfg, es, log);
   if (problem !== undefined) problems.push(problem);
   if (problems.length > 0) throw new ConfigError(cfg.file, problems);

@@ -166,6 +166,22 @@ describe('permutations that can find a difference (docs/adr/0039)', () => {
   });
 });
 
+describe('gate rule equivalent at load', () => {
+  it('refuses a margins key that names no stratum and a stratum left without a margin, together', async () => {
+    const cfg = config(
+      tempDir(),
+      'gate: { candidate: bm25.tuned, measure: nDCG@10, rule: equivalent, margins: { overall: 0.02, exact: 0.02, paraphrse: 0.03 } }',
+    );
+    const err = await loadStudy(cfg, memoryLogger()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      'gate.margins.paraphrse: no stratum paraphrse in the eval set (strata: exact, paraphrase, multi-hop; overall names the overall row)',
+      'gate.margins.paraphrase: rule equivalent needs a margin for every stratum; add it or set gate.margin',
+      'gate.margins.multi-hop: rule equivalent needs a margin for every stratum; add it or set gate.margin',
+    ]);
+  });
+});
+
 /** The study above with its compare block replaced. */
 function withCompare(dir: string, compare: string): ResolvedConfig {
   const file = config(dir).file;
