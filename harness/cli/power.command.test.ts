@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
+import { PROJECT_ROOT } from '../testing/shared.js';
 import { fixtureInput } from '../report/testdata/fixture.js';
 import { writeReport } from '../report/write.js';
 import { labelsNeeded, queriesNeeded } from '../stats/power.js';
@@ -57,6 +58,16 @@ describe('harness power from given numbers', () => {
       ['exact', queriesNeeded(0.15, 0.03, { alpha: 0.05, power: 0.8 })],
       ['all', 351],
     ]);
+  });
+
+  it('counts the family over the config eval set when there is no pilot', async () => {
+    // configs/example.yaml: gate fts5 vs bm25 over 3 strata and the overall row; 4 arms x 4 rows x 5 tested
+    // measures less the gate's 4 = 56 exploratory tests.
+    const config = join(PROJECT_ROOT, 'configs', 'example.yaml');
+    const gate = JSON.parse(await planPower({ ...base, sd: ['0.2'], config }, dir));
+    expect([gate.familySize, gate.correction, gate.threshold]).toEqual([4, 'holm', 0.0125]);
+    const explore = JSON.parse(await planPower({ ...base, sd: ['0.2'], config, family: 'exploratory' }, dir));
+    expect(explore.familySize).toBe(56);
   });
 
   it('refuses bad flags with exit 2, naming the flag', async () => {

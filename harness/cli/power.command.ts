@@ -147,6 +147,15 @@ async function fromPilot(path: string, cwd: string) {
   return { data, measure, pair, strata: await pilotStrata(data, measure, pair) };
 }
 
+/** The strata (and their sizes) of the config's eval set, which its families are counted over. */
+async function evalSetStrata(cfg: ResolvedConfig): Promise<StratumSize[]> {
+  const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
+  const { stratumIndices } = await import('../report/build.js');
+  const { memoryLogger } = await import('../log.js');
+  const es = await loadConfiguredEvalSet(cfg, memoryLogger());
+  return stratumIndices(es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text }))).map((s) => ({ id: s.id, n: s.indices.length }));
+}
+
 /** `harness power`: reads the pilot or the given numbers, finds the family, prints the plan. */
 export async function planPower(a: PowerArgs, cwd: string): Promise<string> {
   await checkFlags(a);
@@ -162,7 +171,7 @@ export async function planPower(a: PowerArgs, cwd: string): Promise<string> {
   }
   const measure = pilot?.measure ?? cfg?.gate?.measure;
   const role = a.family;
-  const sizes = strata.map((s) => ({ id: s.id, n: s.n ?? 2 }));
+  const sizes = pilot ? strata.map((s) => ({ id: s.id, n: s.n ?? 2 })) : cfg ? await evalSetStrata(cfg) : [];
   const family = cfg
     ? await configFamily(cfg, sizes, measure ?? (cfg.measures[0] as string), role)
     : pilot
