@@ -98,7 +98,13 @@ function refinements(): Record<string, Refinement> {
     },
   };
   const templates = 'its {{...}} placeholders are variables the request knows (query.text, topK, scope, document.id, ...)';
+  const margins = { anyOf: [{ required: ['margin'] }, { required: ['margins'] }] };
   return {
+    'gate:': {
+      checks: 1,
+      rule: 'rule equivalent needs margin or margins; margins are read only by rule equivalent',
+      express: (s) => addAll(s, [when({ properties: { rule: { const: 'equivalent' } }, required: ['rule'] }, margins, { not: margins })]),
+    },
     'config:tune': {
       checks: 1,
       rule: 'give exactly one of split (a dev split) or folds (cross-validation)',

@@ -3,12 +3,16 @@ import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EvalSet } from '../../evalset/types.js';
 import { folderReplaceProblem } from '../cache/index.js';
+import { type CompareConfig, marginOf, OVERALL_MARGIN_KEY } from '../compare/config.js';
+import { declaredFamilies, familyReach, type FamilyReach } from '../compare/families.js';
+import { reportedMeasures } from '../compare/measures.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import { scopesOf } from '../execution/scopes.js';
 import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
 import type { Logger } from '../log.js';
 import { relevanceLevelProblem } from '../metrics/evaluate.js';
+import { stratumIndices } from '../report/build.js';
 import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';
@@ -23,6 +27,66 @@ export interface LoadedStudy {
   readonly scopes: readonly ScopeData[];
   /** Documents flagged sensitive in the eval set (and its dev split). */
   readonly sensitiveDocuments: number;
+  /** The comparison settings the report uses: the config's, with `permutations` raised when its families need it. */
+  readonly compare: CompareConfig;
+}
+
+/** Each randomization family of the report this config will write, with what its draws let it reach. */
+export function familyReaches(cfg: ResolvedConfig, es: EvalSet, permutations = cfg.compare.permutations): FamilyReach[] {
+  if (cfg.compare.test !== 'randomization') return [];
+  const strata = stratumIndices(es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text }))).map((s) => ({ id: s.id, n: s.indices.length }));
+  const testedMeasures = reportedMeasures(cfg.measures)
+    .filter((m) => m.tested)
+    .map((m) => m.spelling);
+  return declaredFamilies({ runIds: cfg.runIds, strata, testedMeasures, cfg: cfg.compare, ...(cfg.gate ? { gate: cfg.gate } : {}) }).map((f) =>
+    familyReach(f, permutations, cfg.compare.alpha),
+  );
+}
+
+/**
+ * Under `gate.rule: equivalent`, every stratum the gate decides on needs a margin, and every key of
+ * `gate.margins` must name one (a misspelt stratum would silently fall back to `margin`).
+ */
+export function marginProblems(cfg: ResolvedConfig, es: EvalSet): string[] {
+  const g = cfg.gate;
+  if (g?.rule !== 'equivalent') return [];
+  const strata = [...new Set(es.queries.map((q) => q.stratum))];
+  const known = new Set([...strata, OVERALL_MARGIN_KEY]);
+  const problems = Object.keys(g.margins ?? {})
+    .filter((k) => !known.has(k))
+    .map((k) => `gate.margins.${k}: no stratum ${k} in the eval set (strata: ${strata.join(', ')}; ${OVERALL_MARGIN_KEY} names the overall row)`);
+  const rows =
+    strata.length > 1 ? [...strata.map((s) => ({ s, overall: false })), { s: OVERALL_MARGIN_KEY, overall: true }] : [{ s: strata[0] ?? '', overall: true }];
+  for (const r of rows) {
+    if (marginOf(g, r.s, r.overall) === undefined)
+      problems.push(`gate.margins.${r.s}: rule equivalent needs a margin for every stratum; add it or set gate.margin`);
+  }
+  return problems;
+}
+
+/**
+ * The permutation count every declared family can reach significance with (docs/adr/0039): the config's
+ * when it is enough; else, when the config left it at its default, the smallest round count that is, said in
+ * one line on stderr; else (the user chose it) a problem naming compare.permutations and the count needed.
+ * A family no count can help (its strata too small to enumerate below the threshold) changes nothing here:
+ * the report's permutations-too-few warning says so.
+ */
+export function effectiveCompare(cfg: ResolvedConfig, es: EvalSet, log: Logger): { compare: CompareConfig; problem?: string } {
+  const short = familyReaches(cfg, es).filter((r) => !r.reachable && r.needed !== null);
+  if (short.length === 0) return { compare: cfg.compare };
+  const needed = Math.max(...short.map((r) => r.needed as number));
+  const which = short.map((r) => `${r.family.id} (${r.family.size} tests, smallest corrected p ${r.smallestCorrectedP.toPrecision(3)})`).join(', ');
+  const have = cfg.compare.permutations;
+  if (cfg.permutationsGiven) {
+    return {
+      compare: cfg.compare,
+      problem:
+        `compare.permutations: ${have} draws cannot make any test of family ${which} significant at alpha ${cfg.compare.alpha}; ` +
+        `set it to at least ${needed}, or remove it to let harness choose`,
+    };
+  }
+  log.info(`harness: compare.permutations raised from ${have} to ${needed} so family ${which} can reach significance`);
+  return { compare: { ...cfg.compare, permutations: needed } };
 }
 
 /** Why the report folder cannot be written, found before any work; undefined when it can. */
@@ -101,10 +165,13 @@ export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<Loade
   const dev = loadedDev?.dev;
   const sensitiveDocuments = countSensitive([es, dev]);
   problems.push(...sensitiveProblems(cfg.plan, sensitiveDocuments));
+  problems.push(...marginProblems(cfg, es));
+  const { compare, problem } = effectiveCompare(cfg, es, log);
+  if (problem !== undefined) problems.push(problem);
   if (problems.length > 0) throw new ConfigError(cfg.file, problems);
-  if (!dev) return { es, qrels, scopes: scopesOf(es), sensitiveDocuments };
+  if (!dev) return { es, qrels, scopes: scopesOf(es), sensitiveDocuments, compare };
   // Dev and test queries share the corpus: index each scope once and answer both sets.
   const testIds = new Set(es.queries.map((q) => q.id));
   const extra = dev.queries.filter((q) => !testIds.has(q.id));
-  return { es, qrels, dev, scopes: scopesOf(es, [...es.queries, ...extra]), sensitiveDocuments };
+  return { es, qrels, dev, scopes: scopesOf(es, [...es.queries, ...extra]), sensitiveDocuments, compare };
 }

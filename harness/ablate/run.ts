@@ -50,10 +50,12 @@ const since = (t: number) => performance.now() - t;
  * → the report folder, written at once (finished runs are safe in the cache meanwhile): a reader sees the old
  * folder or the new one, never a mix.
  */
-export async function ablate(cfg: ResolvedConfig, ctx: AblateContext): Promise<AblateResult> {
+export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise<AblateResult> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const study = await loadStudy(cfg, ctx.log);
+  const study = await loadStudy(given, ctx.log);
+  // The report and manifest record the permutation count actually drawn (raised at load when too few).
+  const cfg = study.compare === given.compare ? given : { ...given, compare: study.compare };
   const loadMs = since(t0);
   const store = new ContentStore(cfg.cache, { log: ctx.log });
   await store.sweepOrphans();

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContentStore } from '../cache/index.js';
@@ -29,7 +29,7 @@ arms:
   - { id: bm25, kind: bm25, params: { preset: lucene }, grid: { k1: [0.9, 1.2] } }
   - { id: fts5, kind: sqlite-fts5, params: { tokenizer: porter } }
 tune: { measure: nDCG@10, folds: 3 }
-compare: { baseline: fts5, permutations: 200, resamples: 200 }
+compare: { baseline: fts5, permutations: 500, resamples: 200 }
 output: out
 cache: cache
 ${extra}`,
@@ -145,3 +145,46 @@ describe('the stages of an ablation', () => {
     expect(summary.trimEnd().split('\n').at(-1)).toBe('report: out/stages-x/report.md');
   }, 60_000);
 });
+
+describe('permutations that can find a difference (docs/adr/0039)', () => {
+  // This study's exploratory family: bm25 k1=0.9, k1=1.2 and bm25.tuned against fts5 x 4 rows x 2 tested
+  // measures = 24 tests; at alpha 0.001 its first Holm threshold is 0.001/24, so B must reach 24,000.
+  it('raises a count the config left at its default, saying so on stderr, and the report draws that many', async () => {
+    const log = memoryLogger();
+    const study = await loadStudy(withCompare(tempDir(), '{ baseline: fts5, alpha: 0.001 }'), log);
+    expect(study.compare.permutations).toBe(24_000);
+    expect(log.lines.join('\n')).toContain('compare.permutations raised from 10000 to 24000 so family randomization (24 tests');
+  });
+
+  it('refuses a count the config set, naming compare.permutations and the count needed', async () => {
+    const cfg = withCompare(tempDir(), '{ baseline: fts5, alpha: 0.001, permutations: 20000 }');
+    const err = await loadStudy(cfg, memoryLogger()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).exitCode).toBe(2);
+    expect((err as Error).message).toContain('compare.permutations: 20000 draws cannot make any test of family randomization (24 tests');
+    expect((err as Error).message).toContain('set it to at least 24000');
+  });
+});
+
+describe('gate rule equivalent at load', () => {
+  it('refuses a margins key that names no stratum and a stratum left without a margin, together', async () => {
+    const cfg = config(
+      tempDir(),
+      'gate: { candidate: bm25.tuned, measure: nDCG@10, rule: equivalent, margins: { overall: 0.02, exact: 0.02, paraphrse: 0.03 } }',
+    );
+    const err = await loadStudy(cfg, memoryLogger()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      'gate.margins.paraphrse: no stratum paraphrse in the eval set (strata: exact, paraphrase, multi-hop; overall names the overall row)',
+      'gate.margins.paraphrase: rule equivalent needs a margin for every stratum; add it or set gate.margin',
+      'gate.margins.multi-hop: rule equivalent needs a margin for every stratum; add it or set gate.margin',
+    ]);
+  });
+});
+
+/** The study above with its compare block replaced. */
+function withCompare(dir: string, compare: string): ResolvedConfig {
+  const file = config(dir).file;
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^compare: .*$/m, `compare: ${compare}`));
+  return loadConfig(file, { env: {}, cwd: dir });
+}

@@ -12,6 +12,7 @@ import { cacheCommand } from './cache.command.js';
 import { judgeCommand } from './judge.command.js';
 import { kappaCommand } from './kappa.command.js';
 import { initCommand } from './init.command.js';
+import { powerCommand } from './power.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
@@ -28,5 +29,6 @@ export const commands: readonly CommandSpec<any>[] = [
   judgeCommand,
   kappaCommand,
   measuresCommand,
+  powerCommand,
   reportCommand,
 ];

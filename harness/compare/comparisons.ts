@@ -96,6 +96,8 @@ export interface ConfirmatorySpec {
   readonly pair: Pair;
   readonly measure: string;
   readonly strata: readonly string[];
+  /** The gate decides equivalence (`rule: equivalent`): its comparisons also get the TOST interval. */
+  readonly equivalence?: boolean;
 }
 
 /**
@@ -325,6 +327,18 @@ function otherIntervals(t: Tests, withP: readonly number[], alphaOf: (i: number)
   return ciOf;
 }
 
+/**
+ * The two one-sided tests of equivalence in their interval-inclusion form (Schuirmann 1987): each gate
+ * comparison's interval at level 1 − 2α/m, with α/m the Bonferroni share of the gate family, the same
+ * inversion as its own interval (sign-flip test, t-test, or the Wilcoxon test's bootstrap). Equivalence
+ * within a margin holds at level α/m exactly when this interval lies inside (−margin, +margin).
+ */
+function equivalenceIntervals(t: Tests, gateWithP: readonly number[], gateSize: number): { ci: Map<number, Interval>; level: number } {
+  const a = (2 * t.cfg.alpha) / Math.max(1, gateSize);
+  const ci = t.cfg.test === 'randomization' ? randomizationIntervals(t, gateWithP, () => a) : otherIntervals(t, gateWithP, () => a);
+  return { ci, level: 1 - a };
+}
+
 function comparisonOf(t: Tests, i: number, ci: Interval | undefined, sizeOf: ReadonlyMap<string, number>): Comparison {
   const { cfg } = t;
   const c = t.paired[i] as Paired;
@@ -414,7 +428,13 @@ export function computeComparisons(
   const withP = testable.filter((i) => t.adjusted.has(i));
   const alphaOf = (i: number) => levelAlpha(t, sizeOf, i);
   const ciOf = cfg.test === 'randomization' ? randomizationIntervals(t, withP, alphaOf) : otherIntervals(t, withP, alphaOf);
-  const comparisons = paired.map((_, i) => comparisonOf(t, i, ciOf.get(i), sizeOf));
+  const gateWithP = withP.filter((i) => (paired[i] as Paired).family === GATE_FAMILY);
+  const eq = gate?.equivalence ? equivalenceIntervals(t, gateWithP, sizeOf.get(GATE_FAMILY) ?? 1) : undefined;
+  const comparisons = paired.map((_, i) => {
+    const c = comparisonOf(t, i, ciOf.get(i), sizeOf);
+    const e = eq?.ci.get(i);
+    return eq && e ? { ...c, equivalenceCi: e, equivalenceLevel: eq.level } : c;
+  });
   return { comparisons, families };
 }
 

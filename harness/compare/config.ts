@@ -53,24 +53,49 @@ export const compareSchema = z.strictObject({
  * the report's confirmatory test: (baseline, candidate) on `measure`, overall and, under the no-loss rules, per
  * stratum, corrected within that family only. Significance means "corrected p below `compare.alpha`".
  */
-export const gateSchema = z.strictObject({
-  /** Default: `compare.baseline`, else the first run. */
-  baseline: z.string().min(1).optional(),
-  candidate: z.string().min(1),
-  /** The primary measure, canonical spelling (e.g. `nDCG@10`); must be one of the report's measures. */
-  measure: z.string().min(1),
-  /**
-   * `gain-overall-no-loss` (default): ADOPT on a significant gain overall with no significant loss in any
-   * stratum. `gain-overall`: ADOPT on a significant gain overall. `no-loss`: ADOPT when no stratum shows a
-   * significant loss and the overall interval lies above `-minDelta` (non-inferiority with margin `minDelta`).
-   */
-  rule: z.enum(['gain-overall-no-loss', 'gain-overall', 'no-loss']).default('gain-overall-no-loss'),
-  /**
-   * Smallest difference that matters. For the gain rules the observed overall delta must reach it; for
-   * `no-loss` it is the non-inferiority margin. Default 0.
-   */
-  minDelta: z.number().min(0).optional(),
-});
+export const gateSchema = z
+  .strictObject({
+    /** Default: `compare.baseline`, else the first run. */
+    baseline: z.string().min(1).optional(),
+    candidate: z.string().min(1),
+    /** The primary measure, canonical spelling (e.g. `nDCG@10`); must be one of the report's measures. */
+    measure: z.string().min(1),
+    /**
+     * `gain-overall-no-loss` (default): ADOPT on a significant gain overall with no significant loss in any
+     * stratum. `gain-overall`: ADOPT on a significant gain overall. `no-loss`: ADOPT when no stratum shows a
+     * significant loss and the overall interval lies above `-minDelta` (non-inferiority with margin `minDelta`).
+     * `equivalent`: ADOPT when every stratum (the overall row included) is shown equivalent within its margin by
+     * two one-sided tests; REJECT on a significant loss beyond a margin (docs/adr/0039).
+     */
+    rule: z.enum(['gain-overall-no-loss', 'gain-overall', 'no-loss', 'equivalent']).default('gain-overall-no-loss'),
+    /** Equivalence margin of every stratum under `rule: equivalent`: a difference smaller than it does not matter. */
+    margin: z.number().gt(0).optional(),
+    /** Per-stratum equivalence margins under `rule: equivalent` (`overall` names the overall row); others fall back to `margin`. */
+    margins: z.record(z.string().min(1), z.number().gt(0)).optional(),
+    /**
+     * Smallest difference that matters. For the gain rules the observed overall delta must reach it; for
+     * `no-loss` it is the non-inferiority margin. Default 0.
+     */
+    minDelta: z.number().min(0).optional(),
+  })
+  .superRefine((g, ctx) => {
+    if (g.rule === 'equivalent' && g.margin === undefined && g.margins === undefined)
+      ctx.addIssue({ code: 'custom', path: ['margin'], message: 'rule equivalent needs a margin (or margins per stratum), e.g. margin: 0.01' });
+    if (g.rule !== 'equivalent' && (g.margin !== undefined || g.margins !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [g.margin !== undefined ? 'margin' : 'margins'],
+        message: 'margins are read only by rule: equivalent; set the rule or remove them',
+      });
+  });
+
+/** The key of `gate.margins` that names the overall row, whatever the row's id. */
+export const OVERALL_MARGIN_KEY = 'overall';
+
+/** The equivalence margin of a gate stratum: its own, `overall` for the pooled row, else `margin`. */
+export function marginOf(g: Pick<GateConfig, 'margin' | 'margins'>, stratum: string, overall: boolean): number | undefined {
+  return g.margins?.[overall ? OVERALL_MARGIN_KEY : stratum] ?? (overall ? g.margins?.[stratum] : undefined) ?? g.margin;
+}
 
 export type CompareConfig = z.output<typeof compareSchema>;
 export type CompareConfigInput = z.input<typeof compareSchema>;

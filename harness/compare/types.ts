@@ -45,6 +45,12 @@ export interface Comparison {
   readonly losses: number;
   /** Minimum detectable effect at the family's first corrected threshold alpha/m and the configured power. */
   readonly mde: number | null;
+  /**
+   * Under `gate.rule: equivalent`, a gate comparison's TOST interval: level `equivalenceLevel` = 1 − 2α/m (m the
+   * gate family's size), inside (−margin, +margin) exactly when equivalence is shown. Absent otherwise.
+   */
+  readonly equivalenceCi?: readonly [number | null, number | null];
+  readonly equivalenceLevel?: number;
 }
 
 export interface FamilyInfo {

@@ -47,6 +47,8 @@ export interface ResolvedConfig {
   readonly runIds: readonly string[];
   readonly tune?: ResolvedTune;
   readonly compare: CompareConfig;
+  /** `compare.permutations` was written in the config: the load refuses a count too small rather than raise it. */
+  readonly permutationsGiven?: boolean;
   readonly gate?: GateConfig;
   readonly output: string;
   readonly cache: string;
@@ -212,6 +214,7 @@ function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; c
     runIds: b.runIds,
     ...(b.tune === undefined ? {} : { tune: b.tune }),
     compare: b.compare,
+    ...(cfg.compare?.['permutations'] === undefined ? {} : { permutationsGiven: true }),
     ...(b.gate === undefined ? {} : { gate: b.gate }),
     output: folder(opts.output, cfg.output, file.dir, file.cwd, 'reports'),
     cache: folder(opts.cache, cfg.cache, file.dir, file.cwd, '.cache'),

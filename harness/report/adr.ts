@@ -1,4 +1,4 @@
-import { fmtCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from './format.js';
+import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from './format.js';
 import { gateSentence, meanOf, methodSentence, primaryMeasure, roleLabel } from './select.js';
 import type { Comparison, ReportData, ReportRun, ReportTuning } from './types.js';
 
@@ -162,7 +162,7 @@ function gainLossLines(data: ReportData): { good: string[]; bad: string[] } {
   const good: string[] = [];
   const bad: string[] = [];
   for (const c of data.comparisons.filter((x) => x.role === 'confirmatory')) {
-    const where = `on ${c.measure} in ${c.stratum} (n=${c.n}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCI(c.ci)}, corrected p ${fmtP(c.pAdjusted)}`;
+    const where = `on ${c.measure} in ${c.stratum} (n=${c.n}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCompCI(c)}, corrected p ${fmtP(c.pAdjusted)}`;
     const sig = c.significant ? 'significantly' : 'though not significantly';
     if (c.delta > 0) good.push(`Good, because \`${c.system}\` scores above \`${c.baseline}\` ${where}, ${sig}.`);
     else if (c.delta < 0) bad.push(`Bad, because \`${c.system}\` scores below \`${c.baseline}\` ${where}, ${sig}.`);
@@ -271,7 +271,7 @@ function evidenceLines(data: ReportData, opts: AdrOptions): string[] {
   L.push(`| ${EVIDENCE_COLUMNS.join(' | ')} |`, '| --- | --: | --- | --- | --- | --: | --: | --: | --- | --: | --- | --- |');
   for (const c of evidenceRows(data)) {
     L.push(
-      `| ${[c.stratum, String(c.n), c.measure, c.baseline, c.system, fmtMean(c.baselineMean), fmtMean(c.systemMean), c.significant ? `**${fmtDelta(c.delta)}**` : fmtDelta(c.delta), `${fmtCI(c.ci)} (${fmtLevel(c.ciLevel)})`, fmtP(c.pAdjusted), fmtWtl(c), roleLabel(c)].join(' | ')} |`,
+      `| ${[c.stratum, String(c.n), c.measure, c.baseline, c.system, fmtMean(c.baselineMean), fmtMean(c.systemMean), c.significant ? `**${fmtDelta(c.delta)}**` : fmtDelta(c.delta), `${fmtCompCI(c)} (${fmtLevel(c.ciLevel)})`, fmtP(c.pAdjusted), fmtWtl(c), roleLabel(c)].join(' | ')} |`,
     );
   }
   L.push(

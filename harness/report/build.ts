@@ -134,7 +134,12 @@ export function buildReportData(input: ReportInput): ReportData {
     measures,
     input.compare,
     input.gate && gateBaseline
-      ? { pair: { baseline: gateBaseline, system: input.gate.candidate }, measure: input.gate.measure, strata: gateStrata }
+      ? {
+          pair: { baseline: gateBaseline, system: input.gate.candidate },
+          measure: input.gate.measure,
+          strata: gateStrata,
+          ...(input.gate.rule === 'equivalent' ? { equivalence: true } : {}),
+        }
       : undefined,
   );
   const summary = summaryRows(input, strata, runIds);

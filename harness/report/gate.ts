@@ -1,6 +1,6 @@
-import type { GateConfig } from '../compare/config.js';
+import { type GateConfig, marginOf } from '../compare/config.js';
 import { gateCorrection } from '../compare/comparisons.js';
-import { fmtCI, fmtDelta, fmtLevel, fmtMde, fmtMean, fmtP } from './format.js';
+import { fmtCI, fmtCompCI, fmtDelta, fmtLevel, fmtMde, fmtMean, fmtP } from './format.js';
 import { findComparison, overallStratum, properStrata, type ReportCore } from './select.js';
 import type { Comparison, GateResult, Verdict } from './types.js';
 
@@ -8,7 +8,7 @@ import type { Comparison, GateResult, Verdict } from './types.js';
 export function describeComparison(c: Comparison, correction: string): string {
   return (
     `${c.measure} in ${c.stratum} (n=${c.n}): ${c.system} ${fmtMean(c.systemMean)} vs ${c.baseline} ` +
-    `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCI(c.ci)}, ` +
+    `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCompCI(c)}, ` +
     `p ${fmtP(c.pAdjusted)} (${correction}-corrected)`
   );
 }
@@ -23,7 +23,8 @@ export function describeComparison(c: Comparison, correction: string): string {
  * - `gain-overall-no-loss` and `no-loss`: a significant loss in any stratum is REJECT;
  * - `gain-overall-no-loss` and `gain-overall`: ADOPT on a significant overall gain of at least `minDelta`;
  * - `no-loss`: ADOPT when the overall interval's lower bound lies above `-minDelta` (non-inferiority);
- * - everything else is INCONCLUSIVE, with the overall MDE when the eval set was too small to see the delta.
+ * - everything else is INCONCLUSIVE, with the overall MDE when the eval set was too small to see the delta;
+ * - `equivalent` is its own branch (see equivalenceVerdict): two one-sided tests per stratum against the margins.
  */
 export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly baseline: string }): GateResult {
   const correction = gateCorrection(data.compare.correction);
@@ -36,6 +37,10 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
   const all = get(overall.id);
   const minDelta = cfg.minDelta ?? 0;
   const done = (verdict: Verdict, reason: string): GateResult => ({ verdict, reason, config: cfg });
+  if (cfg.rule === 'equivalent') {
+    const strata = [...properStrata(data).filter((s) => s.id !== overall.id), overall];
+    return done(...equivalenceVerdict(strata.map((s) => ({ c: get(s.id), margin: marginFor(cfg, s.id, s.id === overall.id) }))));
+  }
   if (all.significant && all.delta < 0) return done('REJECT', `significant loss overall: ${describeComparison(all, correction)}`);
   if (cfg.rule !== 'gain-overall') {
     const losses = properStrata(data)
@@ -64,6 +69,39 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
     return done('INCONCLUSIVE', `significant gain overall, but below minDelta ${fmtMean(minDelta)}: ${describeComparison(all, correction)}`);
   }
   return done('INCONCLUSIVE', `no significant difference overall: ${describeComparison(all, correction)}${mdeNote(all)}`);
+}
+
+function marginFor(cfg: GateConfig, stratum: string, overall: boolean): number {
+  const m = marginOf(cfg, stratum, overall);
+  if (m === undefined)
+    throw new Error(`evaluateGate: no equivalence margin for stratum ${stratum}; set gate.margin or gate.margins.${overall ? 'overall' : stratum}`);
+  return m;
+}
+
+/** One stratum's equivalence test as the gate quotes it: its TOST interval, level and margin. */
+function describeEquivalence(c: Comparison, margin: number): string {
+  const ci = c.equivalenceCi ?? [null, null];
+  const why = ci[0] === null && ci[1] === null ? 'no shift can be rejected at that level' : undefined;
+  return (
+    `${c.measure} in ${c.stratum} (n=${c.n}): delta ${fmtDelta(c.delta)}, ${fmtLevel(c.equivalenceLevel ?? null)} CI ${fmtCI(ci, why)}, ` +
+    `margin ${fmtMean(margin)}`
+  );
+}
+
+/**
+ * `rule: equivalent`, by two one-sided tests in interval form: a stratum is equivalent when its TOST interval
+ * (level 1 − 2α/m, see computeComparisons) lies inside (−margin, +margin); ADOPT when every stratum is. A
+ * stratum whose whole interval lies below −margin is a significant loss beyond the margin: REJECT. Anything
+ * else leaves the claim open: INCONCLUSIVE, naming each stratum not shown equivalent with its interval.
+ */
+function equivalenceVerdict(rows: readonly { c: Comparison; margin: number }[]): [Verdict, string] {
+  const lo = (r: { c: Comparison }) => r.c.equivalenceCi?.[0] ?? null;
+  const hi = (r: { c: Comparison }) => r.c.equivalenceCi?.[1] ?? null;
+  const losses = rows.filter((r) => hi(r) !== null && (hi(r) as number) < -r.margin);
+  if (losses.length > 0) return ['REJECT', `significant loss beyond the margin in ${losses.map((r) => describeEquivalence(r.c, r.margin)).join('; ')}`];
+  const open = rows.filter((r) => !(lo(r) !== null && hi(r) !== null && (lo(r) as number) > -r.margin && (hi(r) as number) < r.margin));
+  if (open.length === 0) return ['ADOPT', `equivalent within the margins in every stratum: ${rows.map((r) => describeEquivalence(r.c, r.margin)).join('; ')}`];
+  return ['INCONCLUSIVE', `not shown equivalent within the margin in ${open.map((r) => describeEquivalence(r.c, r.margin)).join('; ')}`];
 }
 
 function mdeNote(c: Comparison): string {

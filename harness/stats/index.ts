@@ -22,6 +22,17 @@ export {
   type WinTieLoss,
 } from './paired.js';
 export {
+  firstThreshold,
+  labelsNeeded,
+  ppiVariance,
+  queriesNeeded,
+  type LabelsNeededInput,
+  type PlanCorrection,
+  type PowerApprox,
+  type PpiVariance,
+  type QueriesNeededOptions,
+} from './power.js';
+export {
   randomizationCI,
   randomizationCIMany,
   randomizationTest,

@@ -53,7 +53,7 @@ arms:
 ${arms.join('\n')}
 systems:
 ${systems.map((s) => `  - ${s}`).join('\n')}
-compare: { permutations: 100, resamples: 100 }
+compare: { permutations: 1000, resamples: 100 }
 `,
   );
   return file;
