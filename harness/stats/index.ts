@@ -30,6 +30,7 @@ export {
   type RandomizationOptions,
   type RandomizationResult,
 } from './randomization.js';
+export { ppiMean, stratifiedPpiMean, tunedLambda, type PpiOptions, type PpiResult, type PpiSample } from './ppi.js';
 export { createRng, Rng } from './rng.js';
 export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
 export type { Vector } from './input.js';
