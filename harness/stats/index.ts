@@ -31,6 +31,7 @@ export {
   type RandomizationResult,
 } from './randomization.js';
 export { ppiMean, stratifiedPpiMean, tunedLambda, type PpiOptions, type PpiResult, type PpiSample } from './ppi.js';
+export { kendallTau, rankAgreementInterval, tauAP } from './rank-agreement.js';
 export { createRng, Rng } from './rng.js';
 export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
 export type { Vector } from './input.js';
