@@ -111,10 +111,7 @@ export const kappaCommand = defineCommand({
 });
 
 /** `stratum=N` entries as counts; a malformed one is a usage error naming it. */
-function stratumCounts(
-  entries: readonly string[] | undefined,
-  UsageError: typeof import('../errors.js').UsageError,
-): Record<string, number> | undefined {
+function stratumCounts(entries: readonly string[] | undefined, UsageError: typeof import('../errors.js').UsageError): Record<string, number> | undefined {
   if (entries === undefined) return undefined;
   const out: Record<string, number> = {};
   for (const entry of entries) {

@@ -77,7 +77,13 @@ export function allocate(
 ): Map<string, number> {
   const strata = [...held.keys()];
   const take = new Map<string, number>(strata.map((s) => [s, Math.min(fixed.get(s) ?? 0, held.get(s) as number)] as const));
-  let left = Math.max(0, Math.min(size, [...held.values()].reduce((a, b) => a + b, 0)) - [...take.values()].reduce((a, b) => a + b, 0));
+  let left = Math.max(
+    0,
+    Math.min(
+      size,
+      [...held.values()].reduce((a, b) => a + b, 0),
+    ) - [...take.values()].reduce((a, b) => a + b, 0),
+  );
   for (;;) {
     const open = strata.filter((s) => !fixed.has(s) && (take.get(s) as number) < (held.get(s) as number));
     if (left <= 0 || open.length === 0) return take;

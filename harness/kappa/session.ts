@@ -128,7 +128,8 @@ function sessionProblems(file: string, text: string, s: SessionState, j: Session
       new InputError(file, labelLines[i], `labels[${i}]${pair}: ${JSON.stringify(l)} is not a label: write a grade 0-3, "skip", or null (not labelled yet)`),
     );
   });
-  if (s.by !== undefined && s.by !== 'query') problems.push(new InputError(file, 1, `by ${JSON.stringify(s.by)}: write "query", or leave it out (a sample of pairs)`));
+  if (s.by !== undefined && s.by !== 'query')
+    problems.push(new InputError(file, 1, `by ${JSON.stringify(s.by)}: write "query", or leave it out (a sample of pairs)`));
   if (!Number.isInteger(s.position) || s.position < 0 || s.position > s.items.length)
     problems.push(new InputError(file, 1, `position ${JSON.stringify(s.position)} is not a pair number 0-${s.items.length}`));
   return problems;
