@@ -57,7 +57,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'comparisons', folders: ['harness/compare'] },
   { name: 'systems and config', folders: ['harness/systems', 'harness/config'] },
   { name: 'plan execution', folders: ['harness/execution'] },
-  { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init'] },
+  { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init', 'harness/evidence'] },
   { name: 'cli', folders: ['harness/cli', 'harness/evalset-build'] },
 ];
 

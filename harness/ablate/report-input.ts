@@ -119,6 +119,7 @@ export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed:
     ...(scored.examples === undefined ? {} : { examples: scored.examples }),
     compare: cfg.compare,
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
+    ...(scored.humanLabels === undefined ? {} : { humanLabels: scored.humanLabels }),
     command,
   };
 }
