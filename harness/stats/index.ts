@@ -30,6 +30,7 @@ export {
   type RandomizationOptions,
   type RandomizationResult,
 } from './randomization.js';
+export { gwetAC1, krippendorffAlphaOrdinal } from './label-agreement.js';
 export { ppiMean, stratifiedPpiMean, tunedLambda, type PpiOptions, type PpiResult, type PpiSample } from './ppi.js';
 export { kendallTau, rankAgreementInterval, tauAP } from './rank-agreement.js';
 export { createRng, Rng } from './rng.js';

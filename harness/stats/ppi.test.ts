@@ -85,7 +85,7 @@ describe('ppiMean and stratifiedPpiMean against the numpy reference', () => {
       return;
     }
     checkAgainst(live);
-  });
+  }, 60_000);
 });
 
 describe('ppiMean by hand', () => {
