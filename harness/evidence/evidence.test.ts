@@ -169,6 +169,19 @@ describe('decision-level validation', () => {
     expect(data.warnings.some((x) => x.code === 'judge-unvalidated')).toBe(false);
   });
 
+  it('a single labelled query: no rebuild, a failed validation that says why', () => {
+    const input = study({ bias: 0, trueGain: 0.1 }).input;
+    const labels = input.humanLabels as HumanLabelsInput;
+    const one = {
+      ...labels,
+      queries: labels.queries.slice(0, 1),
+      perQuery: { base: { 'nDCG@10': [0.1] }, cand: { 'nDCG@10': [0.2] }, other: { 'nDCG@10': [0] } },
+    };
+    const data = buildReportData({ ...input, humanLabels: one });
+    expect(data.validation?.pass).toBe(false);
+    expect(data.validation?.failures).toEqual(["1 human-labelled query among the report's, fewer than 25"]);
+  });
+
   it('too few labelled queries fail the validation by the config threshold', () => {
     const data = buildReportData(study({ bias: 0, trueGain: 0.1, labelled: 10 }).input);
     expect(data.validation?.failures).toContain('20 human-labelled queries, fewer than 25');

@@ -105,8 +105,10 @@ function rankings(data: Built, labels: HumanLabelsInput, judge: ReportInput['per
 export function validationOf(data: Built, build: (input: ReportInput) => ReportData): Validation | undefined {
   const labels = data.humanLabels;
   if (labels === undefined) return undefined;
-  const judgePq = judgeOnLabelled(data, labels);
   const measure = primaryMeasure(data);
+  const t = labels.thresholds;
+  if (labels.queries.length < 2) return tooFew(data, labels, measure);
+  const judgePq = judgeOnLabelled(data, labels);
   const judge = build(labelledInput(data, labels, judgePq));
   const human = build(labelledInput(data, labels, labels.perQuery));
   const signs = signChecks(judge, human);
@@ -115,7 +117,6 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
       ? { judge: judge.gateResult.verdict, human: human.gateResult.verdict, reproduces: judge.gateResult.verdict === human.gateResult.verdict }
       : undefined;
   const ranks = rankings(data, labels, judgePq, measure);
-  const t = labels.thresholds;
   const failures: string[] = [];
   if (labels.queries.length < t.minQueries) failures.push(`${labels.queries.length} human-labelled queries, fewer than ${t.minQueries}`);
   if (gate && !gate.reproduces) failures.push(`the gate says ${gate.judge} under the judge's labels and ${gate.human} under the human labels`);
@@ -137,5 +138,23 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
     thresholds: t,
     pass: failures.length === 0,
     failures,
+  };
+}
+
+/** Fewer than 2 labelled queries among the report's: nothing to rebuild the report on, a failed validation. */
+function tooFew(data: Built, labels: HumanLabelsInput, measure: string): Validation {
+  return {
+    labelsFile: labels.file,
+    qrelsVersion: labels.qrelsVersion,
+    labelledQueries: labels.queries.length,
+    incompleteQueries: labels.incomplete,
+    measure,
+    signs: [],
+    agreement: agreementOf(labels, data.compare.seed),
+    thresholds: labels.thresholds,
+    pass: false,
+    failures: [
+      `${labels.queries.length} human-labelled ${labels.queries.length === 1 ? 'query' : 'queries'} among the report's, fewer than ${Math.max(2, labels.thresholds.minQueries)}`,
+    ],
   };
 }
