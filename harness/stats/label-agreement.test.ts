@@ -145,7 +145,9 @@ describe('label agreement against the reference script', () => {
   it('agrees with a fresh run of the reference script (skipped without python3 + numpy)', (ctx) => {
     const probe = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' });
     if (probe.status !== 0) {
-      console.log(`label-agreement.test.ts: live reference skipped: python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim()})`);
+      console.log(
+        `label-agreement.test.ts: live reference skipped: python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`,
+      );
       ctx.skip();
       return;
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../errors.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
-import { type PpiOptions, type PpiResult, type PpiSample, ppiMean, stratifiedPpiMean } from './ppi.js';
+import { type PpiOptions, type PpiResult, type PpiSample, ppiMean, stratifiedPpiMean, tunedLambda } from './ppi.js';
 
 /**
  * PPI++ against an independent numpy implementation written from the paper's formulas
@@ -37,7 +37,7 @@ const committed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'harness', 'stats',
 
 function liveReference(): Reference | string {
   const probe = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' });
-  if (probe.status !== 0) return `python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (probe.status !== 0) return `python3 with numpy is not available (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`;
   const run = spawnSync('python3', [SCRIPT, '--stdout'], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (run.status !== 0) throw new Error(`${SCRIPT} failed: ${run.stderr}`);
   return JSON.parse(run.stdout) as Reference;
@@ -145,6 +145,10 @@ describe('ppiMean input errors', () => {
       expect(() => ppiMean(s, opts)).toThrow(message);
     });
   }
+
+  it('tunedLambda checks its sample too', () => {
+    expect(() => tunedLambda({ ...ok, judgeOnLabelled: [1, 2, 3] })).toThrow(/tunedLambda: human has 2 values but judgeOnLabelled has 3/);
+  });
 
   it('stratifiedPpiMean names the stratum and refuses partial or non-positive weights', () => {
     expect(() => stratifiedPpiMean([{ sample: ok }, { sample: { ...ok, human: [1] } }], o)).toThrow(/strata\[1\]: human has 1 value/);

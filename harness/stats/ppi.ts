@@ -100,6 +100,7 @@ function checkOptions(where: string, o: PpiOptions): 'tuned' | number {
  * are both 0): lambda is then 0, and any lambda would give the same estimate and interval.
  */
 export function tunedLambda(s: PpiSample): number {
+  checkSample('tunedLambda', s);
   const n = s.human.length;
   const N = s.judgeOnUnlabelled.length;
   const cov = coSum(s.human, s.judgeOnLabelled) / n;

@@ -45,7 +45,9 @@ describe('kendallTau and tauAP against the reference script', () => {
   it('agree with a fresh run of the reference script (skipped without python3 + scipy)', (ctx) => {
     const probe = spawnSync('python3', ['-c', 'import numpy, scipy'], { encoding: 'utf8' });
     if (probe.status !== 0) {
-      console.log(`rank-agreement.test.ts: live reference skipped: python3 with scipy is not available (${probe.error?.message ?? probe.stderr.trim()})`);
+      console.log(
+        `rank-agreement.test.ts: live reference skipped: python3 with scipy is not available (${probe.error?.message ?? probe.stderr.trim().split('\n').at(-1)})`,
+      );
       ctx.skip();
       return;
     }
@@ -76,6 +78,13 @@ describe('tauAP by hand (Yilmaz, Aslam & Robertson 2008)', () => {
     expect(tauAP([1, 1, 2, 3], [5, 5, 6, 7])).toBe(1);
     expect(tauAP(reference, [1, 2, 3, 4])).toBe(-1);
     expect(kendallTau(reference, [1, 2, 3, 4])).toBe(-1);
+  });
+
+  it('equals tau where the two coincide: two systems (one pair, C(2) is 0 or 1), and no ties', () => {
+    expect(tauAP([1, 2], [3, 4])).toBe(kendallTau([1, 2], [3, 4]));
+    expect(tauAP([1, 2], [4, 3])).toBe(kendallTau([1, 2], [4, 3]));
+    // With three systems they part: one swap at the top costs tau_AP more than tau.
+    expect(tauAP([3, 2, 1], [2, 3, 1])).toBeLessThan(kendallTau([3, 2, 1], [2, 3, 1]));
   });
 
   it('is not symmetric: the reference comes first', () => {
