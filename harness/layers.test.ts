@@ -25,7 +25,8 @@ interface Layer {
  * - comparisons: paired tests over measured runs;
  * - systems and config: the pipeline nodes, and the config loader that plans them;
  * - plan execution: runPlan, the one way anything gets runs (probe, run cache, serial or worker threads);
- * - runs: ablate, judge (which pools an ablation's runs), report, kappa, init;
+ * - runs: ablate, judge (which pools an ablation's runs), report, kappa, init, evidence (human labels, PPI on the
+ *   comparisons, judge validation: read by ablate, computed by the report builder);
  * - cli: the commands, `harness evalset build` included.
  */
 const LAYERS: readonly Layer[] = [
@@ -57,7 +58,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'comparisons', folders: ['harness/compare'] },
   { name: 'systems and config', folders: ['harness/systems', 'harness/config'] },
   { name: 'plan execution', folders: ['harness/execution'] },
-  { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init'] },
+  { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init', 'harness/evidence'] },
   { name: 'cli', folders: ['harness/cli', 'harness/evalset-build'] },
 ];
 

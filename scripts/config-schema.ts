@@ -30,6 +30,7 @@ import { evalSetFormats } from '../evalset/load.js';
 import { compareSchema, gateSchema } from '../harness/compare/config.js';
 import { configSchema } from '../harness/config/schema.js';
 import { judgeConfigSchema } from '../harness/config/judge.js';
+import { validationSchema } from '../harness/config/validation.js';
 import { nodeKinds } from '../harness/systems/registry.js';
 import { projectRoot } from '../harness/util/project.js';
 
@@ -53,6 +54,7 @@ function components(): Component[] {
     { name: 'compare', schema: compareSchema },
     { name: 'gate', schema: gateSchema },
     { name: 'judge', schema: judgeConfigSchema },
+    { name: 'validation', schema: validationSchema },
   ];
   for (const [kind, f] of Object.entries(armFactories)) out.push({ name: armParamsDef(kind), schema: f.params });
   for (const [kind, node] of Object.entries(nodeKinds)) {
@@ -451,6 +453,9 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   qrels: 'The qrels to score with: gold (default), judged, or gold+judged (needs judgments).',
   judgments: 'The judgments folder `harness judge` writes and judged qrels read; relative to this file.',
   judge: 'How `harness judge` judges the pool: model, baseURL, local, depth, samples, ...',
+  humanLabels:
+    'Human labels of the judged pool: a kappa session (harness kappa --by query) or TREC qrels; relative to this file. Corrects the judged deltas (PPI) and validates the judge.',
+  validation: 'When the judge counts as validated on the human-labelled queries: { minTau, minQueries, resamples }.',
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -547,7 +552,7 @@ export function configJsonSchema(): JsonSchema {
   }
 
   // Blocks the root types as open records: their owners' schemas.
-  for (const block of ['compare', 'gate', 'judge']) props[block] = ref(block);
+  for (const block of ['compare', 'gate', 'judge', 'validation']) props[block] = ref(block);
 
   // Judged qrels read a judgments folder.
   addAll(root, [when({ properties: { qrels: { enum: ['judged', 'gold+judged'] } }, required: ['qrels'] }, { required: ['judgments'] })]);

@@ -133,6 +133,7 @@ function plainReportInput(cfg: ResolvedConfig, study: LoadedStudy, executed: Exe
     ...(scored.examples === undefined ? {} : { examples: scored.examples }),
     compare: cfg.compare,
     ...(cfg.gate === undefined ? {} : { gate: cfg.gate }),
+    ...(scored.humanLabels === undefined ? {} : { humanLabels: scored.humanLabels }),
     command,
   };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { runPlan } from '../execution/run-plan.js';
 import type { GateResult, ReportInput } from '../report/types.js';
 import { buildReportData, writeReportData } from '../report/index.js';
+import { readHumanLabels } from '../evidence/labels.js';
 import { loadStudy } from './load.js';
 import { manifestOf, type PhaseTimings, spentTimes, type SystemSummary, systemSummaries } from './manifest.js';
 import { reportInputOf } from './report-input.js';
@@ -56,6 +57,8 @@ export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise
   const study = await loadStudy(given, ctx.log);
   // The report and manifest record the permutation count actually drawn (raised at load when too few).
   const cfg = study.compare === given.compare ? given : { ...given, compare: study.compare };
+  // Read before any run, so a bad labels file fails in seconds, not after the systems ran.
+  const labels = cfg.humanLabels && cfg.judgments ? await readHumanLabels(cfg.humanLabels.path, cfg.judgments) : undefined;
   const loadMs = since(t0);
   const store = new ContentStore(cfg.cache, { log: ctx.log });
   await store.sweepOrphans();
@@ -64,7 +67,7 @@ export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise
   const executed = await runPlan(cfg, study.scopes, { store, log: ctx.log, env: ctx.env, jobs: ctx.jobs ?? 'auto', ...refresh });
   const executeMs = since(t1);
   const t2 = performance.now();
-  const scored = scoreAblation(cfg, study, executed);
+  const scored = scoreAblation(cfg, study, executed, labels);
   const input = reportInputOf(cfg, study, executed, scored, ctx.command);
   const evaluateMs = since(t2);
   const t3 = performance.now();

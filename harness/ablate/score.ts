@@ -4,6 +4,9 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { parseMeasure } from '../metrics/index.js';
 import { isTested, type Measure } from '../metrics/measure.js';
+import type { HumanLabelSet } from '../evidence/labels.js';
+import { humanQrels } from '../evidence/labels.js';
+import type { HumanLabelsInput } from '../evidence/types.js';
 import type { QueryExample, RecallCurves } from '../report/types.js';
 import { type CondensedScores, condensedScores } from './condensed.js';
 import { queryExamples, recallCurves } from './evidence.js';
@@ -37,6 +40,8 @@ export interface ScoredAblation {
   readonly qrels: Qrels;
   /** On judged or pooled qrels: the decisions' measures on condensed lists, and Bpref (ADR 0040). */
   readonly condensed?: CondensedScores;
+  /** The human-labelled queries scored under the human qrels, when the config names `humanLabels:`. */
+  readonly humanLabels?: HumanLabelsInput;
 }
 
 type Unit = ReturnType<typeof scoringUnit>;
@@ -127,7 +132,7 @@ function examplesOf(
  * Scores an executed plan on the test queries: per-query values of every measure, one tuned system per grid
  * (picked without leakage), the means, recall curves and the example queries of one pair.
  */
-export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan): ScoredAblation {
+export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, labels?: HumanLabelSet): ScoredAblation {
   const { es } = study;
   const measures = cfg.measures.map((m) => parseMeasure(m));
   const unit = scoringUnit(cfg, es);
@@ -147,7 +152,39 @@ export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed:
   }
   const curves = recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
   const examples = examplesOf(cfg, perQuery, measures, es, runs);
-  const out = { runs, perQuery, means: meansOf(perQuery), tuned, curves, ...(examples ? { examples } : {}), notes: scored.notes, qrels: unit.qrels };
+  const human = labels && cfg.humanLabels ? scoreHuman(cfg, study.es, runs, measures, labels) : undefined;
+  const out = {
+    runs,
+    perQuery,
+    means: meansOf(perQuery),
+    tuned,
+    curves,
+    ...(examples ? { examples } : {}),
+    notes: scored.notes,
+    qrels: unit.qrels,
+    ...(human ? { humanLabels: human } : {}),
+  };
   const condensed = condensedScores(cfg, study, executed, out);
   return condensed === undefined ? out : { ...out, condensed };
+}
+
+/**
+ * Every run (tuned systems included) on the labelled queries under the human qrels, through the same scoring
+ * path and unit as the judged scores, so a per-query difference between the two is the labels' alone.
+ */
+function scoreHuman(cfg: ResolvedConfig, es: EvalSet, runs: ReadonlyMap<string, Run>, measures: readonly Measure[], labels: HumanLabelSet): HumanLabelsInput {
+  const inEvalSet = new Set(labels.complete);
+  const ids = es.queries.map((q) => q.id).filter((q) => inEvalSet.has(q));
+  const unit = scoringUnit(cfg, { ...es, qrels: humanQrels(es.qrels, labels) });
+  const perQuery = scoreRuns(unit.qrels, runs, measures, ids, scoreOptions(cfg, unit)).perQuery;
+  return {
+    file: cfg.humanLabels?.asWritten as string,
+    kind: labels.kind,
+    qrelsVersion: labels.qrelsVersion,
+    queries: ids,
+    incomplete: labels.incomplete.length,
+    perQuery,
+    pairs: labels.pairs.map((p) => ({ queryId: p.queryId, docId: p.docId, stratum: p.stratum, human: p.human, judge: p.llm })),
+    thresholds: { minTau: cfg.validation.minTau, minQueries: cfg.validation.minQueries, resamples: cfg.validation.resamples },
+  };
 }

@@ -10,6 +10,17 @@ export const kappaCommand = defineCommand({
       .option('labels', { type: 'string', describe: 'human labels from a file (TREC qrels: queryId 0 docId grade) instead of a session' })
       .option('report', { type: 'boolean', default: false, describe: 'print the report of the labels so far; label nothing' })
       .option('sample', { type: 'number', describe: 'pairs to label (default 20% of the judged pairs, at least 50)' })
+      .option('by', {
+        choices: ['pair', 'query'] as const,
+        default: 'pair' as const,
+        describe: 'a new session samples pairs, or queries with every judged pair of each (labels by query: also per-query human labels)',
+      })
+      .option('queries', { type: 'number', describe: 'with --by query: queries to sample (default 20% of the judged queries, at least 25)' })
+      .option('stratum-queries', {
+        type: 'string',
+        array: true,
+        describe: 'with --by query: stratum=N queries for that stratum exactly; repeatable',
+      })
       .option('oversample', {
         type: 'string',
         array: true,
@@ -26,6 +37,7 @@ export const kappaCommand = defineCommand({
       .option('level', { type: 'number', default: 0.95, describe: 'interval level' })
       .option('disagreements', { type: 'string', describe: 'write the pairs where human and judge differ to this CSV' })
       .example('$0 kappa --judgments data/judgments', 'label pairs at the terminal: 0-3, s skip, b back, q quit')
+      .example('$0 kappa --judgments data/judgments --by query --queries 40', 'label every judged pair of 40 queries (human labels for an ablation)')
       .example('$0 kappa --judgments data/judgments --report --disagreements disagree.csv', 'report the labels so far'),
   async run(args, io) {
     const { resolve } = await import('node:path');
@@ -41,10 +53,15 @@ export const kappaCommand = defineCommand({
         oversample[m[1] as string] = Number(m[2]);
       }
     }
+    const perStratum = stratumCounts(args['stratum-queries'], UsageError);
+    if (args.by !== 'query' && (args.queries !== undefined || perStratum !== undefined))
+      throw new UsageError('--queries and --stratum-queries sample queries: add --by query');
+    if (args.by === 'query' && args.sample !== undefined) throw new UsageError('--sample counts pairs; with --by query give --queries');
     const positive = (flag: string, v: number | undefined) => {
       if (v !== undefined && !(Number.isInteger(v) && v > 0)) throw new UsageError(`--${flag} ${v}: give a whole number above 0`);
     };
     positive('sample', args.sample);
+    positive('queries', args.queries);
     positive('resamples', args.resamples);
     if (!(args.level > 0 && args.level < 1)) throw new UsageError(`--level ${args.level}: give a level between 0 and 1, e.g. 0.95`);
     if (!(args.threshold >= -1 && args.threshold <= 1)) throw new UsageError(`--threshold ${args.threshold}: kappa lies in [-1, 1]`);
@@ -59,6 +76,9 @@ export const kappaCommand = defineCommand({
           ...(args.labels === undefined ? {} : { labels: resolve(io.cwd, args.labels) }),
           reportOnly: args.report,
           ...(args.sample === undefined ? {} : { size: args.sample }),
+          by: args.by,
+          ...(args.queries === undefined ? {} : { queries: args.queries }),
+          ...(perStratum === undefined ? {} : { perStratum }),
           ...(oversample === undefined ? {} : { oversample }),
           seed: args.seed,
           on: args.on,
@@ -89,3 +109,15 @@ export const kappaCommand = defineCommand({
     }
   },
 });
+
+/** `stratum=N` entries as counts; a malformed one is a usage error naming it. */
+function stratumCounts(entries: readonly string[] | undefined, UsageError: typeof import('../errors.js').UsageError): Record<string, number> | undefined {
+  if (entries === undefined) return undefined;
+  const out: Record<string, number> = {};
+  for (const entry of entries) {
+    const m = /^([^=]+)=(\d+)$/.exec(entry);
+    if (!m || !(Number(m[2]) > 0)) throw new UsageError(`--stratum-queries ${entry}: give stratum=N with a whole N above 0, e.g. multi-hop=10`);
+    out[m[1] as string] = Number(m[2]);
+  }
+  return out;
+}

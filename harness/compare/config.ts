@@ -77,6 +77,13 @@ export const gateSchema = z
      * `no-loss` it is the non-inferiority margin. Default 0.
      */
     minDelta: z.number().min(0).optional(),
+    /**
+     * On judged qrels, what the gate decides on: `plain` (default) the judge-based comparisons; `ppi` the
+     * prediction-powered interval of the paired difference, corrected for the judge's bias with the human-labelled
+     * queries (`humanLabels:`); significant = the interval excludes 0 (docs/adr/0038). Refused without human labels
+     * or on gold qrels.
+     */
+    judged: z.enum(['plain', 'ppi']).optional(),
   })
   .superRefine((g, ctx) => {
     if (g.rule === 'equivalent' && g.margin === undefined && g.margins === undefined)

@@ -15,7 +15,19 @@ import { resolvePath } from './paths.js';
 import { keysOf, zodProblems } from './problems.js';
 import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { resolveSystems } from './systems-block.js';
-import { type ResolvedTune, RunRefs, resolveCompare, resolveExpect, resolveGate, resolveJudging, resolveTune, runIdsOf } from './study-blocks.js';
+import {
+  type ResolvedEvidence,
+  type ResolvedTune,
+  RunRefs,
+  resolveCompare,
+  resolveEvidence,
+  resolveExpect,
+  resolveGate,
+  resolveJudging,
+  resolveTune,
+  runIdsOf,
+} from './study-blocks.js';
+import type { ValidationConfig } from './validation.js';
 
 export type { ResolvedTune } from './study-blocks.js';
 export { armRequirements } from './systems-block.js';
@@ -59,6 +71,10 @@ export interface ResolvedConfig {
   readonly judgments?: string;
   /** The `judge:` block, validated. */
   readonly judge?: JudgeConfig;
+  /** The human labels of the judged pool (`humanLabels:`), absolute and as written. */
+  readonly humanLabels?: ResolvedEvidence['humanLabels'];
+  /** When the judge counts as validated (`validation:`, defaults filled). */
+  readonly validation: ValidationConfig;
 }
 
 /** A config parsed block by block: a block that failed is absent, an arm or system entry that failed is a hole. */
@@ -162,7 +178,8 @@ function resolveBlocks(cfg: LenientConfig, dir: string, env: NodeJS.ProcessEnv) 
   const gate = resolveGate(cfg.gate, refs, measures.value);
   const expect = resolveExpect(cfg.expect, refs, measures.value);
   const judge = resolveJudging(cfg);
-  const problems = [evalset, measures, systems, tune, compare, gate, expect, judge].flatMap((r) => r.problems);
+  const evidence = resolveEvidence(cfg, gate.value, dir);
+  const problems = [evalset, measures, systems, tune, compare, gate, expect, judge, evidence].flatMap((r) => r.problems);
   return {
     evalset: evalset.value,
     measures: measures.value,
@@ -173,6 +190,7 @@ function resolveBlocks(cfg: LenientConfig, dir: string, env: NodeJS.ProcessEnv) 
     gate: gate.value,
     expect: expect.value,
     judge: judge.value,
+    evidence: evidence.value,
     problems,
   };
 }
@@ -222,6 +240,8 @@ function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; c
     qrels: cfg.qrels ?? 'gold',
     ...(cfg.judgments === undefined ? {} : { judgments: resolvePath(file.dir, cfg.judgments) }),
     ...(b.judge === undefined ? {} : { judge: b.judge }),
+    ...(b.evidence.humanLabels === undefined ? {} : { humanLabels: b.evidence.humanLabels }),
+    validation: b.evidence.validation,
   });
 }
 

@@ -134,6 +134,14 @@ export const configSchema = z
     qrels: z.enum(['gold', 'judged', 'gold+judged']).optional(),
     /** The judgments folder `harness judge` writes and `judged` qrels read; relative to the config file. */
     judgments: z.string().optional(),
+    /**
+     * Human labels of the judged pool: a kappa session file (best written by `harness kappa --by query`) or TREC
+     * qrels (`queryId 0 docId grade`); relative to the config file. A query whose every judged pair has a human
+     * grade is labelled: it corrects the judged deltas (PPI) and validates the judge (docs/adr/0038).
+     */
+    humanLabels: z.string().min(1).optional(),
+    /** When the judge counts as validated on the human-labelled queries (harness/config/validation.ts). */
+    validation: z.record(z.string(), z.unknown()).optional(),
     /** How `harness judge` judges this ablation's pool (harness/config/judge.ts). Not hashed. */
     judge: z.record(z.string(), z.unknown()).optional(),
   })

@@ -1,7 +1,10 @@
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { didYouMean } from '../util/suggest.js';
+import { existsSync, statSync } from 'node:fs';
 import { judgeConfigSchema, type JudgeConfig } from './judge.js';
+import { resolvePath } from './paths.js';
+import { type ValidationConfig, validationSchema } from './validation.js';
 import { canonicalMeasure, listedMeasure } from './measures-block.js';
 import { keysOf, zodProblems } from './problems.js';
 import type { Resolved } from './resolved.js';
@@ -109,4 +112,37 @@ export function resolveJudging(cfg: Pick<RawConfig, 'qrels' | 'judgments' | 'jud
   const j = judgeConfigSchema.safeParse(cfg.judge);
   if (j.success) return { value: j.data, problems };
   return { value: undefined, problems: [...problems, ...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p))] };
+}
+
+/** The human labels and the validation thresholds, resolved: the labels file absolute and as written. */
+export interface ResolvedEvidence {
+  readonly humanLabels?: { readonly path: string; readonly asWritten: string };
+  readonly validation: ValidationConfig;
+}
+
+/**
+ * `humanLabels:`, `validation:` and `gate.judged`: human labels validate a judge, so they need judged qrels; a
+ * gate that decides on the PPI interval needs them; the labels file must exist (its lines are checked against
+ * the judgments when the study loads).
+ */
+export function resolveEvidence(
+  cfg: Pick<RawConfig, 'qrels' | 'humanLabels' | 'validation'>,
+  gate: GateConfig | undefined,
+  dir: string,
+): Resolved<ResolvedEvidence> {
+  const problems: string[] = [];
+  const v = validationSchema.safeParse(cfg.validation ?? {});
+  const validation = v.success ? v.data : validationSchema.parse({});
+  if (!v.success) problems.push(...zodProblems(v.error.issues, ['validation'], (p) => keysOf(validationSchema, p)));
+  const gold = (cfg.qrels ?? 'gold') === 'gold';
+  if (gate?.judged === 'ppi' && gold)
+    problems.push('gate.judged: "ppi" corrects a judge\'s bias, and qrels is gold (no judge); remove gate.judged or set qrels: judged / gold+judged');
+  else if (gate?.judged === 'ppi' && cfg.humanLabels === undefined)
+    problems.push('gate.judged: "ppi" corrects the judged deltas with human labels; add humanLabels: <kappa session or TREC qrels> (harness kappa --by query)');
+  if (cfg.humanLabels === undefined) return { value: { validation }, problems };
+  if (gold) problems.push('humanLabels: human labels validate a judge, and qrels is gold; set qrels: judged or gold+judged, or remove humanLabels');
+  const path = resolvePath(dir, cfg.humanLabels);
+  if (!existsSync(path) || !statSync(path).isFile())
+    problems.push(`humanLabels: ${path} is not a file; give a kappa session (harness kappa --by query) or TREC qrels, relative to the config file`);
+  return { value: { humanLabels: { path, asWritten: cfg.humanLabels }, validation }, problems };
 }

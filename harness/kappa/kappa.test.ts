@@ -232,7 +232,8 @@ describe('harness kappa', () => {
           judge: { model: 'judge-m', servedModels: [] },
         },
       ),
-    ).toEqual(r);
+    ).toEqual({ ...r, queries: undefined });
+    expect(r.queries).toEqual({ complete: 2, incomplete: 0 });
     // Every judged pair is labelled: the check is made, and its line says what it read.
     expect(formatKappaReport(r)).toContain(`kappa check: ${r.check}: quadratic kappa ${r.quadratic.kappa!.toFixed(3)}`);
   });

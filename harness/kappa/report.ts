@@ -52,6 +52,11 @@ export interface KappaReport extends KappaTable {
   readonly judged: number;
   /** The judge as its manifest records it: the model asked for and the models the server answered as. */
   readonly judge?: { readonly model: string; readonly servedModels: readonly string[] };
+  /**
+   * Queries the labels cover whole (every pair the judge graded for them labelled: usable as query-level human
+   * labels) and those covered in part. Set by `harness kappa`, which knows the judgments.
+   */
+  readonly queries?: { readonly complete: number; readonly incomplete: number };
   /** The kappa check: PASS when the `on` kappa is at least `threshold`; TOO-FEW below `minimum` labelled pairs. */
   readonly check: KappaCheck;
 }
@@ -225,6 +230,10 @@ export function formatKappaReport(r: KappaReport): string {
   r.confusion.forEach((row, h) => L.push(`  ${h}  ${row.map((c) => String(c).padStart(5)).join('')}`));
   const pct = (xs: readonly number[]) => xs.map((x, g) => `${g}: ${(100 * x).toFixed(1)}%`).join(', ');
   L.push(`base rates: human ${pct(r.baseRates.human)}; judge ${pct(r.baseRates.llm)}`);
+  if (r.queries !== undefined)
+    L.push(
+      `queries labelled whole (every judged pair): ${r.queries.complete}; in part: ${r.queries.incomplete}${r.queries.incomplete > 0 ? ' (not usable as query-level labels until finished)' : ''}`,
+    );
   L.push(checkLine(r));
   return `${L.join('\n')}\n`;
 }

@@ -8,7 +8,8 @@ import { InputError, InputProblems, UsageError } from '../errors.js';
 import { readJudgments, type Judgments } from '../judge/store.js';
 import type { Logger } from '../log.js';
 import { type KappaKind, type KappaReport, kappaReport, type LabelledPair } from './report.js';
-import { type KappaItem, kappaSample } from './sample.js';
+import { queryCoverage } from './coverage.js';
+import { type KappaItem, kappaSample, querySample } from './sample.js';
 import { keysOf, loadSession, newSession, runSession, type SessionState, saveSession } from './session.js';
 
 export interface KappaOptions {
@@ -20,6 +21,12 @@ export interface KappaOptions {
   /** Only print the report of the labels so far. */
   readonly reportOnly: boolean;
   readonly size?: number;
+  /** `query`: a new session samples queries and labels every judged pair of each (see querySample). */
+  readonly by?: 'pair' | 'query';
+  /** Queries to sample by query; default defaultQuerySampleSize. */
+  readonly queries?: number;
+  /** Exact query counts for some strata, by query. */
+  readonly perStratum?: Readonly<Record<string, number>>;
   readonly oversample?: Readonly<Record<string, number>>;
   readonly seed: number;
   readonly on: KappaKind;
@@ -51,7 +58,7 @@ function llmGrades(j: Judgments): Map<string, number> {
 }
 
 /** The labelled pairs of a session: items with a grade (skips and unreached items are left out). */
-function sessionPairs(s: SessionState, llm: ReadonlyMap<string, number>): LabelledPair[] {
+export function sessionPairs(s: SessionState, llm: ReadonlyMap<string, number>): LabelledPair[] {
   const out: LabelledPair[] = [];
   s.items.forEach((it, i) => {
     const h = s.labels[i];
@@ -73,7 +80,7 @@ function labelFields(line: string): { queryId: string; docId: string; grade: str
  * Pairs from a labels file, every line checked: a grade 0-3, a pair the judge graded, each pair once. Every
  * bad line is reported at its `file:line` (up to 50 at once), never dropped.
  */
-async function filePairs(file: string, j: Judgments): Promise<LabelledPair[]> {
+export async function filePairs(file: string, j: Judgments): Promise<LabelledPair[]> {
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new InputError(file, undefined, `cannot be read (${err.code ?? err.message})`, { hint: 'give --labels the path of a labels file' });
   });
@@ -109,6 +116,24 @@ export function disagreementsCsv(pairs: readonly LabelledPair[]): string {
   );
 }
 
+/** A new session: a sample of pairs, or by query every judged pair of a sample of queries. */
+async function startSession(opts: KappaOptions, j: Judgments, sessionFile: string): Promise<SessionState> {
+  const oversample = opts.oversample === undefined ? {} : { oversample: opts.oversample };
+  const items =
+    opts.by === 'query'
+      ? querySample(judgedItems(j), {
+          seed: opts.seed,
+          ...(opts.queries === undefined ? {} : { queries: opts.queries }),
+          ...(opts.perStratum === undefined ? {} : { perStratum: opts.perStratum }),
+          ...oversample,
+        })
+      : kappaSample(judgedItems(j), { seed: opts.seed, ...(opts.size === undefined ? {} : { size: opts.size }), ...oversample });
+  if (items.length === 0) throw new UsageError(`${opts.judgments} holds no judged pairs to verify`);
+  const s = newSession(j.manifest.qrelsVersion, opts.seed, items, opts.by === 'query' ? 'query' : undefined);
+  await saveSession(sessionFile, s);
+  return s;
+}
+
 /**
  * `harness kappa`: hand-verify a stratified sample of the judge's grades, blind to them, in a resumable session
  * (or read the labels from a file), then report agreement and the kappa check, tied to the qrels version.
@@ -116,8 +141,8 @@ export function disagreementsCsv(pairs: readonly LabelledPair[]): string {
 export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOutcome> {
   const j = await readJudgments(opts.judgments);
   const llm = llmGrades(j);
-  const report = (pairs: LabelledPair[]) =>
-    kappaReport(pairs, {
+  const report = (pairs: LabelledPair[]) => ({
+    ...kappaReport(pairs, {
       qrelsVersion: j.manifest.qrelsVersion,
       on: opts.on,
       threshold: opts.threshold,
@@ -126,7 +151,9 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
       level: opts.level,
       judged: llm.size,
       judge: { model: j.manifest.judge.model, servedModels: j.manifest.servedModels ?? [] },
-    });
+    }),
+    queries: ((c) => ({ complete: c.complete.length, incomplete: c.incomplete.length }))(queryCoverage(pairs, j.records)),
+  });
   const finish = async (pairs: LabelledPair[]) => {
     if (opts.disagreements !== undefined) await writeFileAtomic(opts.disagreements, disagreementsCsv(pairs));
     return report(pairs);
@@ -143,15 +170,10 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
     return { report: await finish(pairs), complete: s.position >= s.items.length, session: s };
   }
   if (!s) {
-    const items = kappaSample(judgedItems(j), {
-      seed: opts.seed,
-      ...(opts.size === undefined ? {} : { size: opts.size }),
-      ...(opts.oversample === undefined ? {} : { oversample: opts.oversample }),
-    });
-    if (items.length === 0) throw new UsageError(`${opts.judgments} holds no judged pairs to verify`);
-    s = newSession(j.manifest.qrelsVersion, opts.seed, items);
-    await saveSession(sessionFile, s);
-    io.log.info(`kappa: new session of ${items.length} pairs in ${sessionFile}`);
+    s = await startSession(opts, j, sessionFile);
+    io.log.info(
+      `kappa: new session of ${s.items.length} pairs${s.by === 'query' ? ` (${new Set(s.items.map((it) => it.queryId)).size} queries, every judged pair of each)` : ''} in ${sessionFile}`,
+    );
   } else io.log.info(`kappa: resuming ${sessionFile} at pair ${Math.min(s.position + 1, s.items.length)} of ${s.items.length}`);
 
   const es = await loadEvalSet(

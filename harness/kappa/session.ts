@@ -13,14 +13,19 @@ export interface SessionState {
   /** The judgments' qrels version: a session belongs to one judge, prompt and pool. */
   readonly qrelsVersion: string;
   readonly seed: number;
+  /**
+   * `query`: labels by query (every judged pair of each sampled query, query by query), so the labels also give
+   * per-query measures; absent: a sample of pairs.
+   */
+  readonly by?: 'query';
   readonly items: readonly KappaItem[];
   readonly labels: HumanLabel[];
   /** The item shown next. `items.length` when every item has a label or a skip. */
   position: number;
 }
 
-export function newSession(qrelsVersion: string, seed: number, items: readonly KappaItem[]): SessionState {
-  return { sessionVersion: 1, qrelsVersion, seed, items, labels: items.map(() => null), position: 0 };
+export function newSession(qrelsVersion: string, seed: number, items: readonly KappaItem[], by?: 'query'): SessionState {
+  return { sessionVersion: 1, qrelsVersion, seed, ...(by === undefined ? {} : { by }), items, labels: items.map(() => null), position: 0 };
 }
 
 /**
@@ -28,7 +33,13 @@ export function newSession(qrelsVersion: string, seed: number, items: readonly K
  * one can be reported at its line.
  */
 export function sessionText(s: SessionState): string {
-  const head = JSON.stringify({ sessionVersion: s.sessionVersion, qrelsVersion: s.qrelsVersion, seed: s.seed, position: s.position });
+  const head = JSON.stringify({
+    sessionVersion: s.sessionVersion,
+    qrelsVersion: s.qrelsVersion,
+    seed: s.seed,
+    ...(s.by === undefined ? {} : { by: s.by }),
+    position: s.position,
+  });
   const list = (xs: readonly unknown[]) => (xs.length === 0 ? '[]' : `[\n${xs.map((x) => JSON.stringify(x)).join(',\n')}\n]`);
   return `${head.slice(0, -1)},\n"items":${list(s.items)},\n"labels":${list(s.labels)}\n}\n`;
 }
@@ -117,6 +128,8 @@ function sessionProblems(file: string, text: string, s: SessionState, j: Session
       new InputError(file, labelLines[i], `labels[${i}]${pair}: ${JSON.stringify(l)} is not a label: write a grade 0-3, "skip", or null (not labelled yet)`),
     );
   });
+  if (s.by !== undefined && s.by !== 'query')
+    problems.push(new InputError(file, 1, `by ${JSON.stringify(s.by)}: write "query", or leave it out (a sample of pairs)`));
   if (!Number.isInteger(s.position) || s.position < 0 || s.position > s.items.length)
     problems.push(new InputError(file, 1, `position ${JSON.stringify(s.position)} is not a pair number 0-${s.items.length}`));
   return problems;

@@ -1,6 +1,8 @@
 import { ConfigError } from '../errors.js';
 import { comparisonPairs, computeComparisons, type StratumIndex } from '../compare/comparisons.js';
 import { type ReportedMeasure, reportedMeasures } from '../compare/measures.js';
+import { ppiRows } from '../evidence/ppi.js';
+import { validationOf } from '../evidence/validate.js';
 import { evaluateGate } from './gate.js';
 import { OVERALL, REPORT_VERSION, type ReportData, type ReportInput, type StratumInfo, type SummaryRow } from './types.js';
 import { deriveWarnings } from './warnings.js';
@@ -157,7 +159,11 @@ export function buildReportData(input: ReportInput): ReportData {
     comparisons,
     families,
   } satisfies Omit<ReportData, 'warnings' | 'gateResult'>;
-  const gateResult = input.gate && gateBaseline ? evaluateGate(partial, { ...input.gate, baseline: gateBaseline }) : undefined;
-  const withGate = gateResult ? { ...partial, gateResult } : partial;
-  return { ...withGate, warnings: deriveWarnings(withGate, measures) };
+  // Human labels add the PPI-corrected deltas (which `gate.judged: ppi` decides on) and the judge's validation.
+  const core = input.humanLabels ? { ...partial, ppi: ppiRows(partial) } : partial;
+  const gateResult = input.gate && gateBaseline ? evaluateGate(core, { ...input.gate, baseline: gateBaseline }) : undefined;
+  const withGate = gateResult ? { ...core, gateResult } : core;
+  const validation = validationOf(withGate, buildReportData);
+  const full = validation ? { ...withGate, validation } : withGate;
+  return { ...full, warnings: deriveWarnings(full, measures) };
 }

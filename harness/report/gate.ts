@@ -5,7 +5,9 @@ import { findComparison, overallStratum, properStrata, type ReportCore } from '.
 import type { Comparison, GateResult, Verdict } from './types.js';
 
 /** One comparison as the gate quotes it, with the report's rounding. */
-export function describeComparison(c: Comparison, correction: string): string {
+export const describeComparison = describePlain;
+
+function describePlain(c: Comparison, correction: string): string {
   return (
     `${c.measure} in ${c.stratum} (n=${c.n}): ${c.system} ${fmtMean(c.systemMean)} vs ${c.baseline} ` +
     `${fmtMean(c.baselineMean)}, delta ${fmtDelta(c.delta)}, ${fmtLevel(c.ciLevel)} CI ${fmtCompCI(c)}, ` +
@@ -29,11 +31,13 @@ export function describeComparison(c: Comparison, correction: string): string {
 export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly baseline: string }): GateResult {
   const correction = gateCorrection(data.compare.correction);
   const overall = overallStratum(data);
+  const onPpi = cfg.judged === 'ppi';
   const get = (stratum: string): Comparison => {
     const c = findComparison(data, stratum, cfg.measure, cfg.baseline, cfg.candidate);
     if (!c) throw new Error(`evaluateGate: no comparison for ${cfg.candidate} vs ${cfg.baseline} on ${cfg.measure} in ${stratum}`);
-    return c;
+    return onPpi ? ppiComparison(data, c) : c;
   };
+  const describeComparison = (c: Comparison, corr: string) => (onPpi ? describePpi(data, c) : describePlain(c, corr));
   const all = get(overall.id);
   const minDelta = cfg.minDelta ?? 0;
   const done = (verdict: Verdict, reason: string): GateResult => ({ verdict, reason, config: cfg });
@@ -107,4 +111,30 @@ function equivalenceVerdict(rows: readonly { c: Comparison; margin: number }[]):
 function mdeNote(c: Comparison): string {
   if (c.mde === null || c.mde <= Math.abs(c.delta)) return '';
   return `; with ${c.n} queries only effects of about ${fmtMde(c.mde)} or more are detectable at the corrected threshold (MDE)`;
+}
+
+/**
+ * `gate.judged: ppi`: the comparison with its PPI-corrected delta and interval in place of the judge-based ones;
+ * significant when that interval excludes 0 (docs/adr/0038). Without a PPI interval (too few labelled queries)
+ * nothing is significant and the interval is unbounded, so the gate cannot ADOPT or REJECT on it.
+ */
+function ppiComparison(data: ReportCore, c: Comparison): Comparison {
+  const row = findPpi(data, c);
+  if (row?.ppi === undefined) return { ...c, ci: [null, null], ciLevel: null, significant: false, mde: null };
+  return { ...c, delta: row.ppi.estimate, ci: row.ppi.ci, ciLevel: row.ppi.level, significant: row.ppi.significant, mde: null };
+}
+
+function findPpi(data: ReportCore, c: Comparison) {
+  return data.ppi?.find((r) => r.stratum === c.stratum && r.measure === c.measure && r.baseline === c.baseline && r.system === c.system);
+}
+
+function describePpi(data: ReportCore, c: Comparison): string {
+  const row = findPpi(data, c);
+  const head = `${c.measure} in ${c.stratum} (n=${c.n}): ${c.system} vs ${c.baseline}`;
+  if (row?.ppi === undefined)
+    return `${head}, no PPI interval (${row?.unavailable ?? 'no human labels'}); judge-based delta ${fmtDelta(row?.plainDelta ?? c.delta)}`;
+  return (
+    `${head}, PPI-corrected delta ${fmtDelta(row.ppi.estimate)}, ${fmtLevel(row.ppi.level)} CI ${fmtCI(row.ppi.ci)} ` +
+    `(${row.ppi.n} human-labelled queries; judge-based delta ${fmtDelta(row.plainDelta)})`
+  );
 }

@@ -1,3 +1,4 @@
+import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import type { Block } from './blocks.js';
 import { evalsetLine, gateRuleText, headToHeadBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
 import { exploreTable } from './explore.js';
@@ -82,6 +83,7 @@ function gateSection(data: ReportData): string[] {
     `<p class="verdict ${g.verdict}"><strong>${g.verdict}</strong>: ${esc(g.reason)}.</p>`,
     `<p>${esc(gateRuleText(data))} ${esc(gateSentence(data))}</p>`,
     gateForest(data),
+    ...blocksToHtml(gateEvidenceBlocks(data), esc),
     '<h3>Warnings on the gate</h3>',
     ...warningList(onGate, 'None.'),
     ...blocksToHtml(headToHeadBlocks(data), esc),
@@ -265,6 +267,7 @@ export function renderHtml(data: ReportData): string {
     ...headSection(data),
     ...gateSection(data),
     ...warningsSection(data),
+    ...blocksToHtml(validationBlocks(data), esc),
     ...systemsSection(data),
     ...exploreSection(data, reference),
     ...differencesSection(data, reference),

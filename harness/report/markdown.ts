@@ -1,3 +1,4 @@
+import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import { evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, questionText, splitWarnings } from './decision.js';
 import { EXTREMES, extremes } from './explore.js';
 import { fmtCompCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
@@ -99,6 +100,7 @@ function gateSection(data: ReportData): string[] {
     ...blocksToMarkdown([gateTableBlock(data)]),
     gateSentence(data),
     '',
+    ...blocksToMarkdown(gateEvidenceBlocks(data)),
     '### Warnings on the gate',
     '',
     ...(onGate.length === 0 ? ['None.', ''] : [...onGate.map(warningLine), '']),
@@ -223,6 +225,7 @@ export function renderMarkdown(data: ReportData): string {
     ...headSection(data),
     ...gateSection(data),
     ...warningsSection(data),
+    ...blocksToMarkdown(validationBlocks(data)),
     ...judgedQrelsSection(data),
     ...blocksToMarkdown(systems.flatMap((s) => s.blocks)),
     ...exploratorySection(data),

@@ -4,6 +4,7 @@ import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
 import type { JudgeAudit } from '../judge/store.js';
+import type { HumanLabelsInput, PpiRow, Validation } from '../evidence/types.js';
 
 export type { Comparison, ComparisonRole, FamilyInfo } from '../compare/types.js';
 
@@ -158,6 +159,8 @@ export interface ReportInput {
   readonly examples?: { readonly baseline: string; readonly system: string; readonly measure: string; readonly queries: readonly QueryExample[] };
   readonly compare: CompareConfig;
   readonly gate?: GateConfig;
+  /** Human labels of the judged pool (the config's `humanLabels:`): PPI-corrected deltas and the validation read them. */
+  readonly humanLabels?: HumanLabelsInput;
   /** The exact command that regenerates this report, printed in every rendering. */
   readonly command: string;
   /** On judged or pooled qrels: the primary measure beside its Condensed list form and Bpref, and the decisions re-made on it. */
@@ -241,6 +244,10 @@ export interface ReportData extends ReportInput {
   readonly families: readonly FamilyInfo[];
   readonly warnings: readonly ReportWarning[];
   readonly gateResult?: GateResult;
+  /** With human labels: every comparison's plain and PPI-corrected delta side by side (docs/adr/0038). */
+  readonly ppi?: readonly PpiRow[];
+  /** With human labels: whether the decision reproduces under them (docs/adr/0038). */
+  readonly validation?: Validation;
 }
 
 /**

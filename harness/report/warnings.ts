@@ -344,6 +344,35 @@ const pNearAlpha: WarningRule = (data) => {
 };
 
 /**
+ * A report scored on judged or gold+judged qrels whose judge was not validated against human labels for the same
+ * qrels version, or failed validation (docs/adr/0038): its decision rests on grades nobody checked.
+ */
+const judgeUnvalidated: WarningRule = (data) => {
+  const e = data.evalset;
+  if (e.qrelsSource === 'gold') return [];
+  const v = data.validation;
+  const onGate = data.gateResult !== undefined;
+  const base = { code: 'judge-unvalidated', severity: 'serious' as const, subject: 'judge', gate: onGate };
+  const version = e.judge?.qrelsVersion;
+  if (v === undefined)
+    return [
+      {
+        ...base,
+        message: `scored on ${e.qrelsSource} qrels with no human labels: nothing shows the decision holds under human grades; label whole queries (harness kappa --by query) and name the session in humanLabels:`,
+      },
+    ];
+  if (version !== undefined && v.qrelsVersion !== version)
+    return [
+      {
+        ...base,
+        message: `the human labels were checked against qrels version ${v.qrelsVersion}, the report scores version ${version}; label the current judgments`,
+      },
+    ];
+  if (!v.pass) return [{ ...base, message: `the judge failed validation on ${v.labelledQueries} human-labelled queries: ${v.failures.join('; ')}` }];
+  return [];
+};
+
+/**
  * Every warning rule. A new kind of caveat (fusion diagnostics that find an arm unreachable, parameters tuned
  * on the test split) is one more rule here, reading whatever new field of ReportData carries its evidence.
  */
@@ -359,6 +388,7 @@ export const warningRules = {
   'p-near-alpha': pNearAlpha,
   'judge-fooled': judgeFooled,
   'decision-depends-on-holes': decisionDependsOnHoles,
+  'judge-unvalidated': judgeUnvalidated,
 } as const satisfies Record<string, WarningRule>;
 
 const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };
