@@ -47,6 +47,38 @@ async function removeShuffleLeftovers(before: Set<string>): Promise<void> {
   }
 }
 
+/** Recall against exact top-k of `search`, `sampleSize` evenly spaced rows of `m` as queries (see lancedbIndex). */
+async function recallStats(
+  m: VectorMatrix,
+  sampleSize: number,
+  search: (q: Float32Array, k: number) => Promise<TopK[]>,
+): Promise<{ counts: Record<string, number>; msg: string; sample: number }> {
+  const n = m.ids.length;
+  const dims = m.dims;
+  const sample = Math.min(sampleSize, n);
+  const rows = Array.from({ length: sample }, (_, i) => Math.floor((i * n) / sample));
+  const qv = new Float32Array(sample * dims);
+  rows.forEach((r, i) => qv.set(m.vectors.subarray(r * dims, (r + 1) * dims), i * dims));
+  const counts: Record<string, number> = { annRecallQueries: sample };
+  const msg: string[] = [];
+  for (const k of RECALL_CUTOFFS) {
+    const kk = Math.min(k, n);
+    const exact = exactTopK(m.vectors, qv, dims, kk);
+    const ann = await search(qv, kk);
+    let found = 0;
+    let total = 0;
+    exact.forEach((e, i) => {
+      const got = new Set(ann[i]?.rows ?? []);
+      for (const r of e.rows) if (got.has(r)) found++;
+      total += e.rows.length;
+    });
+    counts[`annRecallFound@${k}`] = found;
+    counts[`annRecallExact@${k}`] = total;
+    msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
+  }
+  return { counts, msg: msg.join(', '), sample };
+}
+
 /**
  * An ANN index in embedded LanceDB (`@lancedb/lancedb`), for corpora past what exact search should scan. The
  * table (columns `row`, `vector`) lives in `<workDir>/lancedb`, one table per (embedder, corpus ids, params), replaced
@@ -59,7 +91,8 @@ async function removeShuffleLeftovers(before: Set<string>): Promise<void> {
  *
  * Recall is measured at build time: `recallSample` document vectors (evenly spaced rows) are searched both
  * exactly and through the index; IndexStats get `annRecallFound@k` (rows of the exact top-k the index also
- * returned) and `annRecallExact@k` (size of the exact top-k), summable across scopes; recall@k = found / exact.
+ * returned) and `annRecallExact@k` (size of the exact top-k), summable across scopes; recall@k = found / exact; `annRecallQueries` is the sample (the report's Approximate
+ * indexes section).
  */
 export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, identity: EmbedderIdentity): VectorIndex {
   // biome-ignore lint/suspicious/noExplicitAny: the table type comes from a lazily imported module
@@ -119,29 +152,9 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
         await removeShuffleLeftovers(tempBefore);
       }
       const buildMs = performance.now() - t0;
-      const sample = Math.min(p.recallSample, n);
-      const rows = Array.from({ length: sample }, (_, i) => Math.floor((i * n) / sample));
-      const qv = new Float32Array(sample * dims);
-      rows.forEach((r, i) => qv.set(m.vectors.subarray(r * dims, (r + 1) * dims), i * dims));
-      const stats: Record<string, number> = { annBuildMs: Math.round(buildMs) };
-      const msg: string[] = [];
-      for (const k of RECALL_CUTOFFS) {
-        const kk = Math.min(k, n);
-        const exact = exactTopK(m.vectors, qv, dims, kk);
-        const ann = await search(qv, kk);
-        let found = 0;
-        let total = 0;
-        exact.forEach((e, i) => {
-          const got = new Set(ann[i]?.rows ?? []);
-          for (const r of e.rows) if (got.has(r)) found++;
-          total += e.rows.length;
-        });
-        stats[`annRecallFound@${k}`] = found;
-        stats[`annRecallExact@${k}`] = total;
-        msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
-      }
-      log.info(`lancedb ${p.indexType} over ${n} vectors: ${msg.join(', ')} against exact search (${sample} document vectors as queries)`);
-      return stats;
+      const stats = await recallStats(m, p.recallSample, search);
+      log.info(`lancedb ${p.indexType} over ${n} vectors: ${stats.msg} against exact search (${stats.sample} document vectors as queries)`);
+      return { annBuildMs: Math.round(buildMs), ...stats.counts };
     },
     search,
   };
