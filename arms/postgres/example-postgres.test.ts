@@ -78,4 +78,22 @@ describe('configs/example-postgres.yaml', () => {
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(report).toMatch(/\| pg-hnsw\.efSearch=200 \|.*annRecallFound@10 \d+, annRecallExact@10 1000/);
   });
+
+  it('the report body: an Approximate indexes row per grid point, recall@10 in config order; efSearch 10 a serious warning', () => {
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    const body = report.slice(report.indexOf('## Approximate indexes'));
+    expect(body.length).toBeLessThan(report.length);
+    const rows = [10, 20, 40, 200].map((ef) =>
+      new RegExp(`\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 8, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`).exec(body),
+    );
+    const recall = rows.map((m) => Number(m?.[2]));
+    expect(rows.every((m) => m !== null), body.slice(0, 2000)).toBe(true);
+    expect(recall[3]).toBeGreaterThan(0.95);
+    const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { warnings: { code: string; severity: string; subject: string; message: string }[] };
+    const ann = json.warnings.find((w) => w.code === 'ann-recall');
+    expect(ann?.severity).toBe('serious');
+    expect(ann?.subject).toContain('pg-hnsw.efSearch=10');
+    expect(ann?.subject).not.toContain('pg-hnsw.efSearch=200');
+    expect(ann?.message).toContain('raise efSearch, m, efConstruction');
+  });
 });
