@@ -84,12 +84,19 @@ describe('configs/example-postgres.yaml', () => {
     const body = report.slice(report.indexOf('## Approximate indexes'));
     expect(body.length).toBeLessThan(report.length);
     const rows = [10, 20, 40, 200].map((ef) =>
-      new RegExp(`\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 8, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`).exec(body),
+      new RegExp(
+        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 8, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`,
+      ).exec(body),
     );
     const recall = rows.map((m) => Number(m?.[2]));
-    expect(rows.every((m) => m !== null), body.slice(0, 2000)).toBe(true);
+    expect(
+      rows.every((m) => m !== null),
+      body.slice(0, 2000),
+    ).toBe(true);
     expect(recall[3]).toBeGreaterThan(0.95);
-    const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { warnings: { code: string; severity: string; subject: string; message: string }[] };
+    const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      warnings: { code: string; severity: string; subject: string; message: string }[];
+    };
     const ann = json.warnings.find((w) => w.code === 'ann-recall');
     expect(ann?.severity).toBe('serious');
     expect(ann?.subject).toContain('pg-hnsw.efSearch=10');
