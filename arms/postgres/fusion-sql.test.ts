@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../evalset/types.js';
 import { ContentStore } from '../../harness/cache/index.js';
-import { type FusionSpec, fuse, unpackRun } from '../../harness/fusion/index.js';
+import { type FusionSpec, fuse, fuseParamsSchema, resolveFuseParams, unpackRun } from '../../harness/fusion/index.js';
 import { inputsOf, packAll } from '../../harness/fusion/testing.js';
 import { memoryLogger } from '../../harness/log.js';
 import { tempDir } from '../../harness/testing/temp.js';
 import type { Arm, ArmContext } from '../types.js';
 import { closeEmbedded } from './connection.js';
+import { exportFusionSql } from './export.js';
 import { postgresArm } from './index.js';
 import { alexMemory, SHARED_WORK_DIR } from './testing.js';
 
@@ -83,4 +84,52 @@ describe('fusion in one SQL statement against the workbench fuse of the same two
     },
     240_000,
   );
+});
+
+describe('a workbench fusion exported as SQL and run back through the arm', () => {
+  const ftsP = postgresArm.params.parse({ ranking: 'fts' });
+  const vecP = postgresArm.params.parse({ ranking: 'vector', vector: VECTOR });
+
+  it('cc dbsf with alpha 0.35 (a tuned point): the exported statement ranks as the workbench fuse does', async () => {
+    const fuseP = fuseParamsSchema.parse({ method: 'cc', normalization: 'dbsf', alpha: 0.35 });
+    const out = exportFusionSql(fuseP, ['pg-fts', 'pg-vec'], ftsP, vecP, 'harness_scratch_x');
+    expect(out.hybrid).toMatchObject({ method: 'cc', normalization: 'dbsf', weights: { fts: 0.35, vector: 0.65 } });
+    expect(out.sql).toContain('stddev_samp(score) OVER ()');
+    expect(out.sql).toMatch(/^WITH f AS \(SELECT id, score, .* FROM \(SELECT id, ts_rank_cd\(/);
+    const sql = await runOf(await indexed({ ranking: 'hybrid', fts: ftsP.fts, vector: VECTOR, hybrid: out.hybrid }));
+    const r = resolveFuseParams(fuseP, ['pg-fts', 'pg-vec']);
+    const ids = queries.map((q) => q.id);
+    const { table, packed } = packAll(ids, fts, vec);
+    const spec: FusionSpec = { ...r.spec, topK: TOP_K };
+    const want = unpackRun(
+      fuse(
+        inputsOf(
+          packed,
+          r.weights.map((weight) => ({ weight })),
+        ),
+        spec,
+      ),
+      table,
+    );
+    for (const q of ids) {
+      const got = [...(sql.get(q) ?? new Map<string, number>())];
+      const exp = [...(want.get(q) ?? new Map<string, number>())];
+      expect(
+        got.map(([d]) => d),
+        q,
+      ).toEqual(exp.map(([d]) => d));
+      got.forEach(([, x], i) => expect(Math.abs(x - exp[i]![1])).toBeLessThan(1e-12));
+    }
+  }, 240_000);
+
+  it('refuses what SQL here does not express, naming each reason', () => {
+    const refuse =
+      (p: Record<string, unknown>, v = vecP) =>
+      () =>
+        exportFusionSql(fuseParamsSchema.parse(p), ['pg-fts', 'pg-vec'], ftsP, v, 's');
+    expect(refuse({ method: 'combmnz' })).toThrow(/method combmnz: only rrf and cc are exported/);
+    expect(refuse({ method: 'cc', normalization: 'tm2c2', absent: 'min' })).toThrow(/normalization tm2c2[\s\S]*absent min/);
+    expect(refuse({ method: 'rrf', weights: { 'pg-fts': 0 } })).toThrow(/a list of weight 0/);
+    expect(refuse({ method: 'rrf' }, ftsP)).toThrow(/second input must be a postgres arm with ranking: vector/);
+  });
 });
