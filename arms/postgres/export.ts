@@ -1,6 +1,6 @@
 import { UsageError } from '../../harness/errors.js';
-import { type FuseParams, resolveFuseParams } from '../../harness/fusion/index.js';
-import { type HybridParams, hybridParams, type PostgresParams } from './params.js';
+import { type FuseParams, fuseParamsSchema, resolveFuseParams } from '../../harness/fusion/index.js';
+import { type HybridParams, hybridParams, type PostgresParams, postgresParams } from './params.js';
 import { hybridSql, settingsSql } from './sql.js';
 
 /**
@@ -61,4 +61,38 @@ export function exportFusionSql(
   });
   const v = vec.vector as NonNullable<PostgresParams['vector']>;
   return { hybrid, sql: hybridSql(schema, fts.fts, v, hybrid), settings: settingsSql(v.index, vec) };
+}
+
+/** The parts of a report's run the export reads (harness/report/types.ts ReportRun). */
+export interface ExportRun {
+  readonly id: string;
+  readonly kind: string;
+  readonly node?: string;
+  readonly inputs?: readonly string[];
+  readonly params?: unknown;
+  readonly tuning?: { readonly choices: readonly { readonly member: string }[] };
+}
+
+/**
+ * The exported SQL of system `id` among a report's runs: a fuse system, or a tuned one (its picked point; every
+ * fold must have picked the same), over a postgres fts arm and a postgres vector arm. UsageError otherwise.
+ */
+export function exportFromReport(runs: readonly ExportRun[], id: string, schema = 'harness_scratch'): ExportedFusion & { system: string } {
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  let run = byId.get(id);
+  if (run === undefined) throw new UsageError(`no system "${id}" in the report`, { hint: `systems: ${runs.map((r) => r.id).join(', ')}` });
+  if (run.node === 'tune') {
+    const picks = [...new Set(run.tuning?.choices.map((c) => c.member) ?? [])];
+    if (picks.length !== 1) throw new UsageError(`${id}: its folds picked ${picks.length} different points (${picks.join(', ')}); export one of them by id`);
+    run = byId.get(picks[0]!);
+  }
+  if (run?.node !== 'fuse' || run.inputs?.length !== 2)
+    throw new UsageError(`${id}: only a fusion of two inputs (or a tuned one) is exported; this is a ${run?.node ?? 'missing'} system`);
+  const inputs = run.inputs.map((i) => byId.get(i));
+  const params = inputs.map((r) => (r?.kind === 'postgres' ? postgresParams.safeParse(r.params) : undefined));
+  if (!params[0]?.success || !params[1]?.success)
+    throw new UsageError(`${id}: its inputs ${run.inputs.join(', ')} must both be postgres arms (one fts, one vector)`);
+  const fuse = fuseParamsSchema.safeParse(run.params);
+  if (!fuse.success) throw new UsageError(`${id}: its params do not read as fusion params: ${fuse.error.issues.map((i) => i.message).join('; ')}`);
+  return { system: run.id, ...exportFusionSql(fuse.data, [run.inputs[0]!, run.inputs[1]!], params[0].data, params[1].data, schema) };
 }

@@ -8,7 +8,7 @@ import { memoryLogger } from '../../harness/log.js';
 import { tempDir } from '../../harness/testing/temp.js';
 import type { Arm, ArmContext } from '../types.js';
 import { closeEmbedded } from './connection.js';
-import { exportFusionSql } from './export.js';
+import { exportFromReport, exportFusionSql } from './export.js';
 import { postgresArm } from './index.js';
 import { alexMemory, SHARED_WORK_DIR } from './testing.js';
 
@@ -131,5 +131,31 @@ describe('a workbench fusion exported as SQL and run back through the arm', () =
     expect(refuse({ method: 'cc', normalization: 'tm2c2', absent: 'min' })).toThrow(/normalization tm2c2[\s\S]*absent min/);
     expect(refuse({ method: 'rrf', weights: { 'pg-fts': 0 } })).toThrow(/a list of weight 0/);
     expect(refuse({ method: 'rrf' }, ftsP)).toThrow(/second input must be a postgres arm with ranking: vector/);
+  });
+});
+
+describe("exportFromReport: a report's fusion (declared or tuned) over two postgres arms", () => {
+  const fts = { id: 'pg-fts', kind: 'postgres', node: 'retrieve', params: postgresArm.params.parse({ ranking: 'fts' }) };
+  const vec = { id: 'pg-exact', kind: 'postgres', node: 'retrieve', params: postgresArm.params.parse({ ranking: 'vector', vector: VECTOR }) };
+  const point = (alpha: number) => ({
+    id: `cc.alpha=${alpha}`,
+    kind: 'cc',
+    node: 'fuse',
+    inputs: ['pg-fts', 'pg-exact'],
+    params: fuseParamsSchema.parse({ method: 'cc', normalization: 'dbsf', alpha }),
+  });
+  const tuned = (members: string[]) => ({ id: 'cc.tuned', kind: 'tuned', node: 'tune', tuning: { choices: members.map((member) => ({ member })) } });
+
+  it('a tuned system exports its picked point, with its weights', () => {
+    const out = exportFromReport([fts, vec, point(0.2), point(0.6), tuned(['cc.alpha=0.6'])], 'cc.tuned');
+    expect(out.system).toBe('cc.alpha=0.6');
+    expect(out.hybrid).toMatchObject({ method: 'cc', normalization: 'dbsf', weights: { fts: 0.6, vector: 0.4 } });
+    expect(out.sql).toContain('FROM harness_scratch.docs');
+  });
+
+  it('refuses folds that picked different points, unknown ids and non-postgres inputs', () => {
+    expect(() => exportFromReport([fts, vec, point(0.2), point(0.6), tuned(['cc.alpha=0.2', 'cc.alpha=0.6'])], 'cc.tuned')).toThrow(/2 different points/);
+    expect(() => exportFromReport([fts, vec], 'nope')).toThrow(/no system "nope"/);
+    expect(() => exportFromReport([{ ...fts, kind: 'bm25' }, vec, point(0.2)], 'cc.alpha=0.2')).toThrow(/must both be postgres arms/);
   });
 });
