@@ -63,6 +63,18 @@ describe('configs/example-postgres.yaml', () => {
     expect(sql).toEqual(untagged('rrf.pg-fts+pg-exact'));
   });
 
+  it('harness export-sql prints the workbench RRF as the statement pg-hybrid runs (rrf, k 60, weights 1)', async () => {
+    let sql = '';
+    const c = await runCli(['export-sql', '--report', dir, '--system', 'rrf.pg-fts+pg-exact'], {
+      out: (t) => void (sql += t),
+      log: memoryLogger(),
+      cwd: PROJECT_ROOT,
+    });
+    expect(c, sql).toBe(0);
+    expect(sql).toMatch(/^-- rrf\.pg-fts\+pg-exact: \{"method":"rrf","rrfK":60,.*"weights":\{"fts":1,"vector":1\}/);
+    expect(sql).toContain('COALESCE(1::float8 / (60::float8 + f.r), 0) + COALESCE(1::float8 / (60::float8 + v.r), 0) AS score');
+  });
+
   it('the ef_search grid: recall@10 against exact search rises towards 1.0, in each point index stats', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
     const recall = [10, 20, 40, 200].map((ef) => {
