@@ -68,6 +68,7 @@ describe('configs/example-postgres.yaml', () => {
     const c = await runCli(['export-sql', '--report', dir, '--system', 'rrf.pg-fts+pg-exact'], {
       out: (t) => void (sql += t),
       log: memoryLogger(),
+      env: {},
       cwd: PROJECT_ROOT,
     });
     expect(c, sql).toBe(0);
