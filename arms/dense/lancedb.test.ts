@@ -66,4 +66,44 @@ describe('lancedbIndex', () => {
     expect(found).toBeGreaterThan(0);
     expect(found).toBeLessThan(500);
   }, 120_000);
+
+  it('hnsw-sq finds the exact top 10 (l2 on unit rows; dot found 1 % of it) and scores them as cosines', async () => {
+    const index = lancedbIndex(
+      tempDir('harness-lance'),
+      lancedbParams.parse({ indexType: 'hnsw-sq', numPartitions: 1, recallSample: 50 }),
+      memoryLogger(),
+      identity,
+    );
+    const stats = await index.build(matrix);
+    expect((stats['annRecallFound@10'] as number) / (stats['annRecallExact@10'] as number)).toBeGreaterThanOrEqual(0.9);
+    const q = normalizeRows(
+      Float32Array.from({ length: DIMS }, () => rng.nextFloat() * 2 - 1),
+      DIMS,
+    );
+    const [got] = await index.search(q, 10);
+    const want = exactTopK(vectors, q, DIMS, N)[0]!;
+    const cosine = new Map(Array.from(want.rows, (r, i) => [r, want.scores[i] as number]));
+    // Scalar quantization (8 bits) bounds how far the index's distance is from the exact one.
+    got!.rows.forEach((r, i) => expect(Math.abs((got!.scores[i] as number) - (cosine.get(r) as number))).toBeLessThan(0.02));
+  }, 120_000);
+
+  it('hnsw-sq keeps zero rows out of the l2 table and returns them at cosine 0, below every positive cosine', async () => {
+    const withZeros = new Float32Array(vectors);
+    withZeros.fill(0, 0, 2 * DIMS);
+    const index = lancedbIndex(
+      tempDir('harness-lance'),
+      lancedbParams.parse({ indexType: 'hnsw-sq', numPartitions: 1, recallSample: 10 }),
+      memoryLogger(),
+      identity,
+    );
+    await index.build({ ...matrix, vectors: withZeros });
+    const [got] = await index.search(withZeros.slice(5 * DIMS, 6 * DIMS), N);
+    const rows = Array.from(got!.rows);
+    const scores = Array.from(got!.scores);
+    expect(rows).toContain(0);
+    expect(rows).toContain(1);
+    expect(scores[rows.indexOf(0)]).toBe(0);
+    for (let i = 1; i < scores.length; i++) expect(scores[i]).toBeLessThanOrEqual(scores[i - 1] as number);
+    expect(scores.filter((s) => s > 0).length).toBeLessThan(rows.indexOf(0) + 1);
+  }, 120_000);
 });

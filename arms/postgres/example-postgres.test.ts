@@ -63,6 +63,19 @@ describe('configs/example-postgres.yaml', () => {
     expect(sql).toEqual(untagged('rrf.pg-fts+pg-exact'));
   });
 
+  it('harness export-sql prints the workbench RRF as the statement pg-hybrid runs (rrf, k 60, weights 1)', async () => {
+    let sql = '';
+    const c = await runCli(['export-sql', '--report', dir, '--system', 'rrf.pg-fts+pg-exact'], {
+      out: (t) => void (sql += t),
+      log: memoryLogger(),
+      env: {},
+      cwd: PROJECT_ROOT,
+    });
+    expect(c, sql).toBe(0);
+    expect(sql).toMatch(/^-- rrf\.pg-fts\+pg-exact: \{"method":"rrf","rrfK":60,.*"weights":\{"fts":1,"vector":1\}/);
+    expect(sql).toContain('COALESCE(1::float8 / (60::float8 + f.r), 0) + COALESCE(1::float8 / (60::float8 + v.r), 0) AS score');
+  });
+
   it('the ef_search grid: recall@10 against exact search rises towards 1.0, in each point index stats', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
     const recall = [10, 20, 40, 200].map((ef) => {
@@ -77,5 +90,30 @@ describe('configs/example-postgres.yaml', () => {
     expect(recall[3]).toBeLessThanOrEqual(1);
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(report).toMatch(/\| pg-hnsw\.efSearch=200 \|.*annRecallFound@10 \d+, annRecallExact@10 1000/);
+  });
+
+  it('the report body: an Approximate indexes row per grid point, recall@10 in config order; efSearch 10 a serious warning', () => {
+    const report = readFileSync(join(dir, 'report.md'), 'utf8');
+    const body = report.slice(report.indexOf('## Approximate indexes'));
+    expect(body.length).toBeLessThan(report.length);
+    const rows = [10, 20, 40, 200].map((ef) =>
+      new RegExp(
+        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 8, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`,
+      ).exec(body),
+    );
+    const recall = rows.map((m) => Number(m?.[2]));
+    expect(
+      rows.every((m) => m !== null),
+      body.slice(0, 2000),
+    ).toBe(true);
+    expect(recall[3]).toBeGreaterThan(0.95);
+    const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      warnings: { code: string; severity: string; subject: string; message: string }[];
+    };
+    const ann = json.warnings.find((w) => w.code === 'ann-recall');
+    expect(ann?.severity).toBe('serious');
+    expect(ann?.subject).toContain('pg-hnsw.efSearch=10');
+    expect(ann?.subject).not.toContain('pg-hnsw.efSearch=200');
+    expect(ann?.message).toContain('raise efSearch, m, efConstruction');
   });
 });

@@ -123,7 +123,7 @@ function postgresInstance(id: string, p: PostgresParams, ctx: ArmContext): Arm {
       const v = p.vector as NonNullable<PostgresParams['vector']>;
       const q = await queryVector(query.text);
       if (p.ranking === 'vector') return toScored(await vectorSearch(db, s, v, p, q, topK));
-      const sql = hybridSql(s, p.fts, v, p.hybrid.rrfK);
+      const sql = hybridSql(s, p.fts, v, p.hybrid);
       return toScored(
         await db.transaction(true, async (tx) => {
           for (const set of settingsSql(v.index, p)) await tx.query(set);

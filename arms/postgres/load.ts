@@ -86,7 +86,7 @@ export async function vectorSearch(
  * Recall of the approximate index against exact search over the same stored vectors: `recallSample` document
  * vectors (evenly spaced rows) are searched both ways. Stats `annRecallFound@k` (rows the index returned that
  * score at least the exact k-th score: the exact top-k, where rows tied at the cut are interchangeable) and `annRecallExact@k` (size of the exact top-k), the same names and meaning as the
- * LanceDB index's, summable across scopes; recall@k = found / exact.
+ * LanceDB index's, summable across scopes; recall@k = found / exact; `annRecallQueries` the sample.
  */
 export async function measureRecall(
   db: Db,
@@ -99,7 +99,7 @@ export async function measureRecall(
 ): Promise<Record<string, number>> {
   const n = m.ids.length;
   const sample = Math.min(v.recallSample, n);
-  const stats: Record<string, number> = {};
+  const stats: Record<string, number> = { annRecallQueries: sample };
   const msg: string[] = [];
   for (const k of RECALL_CUTOFFS) {
     const kk = Math.min(k, n);

@@ -66,7 +66,19 @@ export const vectorParams = z
 
 export const hybridParams = z
   .object({
+    /**
+     * `rrf`: Σ w / (rrfK + rank); `cc`: Σ w·φ(score) / Σ w, φ the `normalization` over each list's read entries,
+     * as the workbench's `fuse` computes them (docs/adr/0041-engine-fusion-and-ann-recall.md).
+     */
+    method: z.enum(['rrf', 'cc']).default('rrf'),
     rrfK: z.number().finite().min(0).default(60),
+    /** cc only: `min-max`, `z-score` (population sd) or `dbsf` (mean -/+ 3 sample sd, Qdrant's). */
+    normalization: z.enum(['min-max', 'z-score', 'dbsf']).default('min-max'),
+    /** The weight of each list (> 0: a list of weight 0 is ranking: fts or vector); 1 each when absent. */
+    weights: z
+      .object({ fts: z.number().finite().positive().default(1), vector: z.number().finite().positive().default(1) })
+      .strict()
+      .default({ fts: 1, vector: 1 }),
     /** Entries read from each list; absent: the search's topK (what a `fuse` system reads of two arms' runs). */
     depth: z.number().int().min(1).optional(),
   })
@@ -123,3 +135,4 @@ export const postgresParams = z
 export type PostgresParams = z.output<typeof postgresParams>;
 export type FtsParams = z.output<typeof ftsParams>;
 export type VectorParams = z.output<typeof vectorParams>;
+export type HybridParams = z.output<typeof hybridParams>;

@@ -1,4 +1,4 @@
-import type { FtsParams, VectorParams } from './params.js';
+import type { FtsParams, HybridParams, VectorParams } from './params.js';
 
 /**
  * The SQL of the `postgres` arm, as pure string builders. Values a user types (query text, vectors, limits)
@@ -101,19 +101,54 @@ export function settingsSql(index: 'exact' | 'hnsw' | 'ivfflat' | 'any', s: Quer
   return out;
 }
 
+/** A float8 literal that reads back as the same double (String(x) round-trips in JavaScript and in PostgreSQL). */
+function float8(x: number): string {
+  return `${String(x)}::float8`;
+}
+
 /**
- * The hybrid: the full-text and vector top-`$2` lists, ranked 1.. in the workbench's order, fused by
- * reciprocal rank in one statement. Bind parameters: `$1` query text, `$2` depth, `$3` query vector, `$4` topK.
- * The sum is float8 and adds 0 for a list that lacks the document, exactly as the workbench's RRF accumulates
- * `0 + 1/(k + r)`, so both give bit-equal scores and, with the same tie order, the same ranking.
+ * One list's contribution w·φ(score) as the workbench's kernel (harness/fusion/accumulate.ts) computes it, over
+ * window aggregates of the list: lo and den per normalization, and its flat value when den is 0 (min-max 1,
+ * z-score 0, dbsf 0.5, or fewer than two entries for dbsf). Aggregates in PostgreSQL sum in their own order and
+ * stddev_* use the Youngs-Cramer update, so z-score and dbsf differ from the kernel's in the last bits.
  */
-export function hybridSql(schema: string, fts: FtsParams, vec: VectorParams, rrfK: number): string {
-  const k = `${rrfK}::float8`;
-  const rank = (sql: string) => `SELECT id, row_number() OVER (${ORDER}) AS r FROM (${sql}) x`;
+function ccTerm(h: HybridParams, w: number): { cols: string; gain: (t: string) => string } {
+  if (h.normalization === 'min-max') return { cols: 'min(score) OVER () AS lo, max(score) OVER () - min(score) OVER () AS den', gain: (t) => gainOf(t, w, 1) };
+  if (h.normalization === 'z-score') return { cols: 'avg(score) OVER () AS lo, coalesce(stddev_pop(score) OVER (), 0) AS den', gain: (t) => gainOf(t, w, 0) };
+  const sd = 'coalesce(stddev_samp(score) OVER (), 0)';
+  return {
+    cols: `avg(score) OVER () - 3 * ${sd} AS lo, (avg(score) OVER () + 3 * ${sd}) - (avg(score) OVER () - 3 * ${sd}) AS den, count(*) OVER () AS n`,
+    gain: (t) => `CASE WHEN ${t}.n < 2 THEN ${float8(w * 0.5)} ELSE ${gainOf(t, w, 0.5)} END`,
+  };
+}
+
+function gainOf(t: string, w: number, flat: number): string {
+  return `CASE WHEN ${t}.den = 0 THEN ${float8(w * flat)} ELSE ${float8(w)} * ((${t}.score - ${t}.lo) / ${t}.den) END`;
+}
+
+/**
+ * The hybrid: the full-text and vector top-`$2` lists, fused in one statement as the workbench's `fuse` fuses
+ * the same two runs. Bind parameters: `$1` query text, `$2` depth, `$3` query vector, `$4` topK.
+ * - rrf: each list ranked 1.. in the workbench's order, COALESCE(w / (k + r), 0) summed in float8: the
+ *   workbench accumulates 0 + w/(k + r) in the same order, so scores are bit-equal.
+ * - cc: each list's w·φ(score) (see ccTerm), summed, divided by the weight sum; a list that lacks the
+ *   document adds 0 (the absent policy `zero`). Weights are positive (params.ts): both lists are read.
+ */
+export function hybridSql(schema: string, fts: FtsParams, vec: VectorParams, h: HybridParams): string {
+  const lists = [
+    { t: 'f', w: h.weights.fts, sql: ftsTopSql(schema, fts, '$1', '$2') },
+    { t: 'v', w: h.weights.vector, sql: vectorTopSql(schema, vec, '$3', '$2') },
+  ];
+  const k = float8(h.rrfK);
+  const ranked = (sql: string) => `SELECT id, row_number() OVER (${ORDER}) AS r FROM (${sql}) x`;
+  const cc = h.method === 'cc' ? ccTerm : undefined;
+  const ctes = lists.map((l) => `${l.t} AS (${cc ? `SELECT id, score, ${cc(h, l.w).cols} FROM (${l.sql}) x` : ranked(l.sql)})`);
+  const terms = lists.map((l) => `COALESCE(${cc ? cc(h, l.w).gain(l.t) : `${float8(l.w)} / (${k} + ${l.t}.r)`}, 0)`);
+  const sum = terms.join(' + ');
+  const weightSum = lists.reduce((a, l) => a + l.w, 0);
   return [
-    `WITH f AS (${rank(ftsTopSql(schema, fts, '$1', '$2'))}),`,
-    `v AS (${rank(vectorTopSql(schema, vec, '$3', '$2'))})`,
-    `SELECT id, COALESCE(1::float8 / (${k} + f.r), 0) + COALESCE(1::float8 / (${k} + v.r), 0) AS score`,
+    `WITH ${ctes.join(',\n')}`,
+    `SELECT id, ${cc ? `(${sum}) / ${float8(weightSum)}` : sum} AS score`,
     `FROM f FULL OUTER JOIN v USING (id) ${ORDER} LIMIT $4`,
   ].join('\n');
 }

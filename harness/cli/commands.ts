@@ -13,6 +13,7 @@ import { judgeCommand } from './judge.command.js';
 import { kappaCommand } from './kappa.command.js';
 import { initCommand } from './init.command.js';
 import { powerCommand } from './power.command.js';
+import { exportSqlCommand } from './export-sql.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
@@ -25,6 +26,7 @@ export const commands: readonly CommandSpec<any>[] = [
   datasetsCommand,
   evalCommand,
   evalsetCommand,
+  exportSqlCommand,
   initCommand,
   judgeCommand,
   kappaCommand,

@@ -183,7 +183,7 @@ export class QueryAccumulator {
         continue;
       }
       // φ(s) = (s - lo) / den, or a constant when the list is degenerate (den = 0): 1 for min-max (every
-      // read document is the list's best), 0 for z-score (the mean) and tm2c2 (the floor).
+      // read document is the list's best), 0 for z-score (the mean) and tm2c2 (the floor), 0.5 for dbsf (Qdrant's).
       let lo = 0;
       let den = 1;
       let flat = 0;
@@ -200,6 +200,9 @@ export class QueryAccumulator {
           });
         }
         den = scores[from]! - lo;
+      } else if (norm === 'dbsf') {
+        [lo, den] = dbsfRange(scores, from, to);
+        flat = 0.5;
       } else if (norm === 'z-score') {
         let sum = 0;
         for (let e = from; e < to; e++) sum += scores[e]!;
@@ -223,6 +226,25 @@ export class QueryAccumulator {
     }
     this.base = base;
   }
+}
+
+/**
+ * DBSF's [lo, hi) as (lo, hi - lo) over scores[from, to): mean ∓ 3 sample sd by Welford's recurrence, in the
+ * order Qdrant's `welfords_mean_variance` runs it (f64 here, f32 there); (0, 0) for fewer than two scores, so
+ * the caller's flat value (0.5) applies, as it does when hi - lo is 0.
+ */
+export function dbsfRange(scores: Float64Array, from: number, to: number): [number, number] {
+  if (to - from < 2) return [0, 0];
+  let mean = 0;
+  let aggregate = 0;
+  for (let e = from, k = 1; e < to; e++, k++) {
+    const old = scores[e]! - mean;
+    mean += old / k;
+    aggregate += old * (scores[e]! - mean);
+  }
+  const sd = Math.sqrt(aggregate / (to - from - 1));
+  const lo = mean - 3 * sd;
+  return [lo, mean + 3 * sd - lo];
 }
 
 // The two hot loops. Four entries per iteration, their positions loaded first: on V8 this runs several times

@@ -242,6 +242,35 @@ describe('score-based fusion', () => {
     expect(() => fuse(inputsOf(packed), spec('cc', 'tm2c2'))).toThrow(FusionInputError);
   });
 
+  it('cc after dbsf (Qdrant): (s - lo) / (hi - lo), lo and hi mean -/+ 3 sample sd (divisor n - 1)', () => {
+    const { table, packed } = packAll(['q1'], S, T);
+    // S: mean 6, sample sd sqrt(32 / 2) = 4, range [-6, 18].  T: mean 0.6, sample sd sqrt(0.18).
+    const sdT = Math.sqrt((0.3 ** 2 + 0.3 ** 2) / 1);
+    const phiT = (x: number) => (x - (0.6 - 3 * sdT)) / (6 * sdT);
+    const out = fuse(inputsOf(packed, [{ weight: 0.25 }, { weight: 0.75 }]), spec('cc', 'dbsf'));
+    expectList(listOf(out, table, 'q1'), [
+      ['d2', 0.25 * ((6 + 6) / 24) + 0.75 * phiT(0.9)],
+      ['d4', 0.75 * phiT(0.3)],
+      ['d1', 0.25 * ((10 + 6) / 24)],
+      ['d3', 0.25 * ((2 + 6) / 24)],
+    ]);
+  });
+
+  it('dbsf is not clipped (as in Qdrant): an outlier past 3 sd maps above 1; absent "min" gives the last read value', () => {
+    // 100 and eleven 0s: mean 100/12, sample sd sqrt((100 - mean)^2 + 11 mean^2) / 11), z of 100 ~3.18.
+    const scores = Object.fromEntries([['a', 100], ...Array.from({ length: 11 }, (_, i) => [`z${i}`, 0])]);
+    const { table, packed } = packAll(['q1'], runOf({ q1: scores }), runOf({ q1: { b: 1, c: 0 } }));
+    const mean = 100 / 12;
+    const sd = Math.sqrt(((100 - mean) ** 2 + 11 * mean ** 2) / 11);
+    const out = listOf(fuse(inputsOf(packed), spec('combsum', 'dbsf', { absent: 'min' })), table, 'q1');
+    const phiZero = (0 - (mean - 3 * sd)) / (6 * sd);
+    const phiC = (0 - (0.5 - 3 * Math.sqrt(0.5))) / (6 * Math.sqrt(0.5));
+    expect(out[0]![0]).toBe('a');
+    expect(out[0]![1]).toBeCloseTo((100 - (mean - 3 * sd)) / (6 * sd) + phiC, 13);
+    expect(out[0]![1] - phiC).toBeGreaterThan(1);
+    expect(out.find(([d]) => d === 'c')![1]).toBeCloseTo(phiZero + phiC, 13);
+  });
+
   it('degenerate lists: min-max max = min gives 1, z-score sd 0 gives 0, tm2c2 max = m gives 0', () => {
     const one = runOf({ q1: { a: 4 } });
     const flat = runOf({ q1: { b: 2, c: 2 } });
@@ -261,6 +290,14 @@ describe('score-based fusion', () => {
       ['c', 0],
       ['b', 0],
       ['a', 0],
+    ]);
+    // dbsf: one document or all scores equal, 0.5, as Qdrant's distr_norm / norm give.
+    expectList(listOf(fuse(inputs, spec('combsum', 'dbsf')), table, 'q1'), [
+      ['e', 0.5],
+      ['d', 0.5],
+      ['c', 0.5],
+      ['b', 0.5],
+      ['a', 0.5],
     ]);
     expectList(listOf(fuse(inputs, spec('combsum', 'tm2c2')), table, 'q1'), [
       // a, b and c all reach 1 (their list's best): a tie, higher docId first.
@@ -306,6 +343,7 @@ describe('a fusion of a fusion', () => {
     expect(fusedTheoreticalMin(ins, spec('cc', 'min-max'))).toBe(0);
     expect(fusedTheoreticalMin(ins, spec('combmnz', 'tm2c2'))).toBe(0);
     expect(fusedTheoreticalMin(ins, spec('combsum', 'z-score'))).toBeUndefined();
+    expect(fusedTheoreticalMin(ins, spec('cc', 'dbsf'))).toBeUndefined();
     expect(fusedTheoreticalMin(ins, spec('combsum', 'none'))).toBe(2 * -1 + 1 * 0);
     expect(fusedTheoreticalMin(ins, spec('cc', 'none'))).toBe((2 * -1 + 1 * 0) / (2 + 1));
     expect(fusedTheoreticalMin(ins, spec('combmnz', 'none'))).toBe(2 * (2 * -1 + 1 * 0));
@@ -360,6 +398,20 @@ function reference(runs: readonly PackedRun[], inputs: readonly FusionInput[], s
         const sd = Math.sqrt(raw.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
         return sd === 0 ? 0 : (x - mean) / sd;
       }
+      if (s.normalization === 'dbsf') {
+        if (n < 2) return 0.5;
+        // Qdrant's welfords_mean_variance, line for line.
+        let mean = 0;
+        let agg = 0;
+        raw.forEach((v, k) => {
+          const old = v - mean;
+          mean += old / (k + 1);
+          agg += old * (v - mean);
+        });
+        const sd = Math.sqrt(agg / (n - 1));
+        const [lo, hi] = [mean - 3 * sd, mean + 3 * sd];
+        return lo === hi ? 0.5 : (x - lo) / (hi - lo);
+      }
       return x;
     };
     // w / (rrfK + r) as written in the formula; w·φ for scores.
@@ -404,7 +456,7 @@ describe('against a direct transcription of the formulas (seeded random runs)', 
     // topK 2 takes the bounded-heap path (most unions here exceed 16 topK); topK 1000 the quickselect path.
     cases.push(rrf({ absent, topK: 2 }), rrf({ absent, topK: 15 }), rrf({ absent, rrfK: 0, topK: 1000 }), spec('combmnz', 'min-max', { absent, topK: 2 }));
     for (const method of ['combsum', 'combmnz', 'cc'] as const) {
-      for (const normalization of ['none', 'min-max', 'z-score', 'tm2c2'] as const) cases.push(spec(method, normalization, { absent, topK: 12 }));
+      for (const normalization of ['none', 'min-max', 'z-score', 'tm2c2', 'dbsf'] as const) cases.push(spec(method, normalization, { absent, topK: 12 }));
     }
   }
   // Cut depths (some documents of the union unread) and full reads with weights summing to 1 take different

@@ -231,7 +231,8 @@ function scanUnion(scores: Float64Array, base: number, size: number, hs: Float64
  * one of its inputs; undefined when no finite bound exists.
  * - rrf: 0 (every contribution, present or absent, is >= 0).
  * - combsum / combmnz / cc after `min-max` or `tm2c2`: 0, under either absent policy (φ and a_i lie in [0, 1]).
- * - after `z-score`: undefined (z-scores of a list of n reach -sqrt(n - 1), unbounded in n).
+ * - after `z-score`: undefined (z-scores of a list of n reach -sqrt(n - 1), unbounded in n); after `dbsf` too
+ *   (unclipped: down to 0.5 - (n - 1) / (6 sqrt(n)), below 0 from n = 11).
  * - after `none`: with every read input (weight > 0) declaring m_i, L = Σ_i w_i·min(0, m_i) for combsum,
  *   L / Σ_i w_i for cc, N·L for combmnz over N read inputs (its count multiplies a sum >= L, and L <= 0);
  *   undefined when an input declares nothing. The bound is attained when every m_i <= 0.
@@ -239,7 +240,7 @@ function scanUnion(scores: Float64Array, base: number, size: number, hs: Float64
 export function fusedTheoreticalMin(inputs: readonly Pick<FusionInput, 'weight' | 'theoreticalMin'>[], spec: FusionSpec): number | undefined {
   if (spec.method === 'rrf') return 0;
   if (spec.normalization === 'min-max' || spec.normalization === 'tm2c2') return 0;
-  if (spec.normalization === 'z-score') return undefined;
+  if (spec.normalization === 'z-score' || spec.normalization === 'dbsf') return undefined;
   let low = 0;
   let weightSum = 0;
   let read = 0;

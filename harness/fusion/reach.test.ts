@@ -71,7 +71,7 @@ describe('structuralReach', () => {
     expect(d).toEqual({ reachable: false, reason: expect.stringContaining('depth 0') });
   });
 
-  it('score-based: min-max bars only at cutoff 1 against a heavier input; tm2c2, z-score and none never provably bar', () => {
+  it('score-based: min-max bars only at cutoff 1 against a heavier input; tm2c2, z-score, dbsf and none never provably bar', () => {
     const ins = [
       { weight: 1, depth: 50, theoreticalMin: 0 },
       { weight: 2, depth: 50, theoreticalMin: -1 },
@@ -80,7 +80,7 @@ describe('structuralReach', () => {
     expect(structuralReach(ins, cs('min-max'), 1)[0]!.reachable).toBe(false);
     expect(structuralReach(ins, cs('min-max'), 1)[0]!.reason).toContain('to at least 2');
     expect(structuralReach(ins, cs('min-max'), 2)[0]!.reachable).toBe(true);
-    for (const n of ['tm2c2', 'z-score', 'none'] as const) expect(structuralReach(ins, cs(n), 1)[0]!.reachable).toBe(true);
+    for (const n of ['tm2c2', 'z-score', 'dbsf', 'none'] as const) expect(structuralReach(ins, cs(n), 1)[0]!.reachable).toBe(true);
   });
 
   it('is sound: whenever it says barred, no input-alone top document ever enters on random runs', () => {
@@ -105,6 +105,53 @@ describe('structuralReach', () => {
     for (let t = 0; t < 60; t++) {
       const inputs: FusionInput[] = runs.map((run) => ({ run, weight: 0.05 + rng.nextFloat(), depth: 5 + rng.nextInt(36), theoreticalMin: 0 }));
       const s = rrf({ rrfK: rng.nextInt(100), absent: rng.nextInt(2) === 0 ? 'zero' : 'min' });
+      const cutoff = 1 + rng.nextInt(10);
+      const structural = structuralReach(inputs, s, cutoff);
+      const empirical = empiricalReach(inputs, s, cutoff);
+      structural.forEach((r, i) => {
+        if (!r.reachable) {
+          barred++;
+          expect(empirical[i]).toBe(0);
+        }
+      });
+    }
+    expect(barred).toBeGreaterThan(0);
+  });
+
+  it('dbsf bounds are sound too: barred inputs never place a document alone on random runs', () => {
+    const rng = new Rng(12);
+    const nq = 30;
+    const queries = Array.from({ length: nq }, (_, q) => `q${q}`);
+    const runs = Array.from({ length: 3 }, () => {
+      const offsets = Int32Array.from({ length: nq + 1 }, (_, q) => q * 40);
+      const docs = new Int32Array(nq * 40);
+      const scores = new Float64Array(nq * 40);
+      for (let q = 0; q < nq; q++) {
+        const chosen = new Set<number>();
+        while (chosen.size < 40) chosen.add(rng.nextInt(120));
+        // Sorted descending, a heavy top: the outlier shape where dbsf's Samuelson bound is nearly reached.
+        const vals = Array.from({ length: 40 }, (_, r) => (r === 0 ? 10 * rng.nextFloat() : rng.nextFloat())).sort((a, b) => b - a);
+        [...chosen].forEach((d, r) => {
+          docs[q * 40 + r] = d;
+          scores[q * 40 + r] = vals[r]!;
+        });
+      }
+      return packArrays(queries, offsets, docs, scores);
+    });
+    let barred = 0;
+    for (let t = 0; t < 60; t++) {
+      const inputs: FusionInput[] = runs.map((run, i) => ({
+        run,
+        weight: i === 0 ? 0.02 + 0.3 * rng.nextFloat() : 0.5 + rng.nextFloat(),
+        depth: 5 + rng.nextInt(36),
+      }));
+      const s: FusionSpec = {
+        method: rng.nextInt(2) === 0 ? 'combsum' : 'cc',
+        rrfK: 60,
+        normalization: 'dbsf',
+        absent: rng.nextInt(2) === 0 ? 'zero' : 'min',
+        topK: 100,
+      };
       const cutoff = 1 + rng.nextInt(10);
       const structural = structuralReach(inputs, s, cutoff);
       const empirical = empiricalReach(inputs, s, cutoff);

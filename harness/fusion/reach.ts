@@ -78,7 +78,7 @@ export interface Reach {
  *
  * Argument (docs/adr/0011-fusion.md gives it in full). Let x be that document. An upper bound X of x's fused
  * score is w_i·top_i + Σ_{l≠i} w_l·amax_l: top_i the largest value input i can give its first document
- * (rrf 1/(rrfK+1); min-max and tm2c2 1; z-score sqrt(depth-1), Samuelson's bound; none unbounded) and amax_l
+ * (rrf 1/(rrfK+1); min-max and tm2c2 1; z-score sqrt(depth-1), Samuelson's bound; dbsf 0.5 + (depth-1)/(6 sqrt(depth)); none unbounded) and amax_l
  * the largest absent contribution of input l (0 under `zero`). A document y at rank r of another input j scores
  * at least Y_j(r) = w_j·lb_j(r) + Σ_{l≠j} w_l·min(amin_l, plb_l): lb_j(r) the least value rank r can get
  * (rrf 1/(rrfK+r); min-max 1 at rank 1, else 0; tm2c2 0; z-score 0 at rank 1), plb_l and amin_l the least
@@ -221,6 +221,12 @@ function bounds(input: Bounded, n: Reads, spec: FusionSpec) {
       return { top: 1, lb: (r: number) => (r === 1 ? 1 : 0), present: 0, amin: 0, amax: zero ? 0 : 1 };
     case 'tm2c2':
       return { top: 1, lb: () => 0, present: 0, amin: 0, amax: zero ? 0 : 1 };
+    case 'dbsf': {
+      // φ = 0.5 + z / 6 with z over the sample sd, |z| <= (n - 1) / sqrt(n) (Samuelson's bound, divisor n - 1);
+      // rank 1 sits at or above the mean, and under `min` the last read at or below it (0.5 for one document).
+      const d = n.max === Infinity ? Infinity : (n.max - 1) / Math.sqrt(n.max) / 6;
+      return { top: 0.5 + d, lb: (r: number) => (r === 1 ? 0.5 : 0.5 - d), present: 0.5 - d, amin: zero ? 0 : 0.5 - d, amax: zero ? 0 : 0.5 };
+    }
     case 'z-score':
       return { top: zmax, lb: (r: number) => (r === 1 ? 0 : -zmax), present: -zmax, amin: zero ? 0 : -zmax, amax: 0 };
     default:

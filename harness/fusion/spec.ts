@@ -9,7 +9,7 @@ export const FUSION_METHODS = ['rrf', 'combsum', 'combmnz', 'cc'] as const;
 /** See `fuse` (fuse.ts) for each method's formula and source. */
 export type FusionMethod = (typeof FUSION_METHODS)[number];
 
-export const NORMALIZATIONS = ['none', 'min-max', 'z-score', 'tm2c2'] as const;
+export const NORMALIZATIONS = ['none', 'min-max', 'z-score', 'tm2c2', 'dbsf'] as const;
 /**
  * How an input's scores are mapped before a score-based fusion, per query, over the entries the fusion reads
  * (the input's top-`depth`), as φ(s):
@@ -25,6 +25,10 @@ export const NORMALIZATIONS = ['none', 'min-max', 'z-score', 'tm2c2'] as const;
  *   "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1), 2023, doi:10.1145/3596512, robust
  *   to the empirical minimum, which depends on depth. max = m (the best document sits at the floor): φ = 0.
  *   A score below m means the declaration is wrong: FusionInputError.
+ * - `dbsf`: distribution-based score fusion as Qdrant ships it (lib/segment/src/common/score_fusion.rs,
+ *   `distr_norm`, since v1.11): φ(s) = (s - lo) / (hi - lo) with lo, hi = mean ∓ 3·sd, sd the SAMPLE standard
+ *   deviation (divisor n - 1, Welford's one-pass recurrence), not clipped (a score beyond 3 sd maps outside
+ *   [0, 1], as in Qdrant). One document, or hi = lo (all scores equal): φ = 0.5, Qdrant's value.
  *
  * An empty list maps nothing; its absent documents follow the {@link AbsentPolicy}.
  */

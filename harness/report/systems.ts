@@ -1,4 +1,5 @@
 import type { Block, Cell } from './blocks.js';
+import { annBlocks } from './ann.js';
 import { graphBlocks } from './graph.js';
 import { textMappingBlocks } from './text-mapping.js';
 import { deviationBlocks } from './deviations.js';
@@ -251,6 +252,7 @@ export function evidenceBlocks(data: ReportData): Block[] {
     });
   }
   B.push(...graphBlocks(data));
+  B.push(...annBlocks(data));
   return B;
 }
 

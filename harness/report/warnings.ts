@@ -1,3 +1,4 @@
+import { annRecallWarnings } from './ann.js';
 import { GATE_FAMILY } from '../compare/comparisons.js';
 import { zeroWeightInputs } from '../systems/fuse.js';
 import { faultSentence } from '../systems/result-check.js';
@@ -389,6 +390,7 @@ export const warningRules = {
   'judge-fooled': judgeFooled,
   'decision-depends-on-holes': decisionDependsOnHoles,
   'judge-unvalidated': judgeUnvalidated,
+  'ann-recall': (data) => annRecallWarnings(data, gateRuns(data)),
 } as const satisfies Record<string, WarningRule>;
 
 const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };

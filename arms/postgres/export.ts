@@ -1,0 +1,98 @@
+import { UsageError } from '../../harness/errors.js';
+import { type FuseParams, fuseParamsSchema, resolveFuseParams } from '../../harness/fusion/index.js';
+import { type HybridParams, hybridParams, type PostgresParams, postgresParams } from './params.js';
+import { hybridSql, settingsSql } from './sql.js';
+
+/**
+ * A workbench fusion of a postgres full-text run and a postgres vector run, exported as the one SQL statement a
+ * Postgres user deploys (docs/adr/0041-engine-fusion-and-ann-recall.md): the `hybrid` params that make the
+ * postgres arm compute the same fusion (run them back through the arm to check the ranking), the statement,
+ * and the `SET LOCAL` lines its transaction needs. Only what SQL here expresses exactly: rrf (weights, rrfK)
+ * and cc after min-max, z-score or dbsf, absent documents contributing 0, no priors, both weights positive.
+ */
+export interface ExportedFusion {
+  readonly hybrid: HybridParams;
+  /** Bind parameters: `$1` query text, `$2` depth (entries read per list), `$3` query vector, `$4` topK. */
+  readonly sql: string;
+  readonly settings: readonly string[];
+}
+
+/** Why the fusion has no SQL form here, one line per reason (empty when it has one). */
+function inexpressible(fuse: FuseParams, fts: PostgresParams, vec: PostgresParams): string[] {
+  const out: string[] = [];
+  if (fuse.method !== 'rrf' && fuse.method !== 'cc') out.push(`method ${fuse.method}: only rrf and cc are exported`);
+  if (fuse.method === 'cc' && !['min-max', 'z-score', 'dbsf'].includes(fuse.normalization ?? ''))
+    out.push(`normalization ${fuse.normalization}: only min-max, z-score and dbsf are exported`);
+  if (fuse.absent !== 'zero') out.push(`absent ${fuse.absent}: only absent: zero (a missing document adds 0) is exported`);
+  if (fuse.priors !== undefined) out.push('priors: a fusion with priors is not exported');
+  if (fts.mode !== 'load' || fts.ranking !== 'fts') out.push('the first input must be a postgres arm with ranking: fts in mode: load');
+  if (vec.mode !== 'load' || vec.ranking !== 'vector' || vec.vector === undefined)
+    out.push('the second input must be a postgres arm with ranking: vector in mode: load');
+  if (fts.urlEnv !== vec.urlEnv) out.push(`the inputs read different databases (urlEnv ${fts.urlEnv ?? 'embedded'} and ${vec.urlEnv ?? 'embedded'})`);
+  return out;
+}
+
+/**
+ * Exports `fuse` over inputs `[ftsId, vectorId]` (their arms' params `fts` and `vec`) for the scratch schema
+ * `schema` (a deployment substitutes its own table for `<schema>.docs`). Throws UsageError naming every reason
+ * the fusion has no SQL form.
+ */
+export function exportFusionSql(
+  fuse: FuseParams,
+  inputIds: readonly [string, string],
+  fts: PostgresParams,
+  vec: PostgresParams,
+  schema: string,
+): ExportedFusion {
+  const problems = inexpressible(fuse, fts, vec);
+  const resolved = problems.length === 0 ? resolveFuseParams(fuse, inputIds) : undefined;
+  if (resolved && !resolved.weights.every((w) => w > 0))
+    problems.push(`weights ${resolved.weights.join(', ')}: a list of weight 0 is a single-list ranking, not a fusion`);
+  if (problems.length > 0 || resolved === undefined)
+    throw new UsageError(`the fusion of ${inputIds.join(' and ')} has no SQL form here:\n  ${problems.join('\n  ')}`, {
+      hint: 'export rrf, or cc with min-max / z-score / dbsf, over a postgres fts arm and a postgres vector arm',
+    });
+  const hybrid = hybridParams.parse({
+    method: fuse.method,
+    rrfK: resolved.spec.rrfK,
+    ...(fuse.method === 'cc' ? { normalization: resolved.spec.normalization } : {}),
+    weights: { fts: resolved.weights[0], vector: resolved.weights[1] },
+    ...(Number.isFinite(resolved.depth) ? { depth: resolved.depth } : {}),
+  });
+  const v = vec.vector as NonNullable<PostgresParams['vector']>;
+  return { hybrid, sql: hybridSql(schema, fts.fts, v, hybrid), settings: settingsSql(v.index, vec) };
+}
+
+/** The parts of a report's run the export reads (harness/report/types.ts ReportRun). */
+export interface ExportRun {
+  readonly id: string;
+  readonly kind: string;
+  readonly node?: string;
+  readonly inputs?: readonly string[];
+  readonly params?: unknown;
+  readonly tuning?: { readonly choices: readonly { readonly member: string }[] };
+}
+
+/**
+ * The exported SQL of system `id` among a report's runs: a fuse system, or a tuned one (its picked point; every
+ * fold must have picked the same), over a postgres fts arm and a postgres vector arm. UsageError otherwise.
+ */
+export function exportFromReport(runs: readonly ExportRun[], id: string, schema = 'harness_scratch'): ExportedFusion & { system: string } {
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  let run = byId.get(id);
+  if (run === undefined) throw new UsageError(`no system "${id}" in the report`, { hint: `systems: ${runs.map((r) => r.id).join(', ')}` });
+  if (run.node === 'tune') {
+    const picks = [...new Set(run.tuning?.choices.map((c) => c.member) ?? [])];
+    if (picks.length !== 1) throw new UsageError(`${id}: its folds picked ${picks.length} different points (${picks.join(', ')}); export one of them by id`);
+    run = byId.get(picks[0]!);
+  }
+  if (run?.node !== 'fuse' || run.inputs?.length !== 2)
+    throw new UsageError(`${id}: only a fusion of two inputs (or a tuned one) is exported; this is a ${run?.node ?? 'missing'} system`);
+  const inputs = run.inputs.map((i) => byId.get(i));
+  const params = inputs.map((r) => (r?.kind === 'postgres' ? postgresParams.safeParse(r.params) : undefined));
+  if (!params[0]?.success || !params[1]?.success)
+    throw new UsageError(`${id}: its inputs ${run.inputs.join(', ')} must both be postgres arms (one fts, one vector)`);
+  const fuse = fuseParamsSchema.safeParse(run.params);
+  if (!fuse.success) throw new UsageError(`${id}: its params do not read as fusion params: ${fuse.error.issues.map((i) => i.message).join('; ')}`);
+  return { system: run.id, ...exportFusionSql(fuse.data, [run.inputs[0]!, run.inputs[1]!], params[0].data, params[1].data, schema) };
+}

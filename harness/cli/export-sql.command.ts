@@ -1,0 +1,32 @@
+import { defineCommand } from './io.js';
+
+export const exportSqlCommand = defineCommand({
+  command: 'export-sql',
+  describe: 'Print a fusion of a report (tuned or declared) over two postgres arms as the SQL statement to deploy',
+  builder: (y) =>
+    y
+      .option('report', { type: 'string', demandOption: true, describe: 'report folder holding report.json' })
+      .option('system', { type: 'string', demandOption: true, describe: 'the fusion (or <group>.tuned) to export' })
+      .example('$0 export-sql --report reports/example-postgres-1a2b3c4d --system rrf.pg-fts+pg-exact', ''),
+  async run(args, io) {
+    const { readFile } = await import('node:fs/promises');
+    const { join, resolve } = await import('node:path');
+    const { UsageError } = await import('../errors.js');
+    const { exportFromReport } = await import('../../arms/postgres/export.js');
+    const file = join(resolve(io.cwd, args.report), 'report.json');
+    const text = await readFile(file, 'utf8').catch((err: Error) => {
+      throw new UsageError(`cannot read ${file}: ${err.message}`, { hint: 'give --report the folder harness ablate wrote' });
+    });
+    const out = exportFromReport((JSON.parse(text) as { runs: Parameters<typeof exportFromReport>[0] }).runs, args.system);
+    io.out(
+      [
+        `-- ${out.system}: ${JSON.stringify(out.hybrid)} (postgres arm ranking: hybrid, params.hybrid)`,
+        '-- binds: $1 query text, $2 entries read per list, $3 query vector (pgvector text), $4 topK;',
+        '-- replace harness_scratch.docs (id, tsv, emb) with your table. In the same transaction first:',
+        ...out.settings.map((s) => `${s};`),
+        `${out.sql};`,
+        '',
+      ].join('\n'),
+    );
+  },
+});
