@@ -181,7 +181,10 @@ describe('holes that could decide, in an ablation on pooled qrels', () => {
     const md = readFileSync(join(dir, 'out', sub, 'report.md'), 'utf8');
     expect(md).toContain("| system | nDCG@10 | nDCG'@10 | Bpref |");
     expect(md).toContain('| outpool | 0.4307 | 1.0000 | 1.0000 |');
-    expect(md).toContain("Gate on nDCG@10: **ADOPT**; on nDCG'@10: **INCONCLUSIVE**.");
+    expect(md).toContain("**Gate on nDCG@10: ADOPT; on nDCG'@10: INCONCLUSIVE.**");
+    const html = readFileSync(join(dir, 'out', sub, 'report.html'), 'utf8');
+    expect(html).toContain('<h2>Judgment holes</h2>');
+    expect(html).toMatch(/<p><strong>Gate on nDCG@10: ADOPT; on nDCG(&#39;|&#x27;|')@10: INCONCLUSIVE\.<\/strong><\/p>/);
     expect(md.indexOf('## Judgment holes')).toBeGreaterThan(md.indexOf('## Other warnings'));
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditProbeResult, JudgeAudit } from '../judge/store.js';
-import { auditLines } from './audit.js';
+import { auditBlocks } from './audit.js';
+import { blocksToMarkdown } from './systems.js';
 import { buildReportData } from './build.js';
+import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { fixtureInput } from './testdata/fixture.js';
 import type { ReportInput } from './types.js';
@@ -42,7 +44,7 @@ function judged(a: JudgeAudit): ReportInput {
 
 describe('the judge audit in a report', () => {
   it('lists each probe: pairs, moved, moved up with its interval, mean shift', () => {
-    const lines = auditLines(audit(11));
+    const lines = blocksToMarkdown(auditBlocks(audit(11)));
     expect(lines).toContain('| injection | 50 | 11 (22.0%) | 11 (22.0%) | [11.0%, 38.0%] | +0.44 | injection change |');
     expect(lines).toContain('| padding | 50 | 2 (4.0%) | 0 (0.0%) | [0.0%, 5.0%] | -0.04 | padding change |');
     expect(lines).toContain('The judge is fooled by injection: the grade went up in more than 20.0% of the pairs (judge.audit.maxUpRate).');
@@ -62,5 +64,8 @@ describe('the judge audit in a report', () => {
     expect(md.indexOf('## Judge audit')).toBeGreaterThan(md.indexOf('## Other warnings'));
     expect(md).toContain('| probe | pairs | grade moved | moved up | up, 95% CI | mean shift | change |');
     expect(renderMarkdown(buildReportData(fixtureInput()))).not.toContain('## Judge audit');
+    const html = renderHtml(buildReportData(judged(audit(11))));
+    expect(html).toContain('<h2>Judge audit</h2>');
+    expect(html).toContain('<td>injection</td><td class="num">50</td>');
   });
 });

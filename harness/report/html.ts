@@ -6,7 +6,7 @@ import { fmtLevel, fmtMean } from './format.js';
 import { GRID_CAPTION, gridPlots } from './grid-plot.js';
 import { BANNER } from './markdown.js';
 import { reportedMeasures } from '../compare/measures.js';
-import { APPENDIX_SECTIONS, demote, sections } from './sections.js';
+import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
 import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote, winsOver } from './select.js';
 import { esc, forestPlot, gateForest, recallCurves, recallMeasures, scatterPlot } from './svg.js';
 import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
@@ -268,6 +268,7 @@ export function renderHtml(data: ReportData): string {
     ...gateSection(data),
     ...warningsSection(data),
     ...blocksToHtml(validationBlocks(data), esc),
+    ...blocksToHtml(judgedQrelsBlocks(data), esc),
     ...systemsSection(data),
     ...exploreSection(data, reference),
     ...differencesSection(data, reference),

@@ -2,7 +2,7 @@ import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import { evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, questionText, splitWarnings } from './decision.js';
 import { EXTREMES, extremes } from './explore.js';
 import { fmtCompCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from './format.js';
-import { APPENDIX_SECTIONS, demote, judgedQrelsSection, sections } from './sections.js';
+import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
 import { GATE_MARK, gateSentence, meanOf, methodSentence, primaryMeasure, qrelsText, roleLabel, runKind, runNote, winsOver } from './select.js';
 import { BEST_PER_STRATUM, blocksToMarkdown, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { Comparison, ReportData, ReportRun, ReportWarning, StratumInfo } from './types.js';
@@ -226,7 +226,7 @@ export function renderMarkdown(data: ReportData): string {
     ...gateSection(data),
     ...warningsSection(data),
     ...blocksToMarkdown(validationBlocks(data)),
-    ...judgedQrelsSection(data),
+    ...blocksToMarkdown(judgedQrelsBlocks(data)),
     ...blocksToMarkdown(systems.flatMap((s) => s.blocks)),
     ...exploratorySection(data),
     ...resultsSection(data),

@@ -1,6 +1,6 @@
-import { auditLines } from './audit.js';
+import { auditBlocks } from './audit.js';
 import type { Block } from './blocks.js';
-import { holesLines } from './holes.js';
+import { holesBlocks } from './holes.js';
 import type { ReportData } from './types.js';
 
 /** A run of blocks under one level-2 heading (its title), as the systems and evidence models emit them. */
@@ -33,12 +33,12 @@ export function demote(blocks: readonly Block[]): Block[] {
 
 /**
  * What judged or pooled qrels may have done to the numbers: the judge audit and the holes check, each under its
- * own heading, after the warnings (Markdown lines; empty when the report has neither).
+ * own heading, after the warnings (empty when the report has neither).
  */
-export function judgedQrelsSection(data: Pick<ReportData, 'evalset' | 'holes'>): string[] {
+export function judgedQrelsBlocks(data: Pick<ReportData, 'evalset' | 'holes'>): Block[] {
   const audit = data.evalset.judge?.audit;
   return [
-    ...(audit === undefined ? [] : ['## Judge audit', '', ...auditLines(audit)]),
-    ...(data.holes === undefined ? [] : ['## Judgment holes', '', ...holesLines(data.holes)]),
+    ...(audit === undefined ? [] : [{ kind: 'heading', level: 2, text: 'Judge audit' } as const, ...auditBlocks(audit)]),
+    ...(data.holes === undefined ? [] : [{ kind: 'heading', level: 2, text: 'Judgment holes' } as const, ...holesBlocks(data.holes)]),
   ];
 }
