@@ -47,6 +47,35 @@ describe('harness power on a pilot report', () => {
   });
 });
 
+describe('harness power reads the judge-human correlation from a pilot scored with human labels', () => {
+  it('takes rho from the labelled queries when --rho is not given, and refuses --width on a pilot without labels', async () => {
+    const input = fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } });
+    const ids = ['q13', 'q14', 'q15', 'q16', 'q17', 'q18'];
+    // Every run and measure as the judge scored q13-q18, but nDCG@10 of bm25 and dense as the humans did.
+    const at = (v: readonly number[]) => v.slice(12, 18);
+    const human = Object.fromEntries(
+      Object.entries(input.perQuery).map(([run, ms]) => [run, Object.fromEntries(Object.entries(ms).map(([m, v]) => [m, at(v)]))]),
+    );
+    human.bm25 = { ...human.bm25, 'nDCG@10': [0.2, 0.2, 0.3, 0.1, 0.25, 0.2] };
+    human.dense = { ...human.dense, 'nDCG@10': [0.35, 0.65, 0.4, 0.5, 0.4, 0.55] };
+    const humanLabels = {
+      file: 'labels.qrels',
+      kind: 'qrels' as const,
+      qrelsVersion: 'v',
+      queries: ids,
+      incomplete: 0,
+      perQuery: human,
+      pairs: [],
+      thresholds: { minTau: 0.9, minQueries: 25, resamples: 200 },
+    };
+    await writeReport(join(dir, 'labelled'), { ...input, humanLabels });
+    const out = JSON.parse(await planPower({ ...base, pilot: join(dir, 'labelled'), width: 0.05 }, dir));
+    // numpy.corrcoef of the human deltas (0.15, 0.45, 0.1, 0.4, 0.15, 0.35) and the judge's (0.2, 0.4 alternating).
+    expect(out.ppi.rho).toBeCloseTo(0.970142500145332, 12);
+    await expect(planPower({ ...base, pilot: join(dir, 'pilot'), width: 0.05 }, dir)).rejects.toThrow(/has no human labels .* give --rho/);
+  });
+});
+
 describe('harness power from given numbers', () => {
   it('reads --sd per stratum, the overall row last, one test without a config', async () => {
     expect(parseSds(['0.2', 'exact=0.15'])).toEqual([

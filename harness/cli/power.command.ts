@@ -127,7 +127,8 @@ async function checkFlags(a: PowerArgs): Promise<void> {
   if (a.power !== undefined && !(a.power > 0 && a.power < 1)) throw new UsageError(`--power ${a.power}: give a probability between 0 and 1, e.g. 0.8`);
   if (a.width !== undefined && !(a.width > 0 && Number.isFinite(a.width))) throw new UsageError(`--width ${a.width}: give a half-width above 0, e.g. 0.03`);
   if (a.rho !== undefined && !(a.rho >= -1 && a.rho <= 1)) throw new UsageError(`--rho ${a.rho}: a correlation lies in [-1, 1]`);
-  if (a.width !== undefined && a.rho === undefined) throw new UsageError('--width needs --rho, the correlation of judge and human per-query deltas');
+  if (a.width !== undefined && a.rho === undefined && a.pilot === undefined)
+    throw new UsageError('--width needs --rho, the correlation of judge and human per-query deltas (or a --pilot scored with humanLabels:)');
   if (a.rho !== undefined && a.width === undefined) throw new UsageError('--rho is used only with --width, the PPI half-width to plan labels for');
   if ((a.pilot === undefined) === (a.sd === undefined)) throw new UsageError('give either --pilot REPORT.json or --sd (not both, not neither)');
 }
@@ -145,6 +146,23 @@ async function fromPilot(path: string, cwd: string) {
   const pair = g ? { baseline: g.baseline, system: g.candidate } : first ? { baseline: first.baseline, system: first.system } : undefined;
   if (!pair) throw new (await import('../errors.js')).InputError(abs, undefined, 'the pilot report compares no runs; rerun it with two or more arms');
   return { data, measure, pair, strata: await pilotStrata(data, measure, pair) };
+}
+
+/**
+ * The correlation of the judge's and the humans' per-query deltas (pair.system − pair.baseline on `measure`) over
+ * the pilot's human-labelled queries: what a PPI interval's width depends on. Undefined without human labels, with
+ * fewer than 3 labelled queries, or when either delta is constant (no correlation is defined).
+ */
+async function labelledRho(data: ReportData, measure: string, pair: { readonly baseline: string; readonly system: string }): Promise<number | undefined> {
+  const h = data.humanLabels;
+  const [hs, hb] = [h?.perQuery[pair.system]?.[measure], h?.perQuery[pair.baseline]?.[measure]];
+  const [js, jb] = [data.perQuery[pair.system]?.[measure], data.perQuery[pair.baseline]?.[measure]];
+  if (!h || h.queries.length < 3 || !hs || !hb || !js || !jb) return undefined;
+  const at = new Map(data.queries.map((q, i) => [q.id, i] as const));
+  const human = h.queries.map((_, k) => (hs[k] as number) - (hb[k] as number));
+  const judge = h.queries.map((q) => (js[at.get(q) as number] as number) - (jb[at.get(q) as number] as number));
+  const r = (await import('../stats/power.js')).pearsonCorrelation(human, judge);
+  return Number.isFinite(r) ? Math.max(-1, Math.min(1, r)) : undefined;
 }
 
 /** The strata (and their sizes) of the config's eval set, which its families are counted over. */
@@ -179,7 +197,12 @@ export async function planPower(a: PowerArgs, cwd: string): Promise<string> {
       : { familySize: 1, correction: 'none' as const, familyNote: 'one test: give --config for the family of the study' };
   const alpha = cfg?.compare.alpha ?? pilot?.data.compare.alpha ?? 0.05;
   const power = a.power ?? cfg?.compare.power ?? pilot?.data.compare.power ?? 0.8;
-  const ppi = a.width !== undefined && a.rho !== undefined ? { halfWidth: a.width, rho: a.rho } : undefined;
+  const rho = a.width === undefined ? undefined : (a.rho ?? (pilot ? await labelledRho(pilot.data, pilot.measure, pilot.pair) : undefined));
+  if (a.width !== undefined && rho === undefined)
+    throw new UsageError(
+      `--width: the pilot ${a.pilot} has no human labels to read the judge-human correlation from (score it with humanLabels:), so give --rho`,
+    );
+  const ppi = a.width !== undefined && rho !== undefined ? { halfWidth: a.width, rho } : undefined;
   const plan = powerPlan({ strata, delta: a.delta, power, alpha, ...family, ...(ppi ? { ppi } : {}) });
   const subject: Subject = { measure, pair: pilot?.pair, strata, ...family };
   if (a.json) {

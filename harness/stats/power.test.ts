@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { minimumDetectableEffect } from './paired.js';
-import { firstThreshold, labelsNeeded, ppiVariance, queriesNeeded } from './power.js';
+import { firstThreshold, labelsNeeded, pearsonCorrelation, ppiVariance, queriesNeeded } from './power.js';
 import { normalQuantile } from './special.js';
 
 interface Reference {
@@ -98,5 +98,13 @@ describe('labelsNeeded (PPI++ with tuned lambda)', () => {
 
   it('refuses a correlation outside [-1, 1]', () => {
     expect(() => labelsNeeded({ sdJudge: 0.2, rho: 1.2, halfWidth: 0.03, alpha: 0.05, judged: 100 })).toThrow(/rho must be in \[-1, 1\]/);
+  });
+});
+
+describe('pearsonCorrelation', () => {
+  it('equals numpy.corrcoef, and is NaN for a constant sample', () => {
+    // numpy 2.4: np.corrcoef([0.1,-0.2,0.35,0,0.5,-0.05,0.2], [0.12,-0.1,0.3,0.05,0.41,-0.2,0.1])[0,1]
+    expect(pearsonCorrelation([0.1, -0.2, 0.35, 0, 0.5, -0.05, 0.2], [0.12, -0.1, 0.3, 0.05, 0.41, -0.2, 0.1])).toBeCloseTo(0.92847641252115, 13);
+    expect(pearsonCorrelation([1, 1, 1], [1, 2, 3])).toBeNaN();
   });
 });

@@ -160,3 +160,32 @@ export function labelsNeeded(p: LabelsNeededInput): { labels: number; exceedsJud
   while (labels > 1 && enough(labels - 1)) labels--;
   return { labels, exceedsJudged: labels > N };
 }
+
+/**
+ * Pearson's correlation of two equally long samples (NaN when either is constant or shorter than 2): the
+ * judge-human correlation a PPI label plan reads from a pilot's human-labelled queries.
+ */
+export function pearsonCorrelation(x: readonly number[], y: readonly number[]): number {
+  const n = x.length;
+  if (n !== y.length) throw new RangeError(`pearsonCorrelation: ${n} values against ${y.length}`);
+  if (n < 2) return Number.NaN;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i] as number;
+    my += y[i] as number;
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = (x[i] as number) - mx;
+    const dy = (y[i] as number) - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxx === 0 || syy === 0 ? Number.NaN : sxy / Math.sqrt(sxx * syy);
+}
