@@ -140,6 +140,19 @@ describe('harness compare', () => {
     expect((await cli([...base, '--gate', 'nope'])).err).toMatch(/--gate nope: not a run id \(runs: good, bad\)/);
     expect((await cli([...base, '--gate', 'bad', '--gate-measure', 'AP'])).err).toMatch(/--gate-measure AP: not among the measures/);
     expect((await cli([...base, '--gate', 'bad', '--gate-measure', 'AP'])).code).toBe(2);
+    const noMargin = await cli([...base, '--gate', 'bad', '--gate-rule', 'equivalent']);
+    expect([noMargin.code, noMargin.err]).toEqual([2, expect.stringMatching(/--gate-rule equivalent needs --gate-margin above 0/)]);
+    expect((await cli([...base, '--gate', 'bad', '--gate-margin', '0.1'])).err).toMatch(/--gate-margin is read only by --gate-rule equivalent/);
+  });
+  it('--gate-rule equivalent with --gate-margin decides on equivalence within the margin', async () => {
+    // bad loses RR on every query by far more than 0.01: not equivalent, a loss beyond the margin.
+    const r = await cli([...base, '--measures', 'RR', '--gate', 'bad', '--gate-rule', 'equivalent', '--gate-margin', '0.01', '--out', 'equiv']);
+    expect(r.code).toBe(0);
+    const data = JSON.parse(readFileSync(join(dir, 'equiv', 'report.json'), 'utf8')) as {
+      gateResult: { verdict: string; config: { rule: string; margin: number } };
+    };
+    expect(data.gateResult.config).toMatchObject({ rule: 'equivalent', margin: 0.01 });
+    expect(data.gateResult.verdict).not.toBe('ADOPT');
   });
   it('refuses an empty run as eval does, instead of scoring it 0', async () => {
     file('empty.trec', '');

@@ -51,6 +51,7 @@ interface CompareArgs {
   readonly gateMeasure?: string | undefined;
   readonly gateRule?: GateRule | undefined;
   readonly gateMinDelta?: number | undefined;
+  readonly gateMargin?: number | undefined;
   readonly gateExit: boolean;
 }
 
@@ -81,9 +82,9 @@ async function refuseMeasureRuns(runs: readonly string[], cwd: string): Promise<
 
 /** The gate's flags mean nothing without `--gate CANDIDATE`. */
 function checkGateFlags(args: CompareArgs): void {
-  const gateFlags = (['gateMeasure', 'gateRule', 'gateMinDelta'] as const).filter((k) => args[k] !== undefined);
+  const gateFlags = (['gateMeasure', 'gateRule', 'gateMinDelta', 'gateMargin'] as const).filter((k) => args[k] !== undefined);
   if (args.gate === undefined && (gateFlags.length > 0 || args.gateExit)) {
-    throw new UsageError(`--${args.gateExit ? 'gate-exit' : 'gate-measure, --gate-rule and --gate-min-delta'} need --gate CANDIDATE`, {
+    throw new UsageError(`--${args.gateExit ? 'gate-exit' : 'gate-measure, --gate-rule, --gate-min-delta and --gate-margin'} need --gate CANDIDATE`, {
       hint: 'name the run the gate decides on: --gate <run id>',
     });
   }
@@ -104,6 +105,7 @@ function commandWords(args: CompareArgs, measures: readonly string[] | undefined
   if (args.gateMeasure !== undefined) words.push('--gate-measure', args.gateMeasure);
   if (args.gateRule !== undefined) words.push('--gate-rule', args.gateRule);
   if (args.gateMinDelta !== undefined) words.push('--gate-min-delta', String(args.gateMinDelta));
+  if (args.gateMargin !== undefined) words.push('--gate-margin', String(args.gateMargin));
   if (args.out !== undefined) words.push('--out', args.out);
   return words;
 }
@@ -134,11 +136,17 @@ async function withGate(input: ReportInput, args: CompareArgs, candidate: string
     throw new UsageError(`--gate-measure ${args.gateMeasure}: not among the measures (${input.measures.join(', ')})`, { hint: 'add it to --measures' });
   }
   if (args.gateMinDelta !== undefined && !(args.gateMinDelta >= 0)) throw new UsageError(`--gate-min-delta ${args.gateMinDelta}: give a number of 0 or more`);
+  if (args.gateRule === 'equivalent' && !(args.gateMargin !== undefined && args.gateMargin > 0))
+    throw new UsageError(`--gate-rule equivalent needs --gate-margin above 0${args.gateMargin === undefined ? '' : ` (got ${args.gateMargin})`}`, {
+      hint: 'the margin is the difference that does not matter, e.g. --gate-margin 0.01',
+    });
+  if (args.gateMargin !== undefined && args.gateRule !== 'equivalent') throw new UsageError('--gate-margin is read only by --gate-rule equivalent');
   const gate = gateSchema.parse({
     candidate,
     measure,
     ...(args.gateRule === undefined ? {} : { rule: args.gateRule }),
     ...(args.gateMinDelta === undefined ? {} : { minDelta: args.gateMinDelta }),
+    ...(args.gateMargin === undefined ? {} : { margin: args.gateMargin }),
   });
   return { ...input, gate };
 }
@@ -178,11 +186,12 @@ export const compareCommand = defineCommand({
       })
       .option('gate-measure', { type: 'string', group: 'Gate:', describe: 'primary measure of the gate, one of --measures (default: the first measure)' })
       .option('gate-rule', {
-        choices: ['gain-overall-no-loss', 'gain-overall', 'no-loss'] as const,
+        choices: ['gain-overall-no-loss', 'gain-overall', 'no-loss', 'equivalent'] as const,
         group: 'Gate:',
         describe: 'decision rule (default gain-overall-no-loss; see the README)',
       })
       .option('gate-min-delta', { type: 'number', group: 'Gate:', describe: 'smallest gain that counts, or the non-inferiority margin of no-loss' })
+      .option('gate-margin', { type: 'number', group: 'Gate:', describe: 'equivalence margin of every stratum (--gate-rule equivalent)' })
       .option('gate-exit', {
         type: 'boolean',
         default: false,
