@@ -1,4 +1,5 @@
 import type { ComparisonRole } from '../compare/types.js';
+import type { PpiResult } from '../stats/ppi.js';
 
 /** One hand-labelled pair with the judge's grade, ids only (no text: nothing sensitive). */
 export interface HumanPair {
@@ -30,15 +31,8 @@ export interface HumanLabelsInput {
   readonly thresholds: { readonly minTau: number; readonly minQueries: number; readonly resamples: number };
 }
 
-/** A PPI interval of a mean paired difference. */
-export interface PpiEstimate {
-  readonly estimate: number;
-  readonly ci: readonly [number, number];
-  readonly se: number;
-  readonly lambda: number;
-  /** Labelled and unlabelled queries. */
-  readonly n: number;
-  readonly N: number;
+/** A PPI interval of a mean paired difference, with the level and verdict of its comparison's family. */
+export interface PpiEstimate extends PpiResult {
   /** Confidence of `ci`: 1 − alpha/m for a family of m tests (Bonferroni: an interval cannot be Holm-stepped). */
   readonly level: number;
   /** The interval excludes 0. */
