@@ -1,9 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { chainUnchecked } from 'stream-chain';
-import { parser } from 'stream-json/parser.js';
-import { streamArray } from 'stream-json/streamers/stream-array.js';
 import { InputError, InputProblems } from '../harness/errors.js';
 import type { JsonValue } from './types.js';
 
@@ -203,6 +200,12 @@ export async function* readJsonArray(file: string): AsyncGenerator<{ value: unkn
     read += chunk.length;
     return chunkStart === 0 && chunk.subarray(0, 3).equals(UTF8_BOM) ? chunk.subarray(3) : chunk;
   };
+  // Loaded here, not at the top: every `harness eval` reads lines.ts and would pay 30-45 ms for a parser it never uses.
+  const [{ chainUnchecked }, { parser }, { streamArray }] = await Promise.all([
+    import('stream-chain'),
+    import('stream-json/parser.js'),
+    import('stream-json/streamers/stream-array.js'),
+  ]);
   const pipeline = chainUnchecked([createReadStream(file), counted, parser({ streamValues: false }), streamArray()]);
   try {
     for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) yield { value: item.value, index: item.key };
