@@ -2,6 +2,9 @@
  * `npm run bench`: every benchmark in one run. Each prints ratios against a reference measured in the same
  * run (or states plainly when the reference is absent). Benchmarks are never timed tests.
  */
+import { availableParallelism, loadavg } from 'node:os';
+import { collectGoals, summariseGoals } from './goals.js';
+
 const benches: readonly { name: string; load: () => Promise<{ main: () => Promise<void> }> }[] = [
   { name: 'eval (harness eval vs trec_eval)', load: () => import('./eval.js') },
   { name: 'lexical arms (bm25 vs sqlite-fts5)', load: () => import('./lexical.js') },
@@ -13,8 +16,16 @@ const benches: readonly { name: string; load: () => Promise<{ main: () => Promis
 ];
 
 const only = process.argv.slice(2);
+const goals = collectGoals(process.stdout);
+const started = performance.now();
+const loadStart = loadavg()[0]!;
 for (const b of benches) {
   if (only.length > 0 && !only.some((o) => b.name.startsWith(o))) continue;
   process.stdout.write(`\n=== ${b.name} ===\n`);
   await (await b.load()).main();
 }
+const minutes = (performance.now() - started) / 60_000;
+process.stdout.write(
+  `\n=== goals of issue 30 (${availableParallelism()} cores; load average ${loadStart.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; ${minutes.toFixed(1)} min) ===\n`,
+);
+process.stdout.write(summariseGoals(goals.lines(), only.length === 0));
