@@ -108,6 +108,11 @@ function fusePoint(w: Workload, p: GridPoint): number {
   return out.docs.length;
 }
 
+function cpuSeconds(start: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(start);
+  return (c.user + c.system) / 1e6;
+}
+
 function seconds(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
@@ -129,13 +134,20 @@ export async function main(): Promise<void> {
     // Floor and fusion alternate, one floor pass before each grid point, so that both sides meet the same load
     // on a shared machine.
     let floor = 0;
+    // CPU time as well as wall time: on a shared machine the wall clock also counts other jobs' turns.
+    let floorCpu = 0;
+    let fuseCpu = 0;
     const perMethod = new Map<string, { seconds: number; points: number }>();
     for (const p of points) {
       t = process.hrtime.bigint();
+      let c = process.cpuUsage();
       sink += readAll(w.runs);
       floor += seconds(t);
+      floorCpu += cpuSeconds(c);
       t = process.hrtime.bigint();
+      c = process.cpuUsage();
       sink += fusePoint(w, p);
+      fuseCpu += cpuSeconds(c);
       const key = p.spec.method === 'rrf' ? 'rrf' : `cc ${p.spec.normalization}`;
       const m = perMethod.get(key) ?? { seconds: 0, points: 0 };
       perMethod.set(key, { seconds: m.seconds + seconds(t), points: m.points + 1 });
@@ -150,7 +162,10 @@ export async function main(): Promise<void> {
       `topK ${topK}: per method, ms/point (x floor): ${[...perMethod].map(([k, m]) => `${k} ${((m.seconds * 1000) / m.points).toFixed(1)} (${(m.seconds / m.points / floorPerPoint).toFixed(1)}x)`).join(', ')}`,
     );
     out(
-      `topK ${topK}: ratio fuse / floor = ${ratio.toFixed(2)}x; goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'MET' : 'MISSED'} (checksum ${sink.toExponential(3)})`,
+      `topK ${topK}: ratio fuse / floor = ${ratio.toFixed(2)}x in wall time, ${(fuseCpu / floorCpu).toFixed(2)}x in CPU time (checksum ${sink.toExponential(3)})`,
+    );
+    out(
+      `goal 30.4 (fusion topK ${topK}): ${ratio.toFixed(2)}x against the floor (one read of the runs per grid point, same run); goal <= ${GOAL_RATIO}x: ${ratio <= GOAL_RATIO ? 'MET' : 'MISSED'}`,
     );
   }
 }

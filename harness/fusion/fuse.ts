@@ -1,7 +1,7 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './packed.js';
-import { heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
+import { BucketScratch, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
 import { ABSENT_POLICIES, FUSION_METHODS, type FusionInput, type FusionSpec, NORMALIZATIONS } from './spec.js';
 
 /** Validates a fusion's inputs and spec; every message names the input position and the parameter. */
@@ -78,7 +78,8 @@ export function checkFusion(inputs: readonly FusionInput[], spec: FusionSpec): C
  *
  * Cost per query: one pass over the entries read into a dense per-query accumulator (see accumulate.ts), one
  * pass over the union with a bounded heap of topK seeded from the inputs' first places, and a heap sort of
- * those topK: no per-document objects and no sort of the whole union.
+ * those topK (or, for a topK that is a large share of the union, a bucket sort of the topK): no per-document
+ * objects and no sort of the whole union.
  */
 export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRun {
   const checked = checkFusion(inputs, spec);
@@ -121,6 +122,8 @@ class TopKSelector {
   private readonly seeds: Int32Array;
   private readonly final: Float64Array;
   private readonly candidates: Int32Array;
+  private readonly chosen: Float64Array;
+  private readonly buckets: BucketScratch;
   /** The fused score is base + acc: rrf, combsum, and cc whose weights sum to 1. */
   private readonly scoreIsSum: boolean;
 
@@ -137,29 +140,24 @@ class TopKSelector {
     this.seeds = new Int32Array(this.heapScores.length);
     this.final = new Float64Array(maxUnion);
     this.candidates = new Int32Array(maxUnion);
+    this.chosen = new Float64Array(maxUnion);
+    this.buckets = new BucketScratch(maxUnion);
   }
 
   /**
    * When topK is a large share of the union (a fused list as long as the runs), a heap would take most
-   * documents in and out: quickselect the topK (expected linear) and sort those instead.
+   * documents in and out: bucket-sort the topK (linear, see bestSorted) instead.
    */
   private selectBySort(accu: QueryAccumulator, q: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
-    const { final, candidates } = this;
+    const { final, candidates, chosen } = this;
     accu.finalScores(final);
-    let n = 0;
-    for (let l = 0; l < accu.size; l++) {
-      if (final[l] === -Infinity) continue;
-      candidates[n] = l;
-      final[n++] = final[l]!;
-    }
-    const keep = Math.min(this.topK, n);
-    selectBest(candidates, final, 0, n, keep);
-    sortRanked(candidates, final, 0, keep);
+    let keep = bestSorted(final, accu.size, this.topK, this.buckets, candidates, chosen);
+    if (keep < 0) keep = sortAll(final, accu.size, this.topK, candidates, chosen);
     const { union, unionOffsets } = this.checked.index;
     const u0 = unionOffsets[q]!;
     for (let j = 0; j < keep; j++) {
       outDocs[used + j] = union[u0 + candidates[j]!]!;
-      outScores[used + j] = final[j]!;
+      outScores[used + j] = chosen[j]!;
     }
     return used + keep;
   }
@@ -207,6 +205,23 @@ class TopKSelector {
     }
     return used + kept;
   }
+}
+
+/**
+ * The comparison-sort path of {@link bestSorted} (which declines scores whose range is not finite): the
+ * candidates (scores above -Infinity) are compacted, their best `k` quickselected, and those sorted.
+ */
+function sortAll(scores: Float64Array, size: number, k: number, outL: Int32Array, outS: Float64Array): number {
+  let n = 0;
+  for (let l = 0; l < size; l++) {
+    if (scores[l] === -Infinity) continue;
+    outL[n] = l;
+    outS[n++] = scores[l]!;
+  }
+  const keep = Math.min(k, n);
+  selectBest(outL, outS, 0, n, keep);
+  sortRanked(outL, outS, 0, keep);
+  return keep;
 }
 
 /**

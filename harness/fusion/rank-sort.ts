@@ -157,3 +157,93 @@ export function heapSortBestFirst(hs: Float64Array, hl: Int32Array, size: number
     siftDown(hs, hl, end, 0);
   }
 }
+
+/** Every how many scores {@link bestSorted} samples for its bucket range. */
+const SAMPLE_STRIDE = 8;
+
+/**
+ * Scratch arrays of {@link bestSorted} for lists of up to `capacity` entries, allocated once per fusion and
+ * reused by every query.
+ */
+export class BucketScratch {
+  readonly bucketOf: Int32Array;
+  /** Per bucket: its entry count, then where it ends among the selected entries. */
+  readonly counts: Int32Array;
+  constructor(readonly capacity: number) {
+    this.bucketOf = new Int32Array(capacity);
+    this.counts = new Int32Array(Math.max(capacity, 1));
+  }
+}
+
+/**
+ * Writes the best min(k, n) entries of scores[0, size) (entry l ranks by score descending, then l
+ * descending; -Infinity marks an entry that is not a candidate) into outL/outS, best first, and returns
+ * their number. The order is total, so the result is the one a full sort gives, whatever the algorithm; this
+ * one is a bucket sort: bucket = floor((s - lo) · scale), monotone in s, so a higher bucket never holds a
+ * worse entry; only buckets down to the one holding the k-th entry are scattered, and each is sorted in
+ * place, with few entries per bucket as there are about as many buckets as entries. A quickselect of the
+ * union followed by a sort of k entries cost several times more at k = 1,000 (docs/perf/fusion.md). Returns
+ * -1, having written nothing, for scores it cannot bucket (NaN, an infinite range): the caller sorts them.
+ */
+export function bestSorted(scores: Float64Array, size: number, k: number, scratch: BucketScratch, outL: Int32Array, outS: Float64Array): number {
+  // The range comes from a sample of the scores: bucket = clamp(floor((s - lo) · scale)) is monotone in s
+  // whatever lo and scale are, so a rough range costs only a few larger buckets, never a wrong order.
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let l = 0; l < size; l += SAMPLE_STRIDE) {
+    const s = scores[l]!;
+    if (s === -Infinity) continue;
+    if (s < lo) lo = s;
+    if (s > hi) hi = s;
+  }
+  // A sample of non-candidates only: one bucket, that is a comparison sort of the candidates.
+  if (lo > hi) lo = hi = 0;
+  const nb = size;
+  const scale = hi > lo ? (nb - 1) / (hi - lo) : 0;
+  if (!Number.isFinite(scale)) return -1;
+  const { bucketOf, counts } = scratch;
+  counts.fill(0, 0, nb);
+  let n = 0;
+  for (let l = 0; l < size; l++) {
+    const s = scores[l]!;
+    if (s === -Infinity) {
+      bucketOf[l] = -1;
+      continue;
+    }
+    const v = (s - lo) * scale;
+    if (Number.isNaN(v)) return -1;
+    const b = v <= 0 ? 0 : v < nb - 1 ? v | 0 : nb - 1;
+    bucketOf[l] = b;
+    counts[b]!++;
+    n++;
+  }
+  if (n === 0) return 0;
+  const keep = k < n ? k : n;
+  // Buckets from the best down, until they hold `keep` entries; counts become each bucket's start.
+  let at = 0;
+  let low = nb - 1;
+  for (; ; low--) {
+    const c = counts[low]!;
+    counts[low] = at;
+    at += c;
+    if (at >= keep) break;
+  }
+  for (let l = 0; l < size; l++) {
+    const b = bucketOf[l]!;
+    if (b < low) continue;
+    const j = counts[b]!++;
+    outL[j] = l;
+    outS[j] = scores[l]!;
+  }
+  // counts[b] is now bucket b's end, and the next better bucket's end its start.
+  let start = 0;
+  for (let b = nb - 1; b >= low; b--) {
+    const end = counts[b]!;
+    if (b === low && keep < end) {
+      selectBest(outL, outS, start, end, keep - start);
+      sortRanked(outL, outS, start, keep);
+    } else if (end - start > 1) sortRanked(outL, outS, start, end);
+    start = end;
+  }
+  return keep;
+}
