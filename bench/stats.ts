@@ -7,7 +7,8 @@
  * when numpy is not importable): the sign flips and resample multiplicities our kernels draw are handed to it
  * as matrices S (B × n, ±1) and C (B × n), and it computes S·D and C·D (D the n × 1,200 differences) through
  * BLAS, the p-values, the BCa levels and the interval bounds. Both sides warm up alike (the same 96-comparison
- * slice, untimed), then compute the whole family once; numpy's time to draw matrices of the same shape with
+ * slice, untimed), then alternate in paired rounds (HARNESS_BENCH_STATS_ROUNDS, default 3; the goal is the median
+ * of the per-round CPU ratios); numpy's time to draw matrices of the same shape with
  * its own generator is measured too and added to its side, since ours includes drawing. The outputs are
  * checked equal: every p exactly, every bound to 1e-12 (the sums are added in another order).
  *

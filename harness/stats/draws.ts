@@ -89,13 +89,11 @@ export function drawResamples(n: number, count: number, seed: number): ResampleD
   let hiWeight = new Uint32Array(hiIndex.length);
   let hiLen = 0;
   const counts = new Uint32Array(n);
-  const picks = new Uint32Array(n);
   const rng = new Rng(seed, RESAMPLE_STREAM);
   for (let b = 0; b < count; b++) {
     counts.fill(0);
-    rng.fillInts(n, picks);
     for (let j = 0; j < n; j++) {
-      const i = picks[j] as number;
+      const i = rng.nextInt(n);
       counts[i] = (counts[i] as number) + 1;
     }
     const off = b * chunks;

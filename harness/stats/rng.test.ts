@@ -54,23 +54,3 @@ describe('streams under one seed', () => {
     expect(() => new Rng(1, 2048)).toThrow(/stream/);
   });
 });
-
-describe('fillInts', () => {
-  it('gives nextInt’s values in order and leaves the stream where nextInt would, rejections included', () => {
-    // 3·2^20 + 1 rejects about a quarter of draws (2^32 mod n is large), 500 almost never, 1 always draws 0.
-    for (const n of [1, 7, 500, 3 * 2 ** 20 + 1, 2 ** 21, 2 ** 21 + 3, 2 ** 32]) {
-      const a = new Rng(42, 2);
-      const b = new Rng(42, 2);
-      const out = new Uint32Array(4096);
-      a.fillInts(n, out);
-      const expected = Uint32Array.from({ length: out.length }, () => b.nextInt(n));
-      expect(out).toEqual(expected);
-      expect(a.nextU32()).toBe(b.nextU32());
-    }
-  });
-
-  it('rejects what nextInt rejects', () => {
-    expect(() => new Rng(1).fillInts(0, new Uint32Array(3))).toThrow(RangeError);
-    expect(() => new Rng(1).fillInts(2.5, new Uint32Array(3))).toThrow(RangeError);
-  });
-});
