@@ -9,9 +9,10 @@ const benches: readonly { name: string; load: () => Promise<{ main: () => Promis
   { name: 'eval (harness eval vs trec_eval)', load: () => import('./eval.js') },
   { name: 'lexical arms (bm25 vs sqlite-fts5)', load: () => import('./lexical.js') },
   { name: 'statistics (randomization + bootstrap family)', load: () => import('./stats.js') },
+  { name: 'ablate (rrf-vs-cc study, --jobs 1..cores)', load: () => import('./ablate.js') },
   { name: 'fusion (200-point grid vs reading the runs)', load: () => import('./fusion.js') },
   { name: 'dense (embedding passages/s, exact top-100 vs the memory-bandwidth floor)', load: () => import('./dense.js') },
-  { name: 'graph (PPR per query vs a plain loop)', load: () => import('./graph.js') },
+  { name: 'graph (PPR per query vs a plain loop and scipy.sparse)', load: () => import('./graph.js') },
   { name: 'longmemeval (600 MB LongMemEval-M-schema file: streamed read, peak RSS vs 1.5 GB)', load: () => import('./longmemeval.js') },
 ];
 
