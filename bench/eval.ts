@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTrecEvalArgs } from '../harness/cli/eval.command.js';
 import { compileTrecPlan } from '../harness/trec-eval/plan.js';
-import { chooseThreads } from '../harness/trec-eval/threads.js';
+import { busyThreads, chooseThreads, cpuSample } from '../harness/trec-eval/threads.js';
 
 const ALL_TREC_WIDTH = compileTrecPlan(parseTrecEvalArgs(['-q', '-m', 'all_trec', 'qrels', 'run']).settings).width;
 
@@ -214,7 +214,34 @@ export function sameTrecOutput(ours: string, reference: string): { readonly same
   return { same: true, lines: a.length };
 }
 
-/** Runs the workloads and prints absolute numbers, and ratios against trec_eval when TREC_EVAL is set. */
+/** A paired ratio: the median of the per-round ratios, their min and max. */
+interface Paired {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** What one workload measured for the goal lines. */
+interface WorkloadResult {
+  readonly name: string;
+  /** `--threads 1`'s time over auto's in each round (above 1: auto is faster), wall and CPU. */
+  readonly autoVsOne: Paired;
+  readonly autoVsOneCpu?: Paired;
+  /** trec_eval's time over `--threads 1`'s (above 1: we are faster), and our peak RSS over trec_eval's. */
+  readonly vsTrec?: { readonly wall: Paired; readonly cpu?: Paired; readonly memory?: number };
+}
+
+/**
+ * A goal line, as the summary of `npm run bench` collects it: `goal 30.N (name): <ratio>x against <reference>;
+ * goal <op> <target>: MET|MISSED`, or `not measured (<reason>): MISSED` without a ratio.
+ */
+export function goalLine(n: number, name: string, ratio: number | string, against: string, op: '>=' | '<=', target: number): string {
+  if (typeof ratio === 'string') return `goal 30.${n} (${name}): not measured (${ratio}): MISSED`;
+  const met = op === '>=' ? ratio >= target : ratio <= target;
+  return `goal 30.${n} (${name}): ${ratio.toFixed(3)}x against ${against}; goal ${op} ${target}x: ${met ? 'MET' : 'MISSED'}`;
+}
+
+/** Runs the workloads and prints absolute numbers, ratios against trec_eval when TREC_EVAL is set, and the goal lines. */
 export async function main(): Promise<void> {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing; run \`npm run build\` first`);
   const trecEval = process.env['TREC_EVAL'];
@@ -229,6 +256,7 @@ export async function main(): Promise<void> {
   const seed = Number(process.env['BENCH_EVAL_SEED'] ?? 20260101);
   if (!Number.isInteger(seed)) throw new Error(`BENCH_EVAL_SEED=${process.env['BENCH_EVAL_SEED']}: give an integer`);
   const dir = mkdtempSync(join(tmpdir(), 'harness-bench-eval-'));
+  const results: WorkloadResult[] = [];
   try {
     process.stdout.write(
       `bench eval: harness eval -q -m all_trec (node ${process.version}, ${cores} cores, load average ${loadavg()[0]!.toFixed(1)})${trecEval ? ` vs ${trecEval}` : ''}\n`,
@@ -238,58 +266,13 @@ export async function main(): Promise<void> {
     );
     if (!trecEval) process.stdout.write('  TREC_EVAL is not set: reference trec_eval absent, printing our absolute numbers only\n');
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);
+    const choice = choiceCost(cores);
     // BENCH_EVAL_SMALL=0 runs the memory workloads alone (a few minutes at 500k).
-    for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries()) {
-      const t0 = Date.now();
-      const files = generate(dir, w, seed + i);
-      // What `--threads auto` weighs once the qrels are read: every query judged, all_trec's row.
-      const auto = chooseThreads(files.runBytes, cores, undefined, { queries: w.queries, width: ALL_TREC_WIDTH });
-      process.stdout.write(
-        `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now\n`,
-      );
-      const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
-      const configs = [...new Set(['1', ...(cores > 1 ? ['2'] : []), 'auto'])];
-      const commands: Command[] = configs.map((t) => ({ name: `harness eval --threads ${t}`, cmd: process.execPath, args: [BIN, '--threads', t, ...args] }));
-      if (trecEval) commands.push({ name: 'trec_eval', cmd: trecEval, args: ['-q', '-m', 'all_trec', files.qrels, files.run] });
-      const outPaths = commands.map((_, i) => join(dir, `out-${i}`));
-      const rounds = measureRounds(commands, outPaths, repeat);
-      const width = Math.max(...commands.map((c) => c.name.length));
-      commands.forEach((c, i) => process.stdout.write(`    ${c.name.padEnd(width)}: ${fmt(medianOf(rounds, i))} (medians of ${repeat})\n`));
-      const first = readFileSync(outPaths[0]!, 'utf8');
-      configs.forEach((t, i) => {
-        if (readFileSync(outPaths[i]!, 'utf8') !== first) throw new Error(`${w.name}: --threads ${t} printed something else than --threads 1`);
-      });
-      const verdict = (x: number) => (x >= 1 ? 'not slower' : x >= 0.97 ? 'within 3% (noise)' : 'SLOWER');
-      for (const t of configs.slice(1)) {
-        const k = configs.indexOf(t);
-        const wall = pairedRatios(rounds, 0, k, 'wallSeconds')!;
-        const cpu = pairedRatios(rounds, 0, k, 'cpuSeconds');
-        process.stdout.write(
-          `    --threads ${t} vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${verdict(wall.median)})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
-        );
-      }
-      if (trecEval) {
-        const ref = commands.length - 1;
-        const check = sameTrecOutput(first, readFileSync(outPaths[ref]!, 'utf8'));
-        if (!check.same) throw new Error(`${w.name}: harness eval and trec_eval printed different output (${check.firstDiff})`);
-        process.stdout.write(`    output: the same ${check.lines} lines as trec_eval (rbp values not compared, see sameTrecOutput)\n`);
-        const refM = medianOf(rounds, ref);
-        configs.forEach((t, i) => {
-          const wall = pairedRatios(rounds, ref, i, 'wallSeconds')!;
-          const cpu = pairedRatios(rounds, ref, i, 'cpuSeconds');
-          const m = medianOf(rounds, i);
-          const mem = m.peakMb !== undefined && refM.peakMb !== undefined ? `${(m.peakMb / refM.peakMb).toFixed(2)}x trec_eval's` : 'n/a';
-          process.stdout.write(
-            `    ratio (--threads ${t}): trec_eval / ours = wall ${wall.median.toFixed(2)}${cpu ? `, CPU ${cpu.median.toFixed(2)}` : ''} (medians of paired ratios; above 1: we are faster); peak memory ${mem}\n`,
-          );
-        });
-      }
-      for (const o of outPaths) rmSync(o, { force: true });
-      rmSync(files.run);
-      rmSync(files.qrels);
-    }
+    for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries())
+      results.push(smallWorkload(dir, w, seed + i, repeat, cores, trecEval));
     if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1)
-      threadsWorkload(dir, seed + workloads.length + 1, repeat, cores);
+      results.push(threadsWorkload(dir, seed + workloads.length + 1, repeat, cores));
+    const scale = scalingWorkload(dir, seed + workloads.length + 2, cores);
     const large = process.env['BENCH_EVAL_LARGE'] ?? '50000,200000,500000';
     if (large !== '0') {
       const sizes = large.split(',').map(Number);
@@ -297,9 +280,98 @@ export async function main(): Promise<void> {
         throw new Error(`BENCH_EVAL_LARGE=${large}: give 0 or query counts (integers >= 1000), comma-separated`);
       memoryWorkloads(dir, seed + workloads.length, sizes);
     }
+    printGoals(results, choice, scale, cores, trecEval !== undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What `--threads auto`'s choice costs, timed in this process: its costliest path as harness eval takes it on
+ * a run large enough to weigh (a /proc/stat sample, then chooseThreads asking busyThreads), median and
+ * maximum milliseconds over 200 calls. Below 128 MB of run the choice is one comparison.
+ */
+export function choiceCost(cores: number, calls = 200): { readonly median: number; readonly max: number } {
+  const ms: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = performance.now();
+    const since = cpuSample();
+    chooseThreads(1 << 30, cores, () => busyThreads(since, cores));
+    ms.push(performance.now() - t0);
+  }
+  const cost = { median: median(ms), max: Math.max(...ms) };
+  process.stdout.write(
+    `  --threads auto's choice (sample /proc, weigh the run): median ${cost.median.toFixed(3)} ms, max ${cost.max.toFixed(3)} ms over ${calls} calls\n`,
+  );
+  return cost;
+}
+
+/** One of the paired workloads: `--threads 1`, `2` and auto (and trec_eval), outputs compared, ratios printed. */
+function smallWorkload(dir: string, w: Workload, seed: number, repeat: number, cores: number, trecEval: string | undefined): WorkloadResult {
+  const t0 = Date.now();
+  const files = generate(dir, w, seed);
+  // What `--threads auto` weighs once the qrels are read: every query judged, all_trec's row.
+  const auto = chooseThreads(files.runBytes, cores, undefined, { queries: w.queries, width: ALL_TREC_WIDTH });
+  process.stdout.write(
+    `  ${w.name}: ${w.queries} queries x depth ${w.depth}, ~${w.judged} judged/query, run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now\n`,
+  );
+  const args = ['eval', '-q', '-m', 'all_trec', files.qrels, files.run];
+  const configs = [...new Set(['1', ...(cores > 1 ? ['2'] : []), 'auto'])];
+  const commands: Command[] = configs.map((t) => ({ name: `harness eval --threads ${t}`, cmd: process.execPath, args: [BIN, '--threads', t, ...args] }));
+  if (trecEval) commands.push({ name: 'trec_eval', cmd: trecEval, args: ['-q', '-m', 'all_trec', files.qrels, files.run] });
+  const outPaths = commands.map((_, i) => join(dir, `out-${i}`));
+  try {
+    const rounds = measureRounds(commands, outPaths, repeat);
+    const width = Math.max(...commands.map((c) => c.name.length));
+    commands.forEach((c, i) => process.stdout.write(`    ${c.name.padEnd(width)}: ${fmt(medianOf(rounds, i))} (medians of ${repeat})\n`));
+    const first = readFileSync(outPaths[0]!, 'utf8');
+    configs.forEach((t, i) => {
+      if (readFileSync(outPaths[i]!, 'utf8') !== first) throw new Error(`${w.name}: --threads ${t} printed something else than --threads 1`);
+    });
+    const verdict = (x: number) => (x >= 1 ? 'not slower' : x >= 0.98 ? 'within 2% (noise)' : 'SLOWER');
+    for (const t of configs.slice(1)) {
+      const k = configs.indexOf(t);
+      const wall = pairedRatios(rounds, 0, k, 'wallSeconds')!;
+      const cpu = pairedRatios(rounds, 0, k, 'cpuSeconds');
+      process.stdout.write(
+        `    --threads ${t} vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${verdict(wall.median)})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
+      );
+    }
+    const a = configs.indexOf('auto');
+    const cpu = pairedRatios(rounds, 0, a, 'cpuSeconds');
+    return {
+      name: w.name,
+      autoVsOne: pairedRatios(rounds, 0, a, 'wallSeconds')!,
+      ...(cpu ? { autoVsOneCpu: cpu } : {}),
+      ...(trecEval ? { vsTrec: compareTrec(w, rounds, configs, outPaths, first) } : {}),
+    };
+  } finally {
+    for (const o of [...outPaths, files.run, files.qrels]) rmSync(o, { force: true });
+  }
+}
+
+/** Checks our output against trec_eval's (the last command) and prints trec_eval / ours for each thread setting. */
+function compareTrec(w: Workload, rounds: readonly Measurement[][], configs: readonly string[], outPaths: readonly string[], first: string) {
+  const ref = configs.length;
+  const check = sameTrecOutput(first, readFileSync(outPaths[ref]!, 'utf8'));
+  if (!check.same) throw new Error(`${w.name}: harness eval and trec_eval printed different output (${check.firstDiff})`);
+  process.stdout.write(`    output: the same ${check.lines} lines as trec_eval (rbp values not compared, see sameTrecOutput)\n`);
+  const refM = medianOf(rounds, ref);
+  const memoryOf = (i: number) => {
+    const m = medianOf(rounds, i);
+    return m.peakMb !== undefined && refM.peakMb !== undefined ? m.peakMb / refM.peakMb : undefined;
+  };
+  configs.forEach((t, i) => {
+    const wall = pairedRatios(rounds, ref, i, 'wallSeconds')!;
+    const cpu = pairedRatios(rounds, ref, i, 'cpuSeconds');
+    const mem = memoryOf(i);
+    process.stdout.write(
+      `    ratio (--threads ${t}): trec_eval / ours = wall ${wall.median.toFixed(2)}${cpu ? `, CPU ${cpu.median.toFixed(2)}` : ''} (medians of paired ratios; above 1: we are faster); peak memory ${mem === undefined ? 'n/a' : `${mem.toFixed(2)}x trec_eval's`}\n`,
+    );
+  });
+  const cpu = pairedRatios(rounds, ref, 0, 'cpuSeconds');
+  const memory = memoryOf(0);
+  return { wall: pairedRatios(rounds, ref, 0, 'wallSeconds')!, ...(cpu ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) };
 }
 
 /**
@@ -308,7 +380,7 @@ export async function main(): Promise<void> {
  * against `auto`, paired rounds, outputs compared; no reference (trec_eval would take minutes a run).
  * BENCH_EVAL_THREADS=0 skips it.
  */
-export function threadsWorkload(dir: string, seed: number, repeat: number, cores: number): void {
+export function threadsWorkload(dir: string, seed: number, repeat: number, cores: number): WorkloadResult {
   const w: Workload = { name: '150k-x-100', queries: 150_000, depth: 100, judged: 50 };
   const t0 = Date.now();
   const files = generate(dir, w, seed);
@@ -331,10 +403,112 @@ export function threadsWorkload(dir: string, seed: number, repeat: number, cores
     const wall = pairedRatios(rounds, 0, 1, 'wallSeconds')!;
     const cpu = pairedRatios(rounds, 0, 1, 'cpuSeconds');
     process.stdout.write(
-      `    --threads auto vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${wall.median >= 1.05 ? 'pays off' : wall.median >= 0.97 ? 'no clear gain' : 'SLOWER'})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
+      `    --threads auto vs --threads 1: ${wall.median.toFixed(2)}x the speed (median of ${repeat} paired wall ratios, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)}; ${wall.median >= 1.05 ? 'pays off' : wall.median >= 0.98 ? 'no clear gain' : 'SLOWER'})${cpu ? `, CPU ratio ${cpu.median.toFixed(2)}` : ''}\n`,
     );
+    return { name: w.name, autoVsOne: wall, ...(cpu ? { autoVsOneCpu: cpu } : {}) };
   } finally {
     for (const o of [...outPaths, files.run, files.qrels]) rmSync(o, { force: true });
+  }
+}
+
+/** The scaling curve of goal 30.3: each thread count's time and peak RSS on one large run, against one thread's. */
+interface Scaling {
+  /** Why it was not measured, when it was not. */
+  readonly skipped?: string;
+  /** One thread's time over auto's, and auto's peak RSS over one thread's. */
+  readonly autoSpeedup?: number;
+  readonly autoMemory?: number;
+}
+
+/**
+ * Goal 30.3's run: BENCH_EVAL_SCALE queries x depth 100 (default 500,000, ~1.9 GB of run; 0 skips it),
+ * unpadded query ids (out of trec_eval's order, so the qrels are indexed and threads apply), `eval -m
+ * all_trec` with `--threads` 1, 2, 4 and 8 (those above the core count printed as skipped) and auto, one run
+ * each, outputs compared; wall, CPU and peak RSS of each against one thread's.
+ */
+export function scalingWorkload(dir: string, seed: number, cores: number): Scaling {
+  const queries = Number(process.env['BENCH_EVAL_SCALE'] ?? 500_000);
+  if (!Number.isInteger(queries) || queries < 0) throw new Error(`BENCH_EVAL_SCALE=${process.env['BENCH_EVAL_SCALE']}: give 0 or a query count`);
+  if (queries === 0) return { skipped: 'BENCH_EVAL_SCALE=0' };
+  const w: Workload = { name: `${queries / 1000}k-x-100`, queries, depth: 100, judged: 50 };
+  const t0 = Date.now();
+  const files = generate(dir, w, seed);
+  const auto = chooseThreads(files.runBytes, cores, undefined, { queries, width: ALL_TREC_WIDTH });
+  process.stdout.write(
+    `  ${w.name} (scaling, ${cores} cores): run ${(files.runBytes / 1e6).toFixed(0)} MB (generated in ${((Date.now() - t0) / 1000).toFixed(1)} s); --threads auto would use ${auto} with what runs now; one run each\n`,
+  );
+  const outPaths: string[] = [];
+  try {
+    let one: Measurement | undefined;
+    let first: string | undefined;
+    const run = (t: string): Measurement => {
+      const out = join(dir, `scale-${t}`);
+      outPaths.push(out);
+      const m = measure(process.execPath, [BIN, 'eval', '--threads', t, '-m', 'all_trec', files.qrels, files.run], out);
+      const text = readFileSync(out, 'utf8');
+      first ??= text;
+      if (text !== first) throw new Error(`${w.name}: --threads ${t} printed something else than --threads 1`);
+      one ??= m;
+      const vs = `${(one.wallSeconds / m.wallSeconds).toFixed(2)}x one thread's speed, peak RSS ${m.peakMb !== undefined && one.peakMb !== undefined ? `${(m.peakMb / one.peakMb).toFixed(2)}x` : 'n/a'}`;
+      process.stdout.write(`    --threads ${t.padEnd(4)}: ${fmt(m)}; ${vs}\n`);
+      return m;
+    };
+    for (const t of [1, 2, 4, 8]) {
+      if (t > cores) process.stdout.write(`    --threads ${String(t).padEnd(4)}: skipped (${cores} cores < ${t})\n`);
+      else run(String(t));
+    }
+    const a = run('auto');
+    return {
+      autoSpeedup: one!.wallSeconds / a.wallSeconds,
+      ...(a.peakMb !== undefined && one!.peakMb !== undefined ? { autoMemory: a.peakMb / one!.peakMb } : {}),
+    };
+  } finally {
+    for (const o of [...outPaths, files.run, files.qrels]) rmSync(o, { force: true });
+  }
+}
+
+/** A bare Node's peak RSS (`node -e 0`, median of 3): the floor under any harness command's memory. */
+function nodeFloorMb(): number | undefined {
+  const rss = [0, 1, 2].map(() => measure(process.execPath, ['-e', '0']).peakMb);
+  return rss.every((x) => x !== undefined) ? median(rss as number[]) : undefined;
+}
+
+/** The goal lines of issue 30's goals 1-3 (harness eval and its threads), from what this run measured. */
+function printGoals(
+  results: readonly WorkloadResult[],
+  choice: { readonly median: number; readonly max: number },
+  scale: Scaling,
+  cores: number,
+  withTrec: boolean,
+): void {
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  process.stdout.write('  goals (issue 30):\n');
+  const worst = results.reduce<WorkloadResult | undefined>((w, r) => (w === undefined || r.autoVsOne.median < w.autoVsOne.median ? r : w), undefined);
+  say(
+    worst
+      ? `${goalLine(1, 'auto vs one thread, worst workload', worst.autoVsOne.median, `--threads 1 (paired wall, ${worst.name}${worst.autoVsOneCpu ? `; CPU ${worst.autoVsOneCpu.median.toFixed(2)}x` : ''})`, '>=', 0.98)}`
+      : goalLine(1, 'auto vs one thread, worst workload', 'no paired workload ran (BENCH_EVAL_SMALL=0)', '', '>=', 0.98),
+  );
+  // The median call: the slowest of 200 on a shared machine is mostly the scheduler's (printed above).
+  say(goalLine(1, "auto's choice cost", choice.median / 10, `10 ms (median call; slowest ${choice.max.toFixed(2)} ms)`, '<=', 1));
+  const trec = (name: string) => results.find((r) => r.name === name)?.vsTrec;
+  const why = withTrec ? 'workload not run' : 'TREC_EVAL not set';
+  const deep = trec('5k-x-1000');
+  say(goalLine(2, 'speed at 5k x 1,000, one thread', deep?.wall.median ?? why, "trec_eval's wall time", '>=', 5));
+  const wide = trec('50k-x-100');
+  say(goalLine(2, 'speed at 50k x 100, one thread', wide?.wall.median ?? why, "trec_eval's wall time", '>=', 8));
+  const small = trec('5k-x-100');
+  say(goalLine(2, 'CPU at 5k x 100, one thread', small?.cpu?.median ?? (small ? 'no GNU time' : why), "trec_eval's CPU time", '>=', 2));
+  const floor = nodeFloorMb();
+  say(
+    `${goalLine(2, 'peak RSS at 5k x 100, one thread', small?.memory ?? (small ? 'no GNU time' : why), "trec_eval's peak RSS", '<=', 1)}${floor === undefined ? '' : ` (a bare \`node -e 0\`: ${floor.toFixed(0)} MB)`}`,
+  );
+  const g3 = 'auto vs one thread at scale';
+  if (scale.skipped !== undefined) say(goalLine(3, g3, `scaling run skipped: ${scale.skipped}`, '', '>=', 4));
+  else if (cores < 8) say(goalLine(3, g3, `${cores} cores < 8; auto ${scale.autoSpeedup!.toFixed(2)}x here`, '', '>=', 4));
+  else {
+    say(goalLine(3, g3, scale.autoSpeedup!, "one thread's wall time", '>=', 4));
+    say(goalLine(3, 'peak RSS of auto at scale', scale.autoMemory ?? 'no GNU time', "one thread's peak RSS", '<=', 1.5));
   }
 }
 

@@ -13,7 +13,7 @@ import { formatTrecSummary, TrecQueryWriter } from '../trec-eval/print.js';
 import { QrelsIndex } from '../trec-eval/qrels-index.js';
 import { streamableQrels } from '../trec-eval/qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, type TrecEvaluation } from '../trec-eval/stream-eval.js';
-import { autoMayThread, chooseThreads, cpuSample } from '../trec-eval/threads.js';
+import { autoMayThread, busyThreads, chooseThreads, cpuSample } from '../trec-eval/threads.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(
@@ -25,9 +25,11 @@ export async function runEval(
   spoolOptions: SpoolOptions = {},
 ): Promise<void> {
   const runBytes = statSync(args.runPath, { throwIfNoEntry: false })?.size ?? 0;
-  // What the machine does while the qrels are read tells `--threads auto` whether a core is free, for a run
-  // large enough that it may take more than one.
-  const cpuSince = threads === 'auto' && autoMayThread(runBytes) ? cpuSample() : undefined;
+  // `--threads auto` on a run too small to ever get a worker is `--threads 1`, path and all: nothing sampled,
+  // the same streams tried (goal 30.1: the default is never slower than one thread).
+  const chosen = threads === 'auto' && !autoMayThread(runBytes) ? 1 : threads;
+  // What the machine does while the qrels are read tells `--threads auto` whether a core is free.
+  const cpuSince = chosen === 'auto' ? cpuSample() : undefined;
   const plan = compileTrecPlan(args.settings, FAST_KERNELS);
   const note = (text: string) => io.log.info(`harness eval: ${text}`);
   const level = args.settings.relevanceLevel;
@@ -44,9 +46,10 @@ export async function runEval(
     // (ADR 0023). Anything else indexes the whole qrels, as before; so does a run that `--threads auto` gives
     // more than one thread with -q, unless the qrels are STREAM_Q_BYTES or more.
     const qrelsBytes = statSync(args.qrelsPath, { throwIfNoEntry: false })?.size ?? 0;
-    const tried = triesStreams(threads, args.settings.perQuery, qrelsBytes, () => chooseThreads(runBytes))
-      ? await tryStreams(args, plan, spool, peekRun)
-      : { spooled: false };
+    // Auto weighs the run's scoring work (its queries, counted by the qrels scan) as the index path would.
+    const autoThreads = (queries: number) => chooseThreads(runBytes, undefined, () => busyThreads(cpuSince), { queries, width: plan.width });
+    const streams = (queries: number) => triesStreams(chosen, args.settings.perQuery, qrelsBytes, () => autoThreads(queries));
+    const tried = chosen === 'auto' || chosen === 1 ? await tryStreams(args, plan, spool, peekRun, streams) : { spooled: false };
     let ev = tried.ev;
     if (ev === undefined) {
       const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
@@ -57,7 +60,7 @@ export async function runEval(
       if (problem) throw new UsageError(`-l ${level}: ${problem}`, { hint: `${args.qrelsPath} sets the grades; -l (default 1) the level` });
       const run = tried.run ?? (await peekRun());
       // A gzip run is one stream that cannot be cut at byte offsets, so it is read on this thread.
-      ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : threads, ...(cpuSince ? { cpuSince } : {}) });
+      ev = await evaluateTrecRunFile(qrels, args.runPath, plan, { threads: run.gzip ? 1 : chosen, ...(cpuSince ? { cpuSince } : {}) });
     }
     noteQueries(ev, io, args.settings.averageComplete);
     if (format === 'trec') writeTrec(ev, io, tried.spooled ? spool : undefined);
@@ -82,9 +85,12 @@ async function tryStreams(
   plan: TrecPlan,
   spool: OutputSpool | undefined,
   peekRun: () => Promise<{ readonly gzip: boolean }>,
+  /** Whether to stream qrels of this many queries (triesStreams); false: the index path, without a note. */
+  streams: (queries: number) => boolean,
 ): Promise<StreamAttempt> {
   const streamable = streamableQrels(args.qrelsPath);
   if (typeof streamable === 'string') return { indexed: `${args.qrelsPath}: ${streamable}; its queries are indexed in memory${STREAM_HINT}`, spooled: false };
+  if (!streams(streamable.queries)) return { spooled: false };
   // A bad -l is reported by the index path, after any error of the qrels themselves (a duplicate), as before.
   if (relevanceLevelProblemOfGrade(streamable.highestGrade, args.settings.relevanceLevel) !== undefined) return { spooled: false };
   const run = await peekRun();
@@ -127,9 +133,10 @@ function noteQueries(ev: TrecEvaluation, io: CliIo, averageComplete: boolean): v
 export const STREAM_Q_BYTES = 32 * 2 ** 20;
 
 /**
- * Whether harness eval first tries to stream qrels and run (then falls back to the index when they are not in
- * trec_eval's order): on one thread, without -q under `--threads auto`, and with -q when auto would give one
- * thread (`autoThreads`, asked only then) or the qrels are STREAM_Q_BYTES or more; never for `--threads N`, N > 1.
+ * Whether harness eval streams qrels and run, asked once the qrels scan found them in trec_eval's order (the
+ * index takes them otherwise): on one thread, without -q under `--threads auto`, and with -q when auto would
+ * give one thread (`autoThreads`, asked only then, knowing the queries) or the qrels are STREAM_Q_BYTES or
+ * more; never for `--threads N`, N > 1.
  */
 export function triesStreams(threads: number | 'auto', perQuery: boolean, qrelsBytes: number, autoThreads: () => number): boolean {
   if (threads !== 'auto') return threads === 1;

@@ -82,6 +82,9 @@ describe('harness eval -q through the spool', () => {
       const indexed = await evalOut(argv, 2);
       expect(spilled).toBe(indexed);
       expect(await evalOut(argv, 1)).toBe(indexed);
+      // `--threads auto` on a run this small is `--threads 1` (ADR 0043): the same streams and spool, the same bytes.
+      expect(await evalOut(argv, 'auto', 64)).toBe(indexed);
+      expect(readdirSync(spoolDir)).toEqual([]);
       // The streamed evaluation keeping its rows, printed as writeTrec always printed them.
       const { settings } = parseTrecEvalArgs(argv);
       const plan = compileTrecPlan(settings);

@@ -306,7 +306,7 @@ export const evalCommand = defineCommand({
       .option('threads', {
         type: 'string',
         default: 'auto',
-        describe: 'threads for runs of 32 MB or more: a number, or auto (one per 64 MB of run, up to 4 and the cores no other thread is running on)',
+        describe: 'threads for runs of 32 MB or more: a number, or auto (one per 64 MB of run, up to 8 and the cores no other thread is running on)',
       })
       .example('harness eval qrels.txt run.txt', "trec_eval's official measures")
       .example('harness eval -q -m all_trec qrels.txt run.txt', 'every measure, every query')

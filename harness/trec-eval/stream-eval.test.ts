@@ -12,7 +12,7 @@ import { QrelsIndex } from './qrels-index.js';
 import { lineAt, QrelsLines, scanTrecQrelsFast } from './qrels-lines.js';
 import { scanTrecRunFast } from './run-scan.js';
 import { evaluateTrecRunFile } from './stream-eval.js';
-import { busyBetween, chooseThreads, scoringSeconds } from './threads.js';
+import { busyBetween, chooseThreads, MAX_THREADS, scoringSeconds } from './threads.js';
 import { trecSettings } from '../testing/trec-settings.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -24,13 +24,28 @@ const MB = 1 << 20;
 const settings = trecSettings({ perQuery: true, measures: ['official'] });
 
 describe('chooseThreads', () => {
-  it('keeps runs under 128 MB on one thread, then adds one per 64 MB up to the idle cores and 4', () => {
+  it('keeps runs under 128 MB on one thread, then adds one per 64 MB up to the idle cores and 8', () => {
     expect(chooseThreads(128 * MB - 1, 8, 0)).toBe(1);
     expect(chooseThreads(128 * MB, 8, 0)).toBe(2);
     expect(chooseThreads(200 * MB, 8, 0)).toBe(3);
     expect(chooseThreads(185 * MB, 2, 0)).toBe(2);
-    expect(chooseThreads(10_000 * MB, 8, 0)).toBe(4);
+    expect(chooseThreads(10_000 * MB, 8, 0)).toBe(8);
+    expect(chooseThreads(10_000 * MB, 16, 0)).toBe(MAX_THREADS);
     expect(chooseThreads(10_000 * MB, 1, 0)).toBe(1);
+  });
+  it('scales a big run with the idle cores of a big machine, up to 8 (issue 30, goal 3)', () => {
+    // 500k x 100 at all_trec: ~1.9 GB of run, ~19 s of one thread's scoring.
+    const big = { queries: 500_000, width: 99 };
+    expect(MAX_THREADS).toBe(8);
+    expect(chooseThreads(1_880e6, 16, 0, big)).toBe(8);
+    expect(chooseThreads(1_880e6, 8, 0, big)).toBe(8);
+    expect(chooseThreads(1_880e6, 16, 10, big)).toBe(6);
+    expect(chooseThreads(1_880e6, 4, 0, big)).toBe(4);
+    // Bytes still cap it: 300 MB is 4 threads' worth, however many cores are idle.
+    expect(chooseThreads(300 * MB, 16, 0)).toBe(4);
+    // Short runs stay on one thread on any machine.
+    expect(chooseThreads(185e6, 16, 0, { queries: 5_000, width: 99 })).toBe(1);
+    expect(chooseThreads(100 * MB, 64, 0)).toBe(1);
   });
   it('measures the busy cores over a window, less this process', () => {
     const since = { idle: 1000, total: 4000, own: 5e6, at: 20_000 };
@@ -65,7 +80,7 @@ describe('chooseThreads', () => {
     // The work only ever takes threads away: busy cores and the bytes still cap it.
     expect(chooseThreads(564e6, 2, 1, long)).toBe(1);
     expect(chooseThreads(100 * MB, 8, 0, { queries: 1e6, width: 99 })).toBe(1);
-    expect(chooseThreads(10_000 * MB, 8, 0, wide)).toBe(4);
+    expect(chooseThreads(10_000 * MB, 8, 0, wide)).toBe(8);
   });
 });
 

@@ -15,8 +15,12 @@ export const PARALLEL_MIN_BYTES = 32 << 20;
  * worker can take (over a second of scoring) is at least twice what the worker costs to start.
  */
 const AUTO_BYTES_PER_THREAD = 64 << 20;
-/** Never more threads than this: the main thread's merge and printing do not shrink with more workers. */
-const MAX_THREADS = 4;
+/**
+ * Never more threads than this: the main thread's merge and printing do not shrink with more workers, and each
+ * worker adds its isolate (~40 MB). 8, not 4: on a machine with 8 or more idle cores a run of 512 MB or more
+ * may take 8, the least that can score a 500k x 100 run 4x faster than one thread (issue 30, goal 3; ADR 0043).
+ */
+export const MAX_THREADS = 8;
 /**
  * One thread's scoring pace at `eval -q -m all_trec` (bench/eval.ts on the 2-core machine, ADR 0023 "auto by
  * the work"): reading, parsing and sorting a run byte, and computing one value of a query's row. 185 MB at
@@ -48,7 +52,7 @@ export function scoringSeconds(runBytes: number, work: ScoringWork): number {
 
 /**
  * How many threads `--threads auto` gives a run of `runBytes` bytes: one per AUTO_BYTES_PER_THREAD of run
- * (so one below 128 MB), up to MAX_THREADS and the cores no other thread is running on now (`cores - busy`).
+ * (so one below 128 MB), up to MAX_THREADS (8) and the cores no other thread is running on now (`cores - busy`).
  * A worker with no idle core only competes with the main thread for one and costs its start-up, memory and
  * cold JIT: then one thread. `busy` is what runs now (busyThreads), not the 1-minute load average, which
  * lags by a minute and counts this process's own previous runs. Given the `work` (known once the qrels are
