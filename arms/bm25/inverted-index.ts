@@ -426,7 +426,7 @@ function collect(texts: Iterable<string>, scanner: TermScanner): Collected {
     }
     const docLength = scanner.scan(text);
     const ids = scanner.ids;
-    const nTerms = scanner.terms.length;
+    const nTerms = scanner.vocabulary.size;
     if (nTerms > counts.length) {
       const size = Math.max(nTerms, counts.length * 2);
       counts = grow(counts, size);

@@ -15,17 +15,8 @@ import { FNV_OFFSET, FNV_PRIME, hashRange, TokenTable } from './token-table.js';
  * (term-scanner.test.ts compares them on NFCorpus-like and random Unicode text).
  */
 export class TermScanner {
-  /** Term by id, ids numbered from 0 in order of first appearance. */
-  readonly terms: string[] = [];
-  /** {@link vocabulary}, filled from {@link terms} when read. */
-  private readonly termIds = new Map<string, number>();
-  /**
-   * Term -> id, a table keyed by a term's code units: finding the id of a new surface form's term here costs a
-   * copy of the term into {@link termUnits} and a probe, where a `Map` lookup of the fresh string (often a
-   * cons string from the stemmer, flattened to be hashed) was a tenth of NFCorpus's indexing profile.
-   */
-  private readonly termTable = new TokenTable();
-  private termUnits = new Uint16Array(256);
+  /** Term -> id, ids numbered from 0 in order of first appearance. */
+  readonly vocabulary = new Map<string, number>();
   /** After {@link scan}: the term ids of the text's indexed tokens, in order, in `ids[0 .. returned count)`. */
   ids = new Int32Array(1 << 14);
   private count = 0;
@@ -44,13 +35,6 @@ export class TermScanner {
 
   constructor(private readonly analyzer: Analyzer) {
     this.standard = analyzer.tokenizer === 'standard';
-  }
-
-  /** Term -> id, ids numbered from 0 in order of first appearance. */
-  get vocabulary(): Map<string, number> {
-    const { terms, termIds } = this;
-    for (let i = termIds.size; i < terms.length; i++) termIds.set(terms[i]!, i);
-    return termIds;
   }
 
   /** Tokenizes and analyses `text`; returns how many term ids it left in {@link ids}. */
@@ -121,24 +105,15 @@ export class TermScanner {
 
   private addSurface(start: number, end: number, h: number): number {
     const term = this.analyzer.analyze(this.text.slice(start, end));
-    const id = term === null ? -1 : this.termId(term);
+    let id = -1;
+    if (term !== null) {
+      id = this.vocabulary.get(term) ?? -1;
+      if (id < 0) {
+        id = this.vocabulary.size;
+        this.vocabulary.set(term, id);
+      }
+    }
     this.surfaces.set(this.units, start, end, id, h);
-    return id;
-  }
-
-  private termId(term: string): number {
-    const n = term.length;
-    // The table holds non-empty keys only; no analyzer setting yields an empty term today.
-    if (n === 0) return this.vocabulary.get('') ?? this.terms.push('') - 1;
-    if (n > this.termUnits.length) this.termUnits = new Uint16Array(2 * n);
-    const t = this.termUnits;
-    for (let k = 0; k < n; k++) t[k] = term.charCodeAt(k);
-    const h = hashRange(t, 0, n);
-    const known = this.termTable.get(t, 0, n, h);
-    if (known !== undefined) return known;
-    const id = this.terms.length;
-    this.terms.push(term);
-    this.termTable.set(t, 0, n, id, h);
     return id;
   }
 
