@@ -11,7 +11,7 @@
  */
 export class TokenTable {
   /**
-   * Per slot ({@link SLOT} int32s): hash, value, key start in the pool, key length (0: empty slot; keys are
+   * Per slot ({@link SLOT} int32s): hash, value, key start in the pool (keys of more than {@link INLINE_UNITS} units only), key length (0: empty slot; keys are
    * never empty), then {@link INLINE_UNITS} code units of the key packed `unit[2i] | unit[2i + 1] << 16`, zero
    * past its end.
    */
@@ -43,14 +43,19 @@ export class TokenTable {
   /** Stores `value` for the non-empty range `units[start, end)`, which must not be in the table yet; `h` as in {@link get}. */
   set(units: Uint16Array, start: number, end: number, value: number, h = hashRange(units, start, end)): void {
     const len = end - start;
-    if (this.poolLen + len > this.pool.length) {
-      const pool = new Uint16Array(Math.max(2 * this.pool.length, this.poolLen + len));
-      pool.set(this.pool);
-      this.pool = pool;
-    }
     const k = this.poolLen;
-    this.pool.set(units.subarray(start, end), k);
-    this.poolLen += len;
+    if (len > INLINE_UNITS) {
+      // Only keys too long for their slot need the pool. Loops rather than `set(subarray)`: a subarray is an
+      // object allocated per call.
+      if (k + len > this.pool.length) {
+        const grown = new Uint16Array(Math.max(2 * this.pool.length, k + len));
+        grown.set(this.pool);
+        this.pool = grown;
+      }
+      const pool = this.pool;
+      for (let i = 0; i < len; i++) pool[k + i] = units[start + i]!;
+      this.poolLen += len;
+    }
     const s = freeSlot(this.slots, h);
     const slots = this.slots;
     slots[s] = h;
@@ -62,7 +67,12 @@ export class TokenTable {
     if (2 * ++this.entries > this.slots.length / SLOT) {
       const old = this.slots;
       this.slots = new Int32Array(old.length * 2);
-      for (let o = 0; o < old.length; o += SLOT) if (old[o + 3] !== 0) this.slots.set(old.subarray(o, o + SLOT), freeSlot(this.slots, old[o]!));
+      const grown = this.slots;
+      for (let o = 0; o < old.length; o += SLOT) {
+        if (old[o + 3] === 0) continue;
+        const to = freeSlot(grown, old[o]!);
+        for (let i = 0; i < SLOT; i++) grown[to + i] = old[o + i]!;
+      }
     }
   }
 
