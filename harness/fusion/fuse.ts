@@ -1,7 +1,7 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './packed.js';
-import { BucketScratch, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
+import { BucketScratch, bestOfSums, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked, ThresholdScratch } from './rank-sort.js';
 import { ABSENT_POLICIES, FUSION_METHODS, type FusionInput, type FusionSpec, NORMALIZATIONS } from './spec.js';
 
 /** Validates a fusion's inputs and spec; every message names the input position and the parameter. */
@@ -124,6 +124,9 @@ class TopKSelector {
   private readonly candidates: Int32Array;
   private readonly chosen: Float64Array;
   private readonly buckets: BucketScratch;
+  private readonly threshold: ThresholdScratch;
+  /** What the accumulated sum is divided by: the weight sum for cc, 1 (exact) otherwise. */
+  private readonly div: number;
   /** The fused score is base + acc: rrf, combsum, and cc whose weights sum to 1. */
   private readonly scoreIsSum: boolean;
 
@@ -142,6 +145,8 @@ class TopKSelector {
     this.candidates = new Int32Array(maxUnion);
     this.chosen = new Float64Array(maxUnion);
     this.buckets = new BucketScratch(maxUnion);
+    this.threshold = new ThresholdScratch(maxUnion);
+    this.div = spec.method === 'cc' ? checked.weightSum : 1;
   }
 
   /**
@@ -153,11 +158,16 @@ class TopKSelector {
     accu.finalScores(final);
     let keep = bestSorted(final, accu.size, this.topK, this.buckets, candidates, chosen);
     if (keep < 0) keep = sortAll(final, accu.size, this.topK, candidates, chosen);
+    return this.emit(q, keep, candidates, chosen, outDocs, outScores, used);
+  }
+
+  /** Copies query q's `keep` chosen (local, score) pairs to the output as (DocTable index, score). */
+  private emit(q: number, keep: number, locals: Int32Array, scores: Float64Array, outDocs: Int32Array, outScores: Float64Array, used: number): number {
     const { union, unionOffsets } = this.checked.index;
     const u0 = unionOffsets[q]!;
     for (let j = 0; j < keep; j++) {
-      outDocs[used + j] = union[u0 + candidates[j]!]!;
-      outScores[used + j] = chosen[j]!;
+      outDocs[used + j] = union[u0 + locals[j]!]!;
+      outScores[used + j] = scores[j]!;
     }
     return used + keep;
   }
@@ -167,6 +177,11 @@ class TopKSelector {
     const { heapScores, heapLocal, seeded, seeds, topK } = this;
     const { acc, count, size, counted, reads } = accu;
     const { active, index } = this.checked;
+    if (!counted) {
+      // Every document of the union was read, so each is a candidate scoring (base + acc) / div.
+      const keep = bestOfSums(acc, accu.base, this.div, size, topK, this.threshold, this.candidates, this.chosen);
+      if (keep >= 0) return this.emit(q, keep, this.candidates, this.chosen, outDocs, outScores, used);
+    }
     if (topK * 16 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
     // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's
     // worst entry starts high and the scan below rejects nearly every other document with one comparison.
