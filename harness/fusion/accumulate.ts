@@ -104,6 +104,8 @@ export class QueryAccumulator {
   readonly reads: Int32Array;
   readonly firstGain: Float64Array;
   private readonly rankTables: (Float64Array | undefined)[];
+  /** Per active input under z-score or dbsf: each query's (lo, den), two passes over its list, memoized. */
+  private readonly listStats: (Float64Array | undefined)[];
   private readonly cc: boolean;
   private readonly mnz: boolean;
 
@@ -117,6 +119,11 @@ export class QueryAccumulator {
     this.firstGain = new Float64Array(checked.active.length);
     this.cc = spec.method === 'cc';
     this.mnz = spec.method === 'combmnz';
+    this.listStats = checked.active.map(({ input }) =>
+      spec.method !== 'rrf' && (spec.normalization === 'z-score' || spec.normalization === 'dbsf')
+        ? listStats(input.run, input.depth, spec.normalization)
+        : undefined,
+    );
     // RRF contributions depend on rank only: one table per input, w / (rrfK + r), r from 1.
     this.rankTables = checked.active.map(({ input }) => {
       if (spec.method !== 'rrf') return undefined;
@@ -200,16 +207,11 @@ export class QueryAccumulator {
           });
         }
         den = scores[from]! - lo;
-      } else if (norm === 'dbsf') {
-        [lo, den] = dbsfRange(scores, from, to);
-        flat = 0.5;
-      } else if (norm === 'z-score') {
-        let sum = 0;
-        for (let e = from; e < to; e++) sum += scores[e]!;
-        lo = sum / (to - from);
-        let ss = 0;
-        for (let e = from; e < to; e++) ss += (scores[e]! - lo) * (scores[e]! - lo);
-        den = Math.sqrt(ss / (to - from));
+      } else if (norm === 'dbsf' || norm === 'z-score') {
+        const stats = this.listStats[i]!;
+        lo = stats[2 * q]!;
+        den = stats[2 * q + 1]!;
+        flat = norm === 'dbsf' ? 0.5 : 0;
       }
       if (den === 0) {
         const c = w * flat;
@@ -226,6 +228,47 @@ export class QueryAccumulator {
     }
     this.base = base;
   }
+}
+
+const statsMemo = new WeakMap<Float64Array, Map<string, Float64Array>>();
+
+/**
+ * Per query of `run`, its top-`depth` list's (lo, den) under z-score (mean, population sd) or dbsf (see
+ * {@link dbsfRange}), interleaved. They depend on the run, the depth and the normalization only, so a grid
+ * that re-fuses the same runs under other weights computes them once (they were two of the three passes of
+ * a z-score fusion's reading, docs/perf/fusion.md); memoized per scores array, as the LocalIndex is.
+ */
+function listStats(run: PackedRun, depth: number, norm: 'z-score' | 'dbsf'): Float64Array {
+  const key = `${norm} ${depth}`;
+  let byKey = statsMemo.get(run.scores);
+  const hit = byKey?.get(key);
+  if (hit !== undefined) return hit;
+  const { scores, offsets } = run;
+  const nq = offsets.length - 1;
+  const out = new Float64Array(2 * nq);
+  for (let q = 0; q < nq; q++) {
+    const from = offsets[q]!;
+    const end = offsets[q + 1]!;
+    const to = depth < end - from ? from + depth : end;
+    if (to === from) continue;
+    if (norm === 'dbsf') {
+      [out[2 * q], out[2 * q + 1]] = dbsfRange(scores, from, to);
+      continue;
+    }
+    let sum = 0;
+    for (let e = from; e < to; e++) sum += scores[e]!;
+    const lo = sum / (to - from);
+    let ss = 0;
+    for (let e = from; e < to; e++) ss += (scores[e]! - lo) * (scores[e]! - lo);
+    out[2 * q] = lo;
+    out[2 * q + 1] = Math.sqrt(ss / (to - from));
+  }
+  if (byKey === undefined) {
+    byKey = new Map();
+    statsMemo.set(run.scores, byKey);
+  }
+  byKey.set(key, out);
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../stats/rng.js';
-import { BucketScratch, bestSorted, sortRanked } from './rank-sort.js';
+import { BucketScratch, bestOfSums, bestSorted, sortRanked, ThresholdScratch } from './rank-sort.js';
 
 /** The best k of scores[0, size) by a full sort: the order bestSorted must reproduce bit for bit. */
 function byFullSort(scores: Float64Array, size: number, k: number): { locals: number[]; scores: number[] } {
@@ -54,5 +54,51 @@ describe('bestSorted against a full sort of every candidate', () => {
     expect(bySelection(Float64Array.of(1, Number.NaN, 2), 3, 2, scratch)).toBeUndefined();
     expect(bySelection(Float64Array.of(-Infinity, 1, -Infinity), 3, 1, scratch)?.locals).toEqual([1]);
     expect(bySelection(Float64Array.of(-1e308, 1e308, 0), 3, 2, scratch)).toBeUndefined();
+  });
+});
+
+describe('bestOfSums against a full sort of (base + acc) / div', () => {
+  const rng = new Rng(5);
+  const scratch = new ThresholdScratch(6000);
+  const shapes: Record<string, () => number> = {
+    'few distinct values': () => rng.nextInt(5) / 4,
+    'ties among spread values': () => (rng.nextFloat() < 0.5 ? rng.nextInt(40) : rng.nextFloat() * 40) - 20,
+    'skewed, one outlier': () => (rng.nextFloat() < 0.002 ? 1e6 : rng.nextFloat() ** 8),
+    'all equal': () => 0.25,
+    'tiny range': () => 1 + rng.nextInt(3) * Number.EPSILON,
+    'subnormal sums': () => (rng.nextInt(7) - 3) * Number.MIN_VALUE,
+  };
+  for (const [name, draw] of Object.entries(shapes)) {
+    it(`${name}: the full sort's entries, scores and order, or a refusal`, () => {
+      let taken = 0;
+      for (const size of [1, 100, 1000, 6000]) {
+        const acc = Float64Array.from({ length: size }, draw);
+        for (const [base, div] of [
+          [0, 1],
+          [0.5, 5],
+          [-2, 0.3],
+          [0, 3],
+        ] as const) {
+          const scores = acc.map((a) => (base + a) / div);
+          for (const k of [1, 10, 100, 1000, 7000]) {
+            const outL = new Int32Array(size);
+            const outS = new Float64Array(size);
+            const keep = bestOfSums(acc, base, div, size, k, scratch, outL, outS);
+            if (keep < 0) continue;
+            taken++;
+            const want = byFullSort(scores, size, k);
+            expect(Array.from(outL.subarray(0, keep)), `${name} size ${size} base ${base} div ${div} k ${k}`).toEqual(want.locals);
+            expect(Array.from(outS.subarray(0, keep)).every((s, j) => Object.is(s, want.scores[j]))).toBe(true);
+          }
+        }
+      }
+      // The sampled path must actually run on the larger lists, not refuse them all.
+      expect(taken).toBeGreaterThan(10);
+    });
+  }
+
+  it('refuses NaN', () => {
+    const acc = Float64Array.from({ length: 2000 }, (_, l) => (l === 8 ? Number.NaN : l));
+    expect(bestOfSums(acc, 0, 1, 2000, 10, new ThresholdScratch(2000), new Int32Array(2000), new Float64Array(2000))).toBe(-1);
   });
 });

@@ -247,3 +247,130 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
   }
   return keep;
 }
+
+/**
+ * Scratch of {@link bestOfSums}: the 1-in-8 sample of the scores, and the candidates at or above the sampled
+ * threshold with their buckets; sized for unions of up to `capacity` entries.
+ */
+export class ThresholdScratch {
+  readonly sampleL: Int32Array;
+  readonly sampleS: Float64Array;
+  readonly candL: Int32Array;
+  readonly candS: Float64Array;
+  readonly candB: Int32Array;
+  readonly counts: Int32Array;
+  constructor(readonly capacity: number) {
+    const samples = Math.ceil(capacity / SAMPLE_STRIDE) + 1;
+    this.sampleL = new Int32Array(samples);
+    this.sampleS = new Float64Array(samples);
+    this.candL = new Int32Array(capacity);
+    this.candS = new Float64Array(capacity);
+    this.candB = new Int32Array(capacity);
+    this.counts = new Int32Array(Math.max(capacity, 1));
+  }
+}
+
+/**
+ * The score threshold of {@link bestOfSums}: the m-th best of a 1-in-8 sample, with m such that about 1.25 k
+ * + 64 entries of the whole list are expected at or above it; [threshold, sample maximum], or undefined when
+ * the sample is too small for the estimate to save anything.
+ */
+function sampledThreshold(acc: Float64Array, base: number, div: number, size: number, k: number, sc: ThresholdScratch): [number, number] | undefined {
+  const m = Math.ceil((k * 1.25) / SAMPLE_STRIDE) + 8;
+  let n = 0;
+  let hi = -Infinity;
+  for (let l = 0; l < size; l += SAMPLE_STRIDE) {
+    const s = (base + acc[l]!) / div;
+    // NaN has no place in the order: the caller's general path handles it as it always did.
+    if (Number.isNaN(s)) return undefined;
+    sc.sampleL[n] = l;
+    sc.sampleS[n++] = s;
+    if (s > hi) hi = s;
+  }
+  if (m * 2 > n) return undefined;
+  selectBest(sc.sampleL, sc.sampleS, 0, n, m);
+  let t = Infinity;
+  for (let j = 0; j < m; j++) if (sc.sampleS[j]! < t) t = sc.sampleS[j]!;
+  return [t, hi];
+}
+
+/**
+ * Writes the best min(k, size) entries of a list whose every entry is a candidate, entry l scoring
+ * (base + acc[l]) / div (div > 0; x / 1 is x exactly, so div 1 gives the plain sum), into outL/outS best first
+ * (score descending, then l descending), and returns their number; -1, having written nothing, when the
+ * scores resist it (NaN, infinities, a sampled threshold that kept fewer than k): the caller then takes its
+ * general path, so the result is always the full sort's. One pass over the list: an entry below a threshold
+ * sampled from the list costs one comparison of its raw sum (no division: the raw cut lies a relative 1e-9
+ * below threshold · div, so an entry under it scores below the threshold however the division rounds);
+ * the ~1.25 k kept are bucket-sorted as in {@link bestSorted}. It replaces a pass writing every fused score
+ * and two passes bucketing them (or the heap's seeding and scan) (docs/perf/fusion.md).
+ */
+export function bestOfSums(
+  acc: Float64Array,
+  base: number,
+  div: number,
+  size: number,
+  k: number,
+  sc: ThresholdScratch,
+  outL: Int32Array,
+  outS: Float64Array,
+): number {
+  if (size === 0) return 0;
+  const range = sampledThreshold(acc, base, div, size, k, sc);
+  if (range === undefined) return -1;
+  const [t, hi] = range;
+  if (!(Number.isFinite(t) && Number.isFinite(hi))) return -1;
+  const tt = t * div;
+  const rawCut = tt - Math.abs(tt) * 1e-9 - div * 1e-290;
+  const nb = Math.min(sc.capacity, Math.ceil(k * 1.25) + 64);
+  const scale = hi > t ? (nb - 1) / (hi - t) : 0;
+  if (!Number.isFinite(scale)) return -1;
+  const { candL, candS, candB, counts } = sc;
+  counts.fill(0, 0, nb);
+  let n = 0;
+  for (let l = 0; l < size; l++) {
+    const raw = base + acc[l]!;
+    if (raw < rawCut) continue;
+    const s = raw / div;
+    if (s < t) continue;
+    const v = (s - t) * scale;
+    if (Number.isNaN(v)) return -1;
+    const b = v < nb - 1 ? v | 0 : nb - 1;
+    candL[n] = l;
+    candS[n] = s;
+    candB[n++] = b;
+    counts[b]!++;
+  }
+  if (n < k && n < size) return -1;
+  return placeBuckets(sc, n, nb, k < n ? k : n, outL, outS);
+}
+
+/** Scatters the candidates of the buckets down to the one holding the keep-th, best first, and sorts each. */
+function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number, outL: Int32Array, outS: Float64Array): number {
+  const { candL, candS, candB, counts } = sc;
+  let at = 0;
+  let low = nb - 1;
+  for (; ; low--) {
+    const c = counts[low]!;
+    counts[low] = at;
+    at += c;
+    if (at >= keep) break;
+  }
+  for (let j = 0; j < n; j++) {
+    const b = candB[j]!;
+    if (b < low) continue;
+    const i = counts[b]!++;
+    outL[i] = candL[j]!;
+    outS[i] = candS[j]!;
+  }
+  let start = 0;
+  for (let b = nb - 1; b >= low; b--) {
+    const end = counts[b]!;
+    if (b === low && keep < end) {
+      selectBest(outL, outS, start, end, keep - start);
+      sortRanked(outL, outS, start, keep);
+    } else if (end - start > 1) sortRanked(outL, outS, start, end);
+    start = end;
+  }
+  return keep;
+}
