@@ -220,14 +220,7 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
   if (n === 0) return 0;
   const keep = k < n ? k : n;
   // Buckets from the best down, until they hold `keep` entries; counts become each bucket's start.
-  let at = 0;
-  let low = nb - 1;
-  for (; ; low--) {
-    const c = counts[low]!;
-    counts[low] = at;
-    at += c;
-    if (at >= keep) break;
-  }
+  const low = bucketStarts(counts, nb, keep);
   for (let l = 0; l < size; l++) {
     const b = bucketOf[l]!;
     if (b < low) continue;
@@ -235,16 +228,7 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
     outL[j] = l;
     outS[j] = scores[l]!;
   }
-  // counts[b] is now bucket b's end, and the next better bucket's end its start.
-  let start = 0;
-  for (let b = nb - 1; b >= low; b--) {
-    const end = counts[b]!;
-    if (b === low && keep < end) {
-      selectBest(outL, outS, start, end, keep - start);
-      sortRanked(outL, outS, start, keep);
-    } else if (end - start > 1) sortRanked(outL, outS, start, end);
-    start = end;
-  }
+  sortBuckets(outL, outS, counts, nb, low, keep);
   return keep;
 }
 
@@ -348,14 +332,7 @@ export function bestOfSums(
 /** Scatters the candidates of the buckets down to the one holding the keep-th, best first, and sorts each. */
 function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number, outL: Int32Array, outS: Float64Array): number {
   const { candL, candS, candB, counts } = sc;
-  let at = 0;
-  let low = nb - 1;
-  for (; ; low--) {
-    const c = counts[low]!;
-    counts[low] = at;
-    at += c;
-    if (at >= keep) break;
-  }
+  const low = bucketStarts(counts, nb, keep);
   for (let j = 0; j < n; j++) {
     const b = candB[j]!;
     if (b < low) continue;
@@ -363,6 +340,30 @@ function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number,
     outL[i] = candL[j]!;
     outS[i] = candS[j]!;
   }
+  sortBuckets(outL, outS, counts, nb, low, keep);
+  return keep;
+}
+
+/**
+ * Turns bucket counts (best bucket nb - 1) into start offsets, best first, down to the bucket `low` where
+ * `keep` entries are reached, and returns `low`; worse buckets are not kept.
+ */
+function bucketStarts(counts: Int32Array, nb: number, keep: number): number {
+  let at = 0;
+  let low = nb - 1;
+  for (; ; low--) {
+    const c = counts[low]!;
+    counts[low] = at;
+    at += c;
+    if (at >= keep) return low;
+  }
+}
+
+/**
+ * Sorts the scattered buckets in place: counts[b] is now bucket b's end, and the next better bucket's end its
+ * start; only the best `keep - start` of the last bucket `low` are selected before its sort.
+ */
+function sortBuckets(outL: Int32Array, outS: Float64Array, counts: Int32Array, nb: number, low: number, keep: number): void {
   let start = 0;
   for (let b = nb - 1; b >= low; b--) {
     const end = counts[b]!;
@@ -372,5 +373,4 @@ function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number,
     } else if (end - start > 1) sortRanked(outL, outS, start, end);
     start = end;
   }
-  return keep;
 }
