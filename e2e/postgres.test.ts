@@ -44,15 +44,16 @@ beforeAll(async () => {
 afterAll(() => study?.remove());
 
 describe('the installed package on configs/example-postgres.yaml', () => {
-  it('prints the Approximate indexes section: the ef_search grid from below 0.9 to above 0.95 recall@10', () => {
+  it('prints the Approximate indexes section: the ef_search grid from below 0.9 (efSearch 5) to above 0.98 recall@10', () => {
     const section = report.slice(report.indexOf('## Approximate indexes'));
     expect(section.length).toBeLessThan(report.length);
-    const recall = [10, 200].map((ef) =>
+    const recall = [5, 200].map((ef) =>
       Number(new RegExp(`\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw[^|]*\\|[^|]*\\| \\**([0-9.]+)\\**`).exec(section)?.[1]),
     );
-    expect(recall[0], section.slice(0, 1500)).toBeLessThan(0.9);
-    expect(recall[1], section.slice(0, 1500)).toBeGreaterThan(0.95);
-    expect(report).toMatch(/approximate ind\w+ finds? less than 0\.9 of the exact top 10 \(pg-hnsw\.efSearch=10: /);
+    // Over 20 builds of pgvector's randomly levelled graph: efSearch 5 0.617-0.634, 200 0.999-1.000 (ADR 0036).
+    expect(recall[0], section.slice(0, 1500)).toBeLessThan(0.8);
+    expect(recall[1], section.slice(0, 1500)).toBeGreaterThan(0.98);
+    expect(report).toMatch(/approximate ind\w+ finds? less than 0\.9 of the exact top 10 \(pg-hnsw\.efSearch=5: /);
   });
 
   it("the SQL RRF (pg-hybrid) equals the workbench's RRF of pg-fts and pg-exact, line for line", () => {

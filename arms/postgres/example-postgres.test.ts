@@ -14,6 +14,9 @@ import { SHARED_WORK_DIR } from './testing.js';
 const work = tempDir('harness-example-postgres');
 const cache = join(work, 'cache');
 
+/** configs/example-postgres.yaml's efSearch grid, in config order. */
+const GRID = [5, 10, 40, 200];
+
 interface Manifest {
   systems: { id: string; indexStats: Record<string, number> }[];
 }
@@ -76,46 +79,45 @@ describe('configs/example-postgres.yaml', () => {
     expect(sql).toContain('COALESCE(1::float8 / (60::float8 + f.r), 0) + COALESCE(1::float8 / (60::float8 + v.r), 0) AS score');
   });
 
-  it('the ef_search grid: recall@10 against exact search rises towards 1.0, in each point index stats', () => {
+  it('the ef_search grid: recall@10 against exact search, in each point index stats, from below 0.9 to near 1.0', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
-    const recall = [10, 20, 40, 200].map((ef) => {
+    const recall = GRID.map((ef) => {
       const s = manifest.systems.find((x) => x.id === `pg-hnsw.efSearch=${ef}`)?.indexStats ?? {};
       return (s['annRecallFound@10'] ?? Number.NaN) / (s['annRecallExact@10'] ?? Number.NaN);
     });
-    // Each point builds its own graph and pgvector draws HNSW levels at random, so neighbouring points differ
-    // by a build's noise (measured up to ~0.03 with this sparse graph); the ends of the grid do not.
-    expect(recall[0], String(recall)).toBeLessThan(0.9);
-    // pgvector draws each node's HNSW level at random, so the graph and its recall vary between builds (0.912 to
-    // above 0.95 seen at efSearch 200): the claim tested is the report's, above the 0.9 warning line.
-    expect(recall[3], String(recall)).toBeGreaterThanOrEqual(0.9);
-    expect(recall[3], String(recall)).toBeGreaterThan((recall[0] as number) + 0.05);
+    // Each point builds its own graph and pgvector draws HNSW levels at random, so a point's recall varies from
+    // build to build. Over 20 builds (docs/adr/0036-postgres-arms.md): efSearch 5 0.617-0.634 (fewer rows than
+    // the LIMIT), 10 0.941-0.971, 200 0.999-1.000. The bounds below leave that spread a wide margin.
+    expect(recall[0], String(recall)).toBeLessThan(0.8);
+    expect(recall[1], String(recall)).toBeGreaterThanOrEqual(0.9);
+    expect(recall[3], String(recall)).toBeGreaterThan(0.98);
     expect(recall[3]).toBeLessThanOrEqual(1);
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(report).toMatch(/\| pg-hnsw\.efSearch=200 \|.*annRecallFound@10 \d+, annRecallExact@10 1000/);
   });
 
-  it('the report body: an Approximate indexes row per grid point, recall@10 in config order; efSearch 10 a serious warning', () => {
+  it('the report body: an Approximate indexes row per grid point, recall@10 in config order; only efSearch 5 a serious warning', () => {
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     const body = report.slice(report.indexOf('## Approximate indexes'));
     expect(body.length).toBeLessThan(report.length);
-    const rows = [10, 20, 40, 200].map((ef) =>
+    const rows = GRID.map((ef) =>
       new RegExp(
-        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 8, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`,
+        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 16, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`,
       ).exec(body),
     );
-    const recall = rows.map((m) => Number(m?.[2]));
     expect(
       rows.every((m) => m !== null),
       body.slice(0, 2000),
     ).toBe(true);
-    expect(recall[3]).toBeGreaterThanOrEqual(0.9);
+    // Bold marks a recall below the 0.9 line: the first point only.
+    expect(rows.map((m) => m?.[1] === '**')).toEqual([true, false, false, false]);
     const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
       warnings: { code: string; severity: string; subject: string; message: string }[];
     };
-    const ann = json.warnings.find((w) => w.code === 'ann-recall');
-    expect(ann?.severity).toBe('serious');
-    expect(ann?.subject).toContain('pg-hnsw.efSearch=10');
-    expect(ann?.subject).not.toContain('pg-hnsw.efSearch=200');
-    expect(ann?.message).toContain('raise efSearch, m, efConstruction');
+    const ann = json.warnings.filter((w) => w.code === 'ann-recall');
+    expect(ann.map((w) => w.severity)).toEqual(['serious']);
+    expect(ann[0]?.subject).toContain('pg-hnsw.efSearch=5');
+    expect(ann[0]?.subject).not.toMatch(/efSearch=(10|40|200)\b/);
+    expect(ann[0]?.message).toContain('raise efSearch, m, efConstruction');
   });
 });

@@ -121,14 +121,16 @@ describe('postgres hybrid: RRF of the two lists in one SQL statement', () => {
 
 describe('postgres pgvector', () => {
   it('HNSW reports its recall@k against exact search, rising with ef_search; exact search has none to report', async () => {
-    const hnsw = (ef: number) => indexed(`pg-hnsw-${ef}`, { ranking: 'vector', vector: { ...HASH, index: 'hnsw', m: 4, efConstruction: 8 }, efSearch: ef });
-    const [low, high] = [(await hnsw(10)).stats, (await hnsw(200)).stats];
+    const hnsw = (ef: number) => indexed(`pg-hnsw-${ef}`, { ranking: 'vector', vector: { ...HASH, index: 'hnsw', m: 4, efConstruction: 16 }, efSearch: ef });
+    // Each build draws its HNSW levels at random; over 20 builds recall@10 was 0.446-0.491 at ef_search 5 (fewer
+    // rows than the LIMIT of 10) and 0.993-0.999 at 200.
+    const [low, high] = [(await hnsw(5)).stats, (await hnsw(200)).stats];
     const recall = (s: Record<string, number>) => (s['annRecallFound@10'] ?? Number.NaN) / (s['annRecallExact@10'] ?? Number.NaN);
     expect(low['annRecallExact@10']).toBe(1000);
-    expect(recall(low)).toBeLessThan(recall(high));
-    expect(recall(high)).toBeGreaterThan(0.9);
+    expect(recall(low)).toBeLessThan(0.7);
+    expect(recall(high)).toBeGreaterThan(0.95);
     expect(recall(high)).toBeLessThanOrEqual(1);
-    expect(log.lines.some((l) => /pg-hnsw-200: pgvector hnsw \(m 4, ef_construction 8, ef_search 200\) over 351 vectors: recall@10/.test(l))).toBe(true);
+    expect(log.lines.some((l) => /pg-hnsw-200: pgvector hnsw \(m 4, ef_construction 16, ef_search 200\) over 351 vectors: recall@10/.test(l))).toBe(true);
     const ivf = await indexed('pg-ivf', { ranking: 'vector', vector: { ...HASH, index: 'ivfflat', lists: 8 }, probes: 8 });
     // Every list probed is an exhaustive scan; measured 997 of 1000, the misses presumably rows within rounding
     // of the 10th score, which the index orders by its own copy of the distance.
