@@ -181,14 +181,19 @@ describe('what crosses the worker boundary', () => {
     expect(JSON.stringify(back)).toBe(JSON.stringify(run));
   });
 
-  it('auto jobs: the cores, at most the widest level of the plan times the scopes', () => {
+  it('auto jobs: the cores but one (the main thread), at most the widest level of the plan times the scopes', () => {
     const sys = (id: string, inputs: string[] = []) => ({ id, inputs }) as unknown as PlannedSystem;
     const chain = { systems: [sys('a'), sys('f', ['a']), sys('g', ['f'])], groups: new Map() } as SystemsPlan;
     expect(autoJobs(chain, 1, 8)).toBe(1);
     expect(autoJobs(chain, 3, 8)).toBe(3);
-    expect(autoJobs(chain, 3, 2)).toBe(2);
+    expect(autoJobs(chain, 3, 4)).toBe(3);
+    expect(autoJobs(chain, 3, 3)).toBe(2);
+    // Two cores: serial, as measured faster than two workers beside the main thread (ADR 0022).
+    expect(autoJobs(chain, 3, 2)).toBe(1);
+    expect(autoJobs(chain, 3, 1)).toBe(1);
     const wide = { systems: [sys('a'), sys('b'), sys('c'), sys('f', ['a', 'b'])], groups: new Map() } as SystemsPlan;
     expect(autoJobs(wide, 1, 8)).toBe(3);
+    expect(autoJobs(wide, 1, 16)).toBe(3);
     expect(autoJobs({ systems: [], groups: new Map() }, 1, 8)).toBe(1);
   });
 });

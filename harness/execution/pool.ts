@@ -19,8 +19,11 @@ import type { FromWorker, SystemSpec, ToWorker, WireError, WorkerInit } from './
  */
 
 /**
- * `--jobs auto`: the cores, but no more threads than there are (system, scope) runs that can run at once (the
- * widest level of the plan, where a system's level is one more than its deepest input's, times the scopes).
+ * `--jobs auto`: one worker per core but one, and no more than there are (system, scope) runs that can run at
+ * once (the widest level of the plan, where a system's level is one more than its deepest input's, times the
+ * scopes); one means the serial runner. The core left is the main thread's: it serializes, hashes and writes
+ * every computed run and packs every input, and two workers beside it on two cores ran no faster than serial
+ * (ADR 0022, addendum of 2026-11-26).
  */
 export function autoJobs(plan: SystemsPlan, scopes: number, cores = availableParallelism()): number {
   const level = new Map<string, number>();
@@ -31,7 +34,7 @@ export function autoJobs(plan: SystemsPlan, scopes: number, cores = availablePar
     width.set(l, (width.get(l) ?? 0) + 1);
   }
   const widest = Math.max(0, ...width.values()) * scopes;
-  return Math.max(1, Math.min(cores, widest));
+  return Math.max(1, Math.min(cores - 1, widest));
 }
 
 /** Thrown to tasks that were still queued when another task failed; never the error the user sees. */
