@@ -13,7 +13,7 @@ import { formatTrecSummary, TrecQueryWriter } from '../trec-eval/print.js';
 import { QrelsIndex } from '../trec-eval/qrels-index.js';
 import { streamableQrels } from '../trec-eval/qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, type TrecEvaluation } from '../trec-eval/stream-eval.js';
-import { autoMayThread, busyThreads, chooseThreads, cpuSample } from '../trec-eval/threads.js';
+import { autoMayThread, busyThreads, chooseThreads, cpuSample, PARALLEL_MIN_BYTES } from '../trec-eval/threads.js';
 
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(
@@ -52,7 +52,9 @@ export async function runEval(
     const tried = chosen === 'auto' || chosen === 1 ? await tryStreams(args, plan, spool, peekRun, streams) : { spooled: false };
     let ev = tried.ev;
     if (ev === undefined) {
-      const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note), args.qrelsPath);
+      // An index worker threads may read is built in shared memory: share() then copies nothing (ADR 0043).
+      const shared = chosen === 'auto' || (chosen > 1 && runBytes >= PARALLEL_MIN_BYTES);
+      const qrels = QrelsIndex.fromBuffer(await readTrecFile(args.qrelsPath, note, { shared }), args.qrelsPath, { shared });
       // Said once the qrels are read: a file that does not stream for an error gets the error alone.
       const said = indexNote(tried.indexed, qrelsBytes);
       if (said !== undefined) note(said);

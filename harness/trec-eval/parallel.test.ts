@@ -66,6 +66,13 @@ describeDist('harness eval with worker threads (dist/)', () => {
     expect([...three.rows]).toEqual([...one.rows]);
     expect(three.relstrings).toEqual(one.relstrings);
     expect(three.runTag).toBe('tag');
+    // Built in shared memory, as harness eval builds an index workers may read: the same values, no copy made.
+    const tr = (await import(pathToFileURL(join(PROJECT_ROOT, 'dist', 'evalset', 'trec.js')).href)) as typeof import('../../evalset/trec.js');
+    const sharedIndex = qi.QrelsIndex.fromBuffer(await tr.readTrecFile(qrelsPath, undefined, { shared: true }), qrelsPath, { shared: true });
+    const fromShared = await se.evaluateTrecRunFile(sharedIndex, runPath, plan, { threads: 3, minParallelBytes: 0 });
+    expect(fromShared.queryIds).toEqual(one.queryIds);
+    expect([...fromShared.rows]).toEqual([...one.rows]);
+    expect(fromShared.relstrings).toEqual(one.relstrings);
   });
   it('reports the absolute line of an error found by a worker', async () => {
     const { se, qi, te } = await loadDist();

@@ -30,30 +30,41 @@ export interface QrelsIndexParts {
   readonly table: Int32Array;
 }
 
+/** Allocates an index's Int32Arrays: on the heap, or in SharedArrayBuffers for an index worker threads will read. */
+type Int32Alloc = (n: number) => Int32Array;
+const heapInt32: Int32Alloc = (n) => new Int32Array(n);
+const sharedInt32: Int32Alloc = (n) => new Int32Array(new SharedArrayBuffer(4 * n));
+
 /** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
-function indexQrels(bytes: Buffer, file: string): QrelsIndexParts {
-  const lines = scanLines(bytes, file);
+function indexQrels(bytes: Buffer, file: string, int32: Int32Alloc): QrelsIndexParts {
+  const lines = scanLines(bytes, file, int32);
   const n = lines.n;
   // Kept by the index: copied to their length when the estimate left more than an eighth unused.
-  const toLength = (a: Int32Array): Int32Array => (a.length - n > n >> 3 ? a.slice(0, n) : a.subarray(0, n));
+  const toLength = (a: Int32Array): Int32Array => (a.length - n > n >> 3 ? copyOf(a.subarray(0, n), int32) : a.subarray(0, n));
   const judgments: Judgments = { bytes, docStart: toLength(lines.ds), docEnd: toLength(lines.de), grade: toLength(lines.grade), hash: lines.hash, n };
   const seen = numberQueries(bytes, lines, judgments.grade);
-  const layout = layOut(seen);
-  const { levels, table } = fillTables(file, judgments, seen.lineQ, layout);
+  const layout = layOut(seen, int32);
+  const { levels, table } = fillTables(file, judgments, seen.lineQ, layout, int32);
   const { qids, levelStart, tabBase, tabMask } = layout;
   return { qids, bytes, levelStart, levels, docStart: judgments.docStart, docEnd: judgments.docEnd, grade: judgments.grade, tabBase, tabMask, table };
 }
 
 /** The lines of a qrels file, by the fast scanner or, at a line it does not take, the full reader (which also names errors). */
-function scanLines(bytes: Buffer, file: string): QrelsLines {
+function copyOf(a: Int32Array, int32: Int32Alloc): Int32Array {
+  const out = int32(a.length);
+  out.set(a);
+  return out;
+}
+
+function scanLines(bytes: Buffer, file: string, int32: Int32Alloc): QrelsLines {
   // Sized from the lines of the first 64 KB (10% over), not by counting every line first: a file of lines
   // of one length fills it without growing; the arrays the index keeps are cut to size (indexQrels).
   const head = Math.min(bytes.length, 1 << 16);
   let headLines = 1;
   for (let i = bytes.indexOf(10); i >= 0 && i < head; i = bytes.indexOf(10, i + 1)) headLines++;
-  const lines = new QrelsLines(Math.ceil((1.1 * headLines * bytes.length) / Math.max(1, head)) + 64);
+  const lines = new QrelsLines(Math.ceil((1.1 * headLines * bytes.length) / Math.max(1, head)) + 64, int32);
   if (scanTrecQrelsFast(bytes, lines)) return lines;
-  const again = new QrelsLines(lines.n);
+  const again = new QrelsLines(lines.n, int32);
   scanTrecQrels(bytes, file, again);
   return again;
 }
@@ -125,14 +136,14 @@ interface Layout {
   readonly total: number;
 }
 
-function layOut(seen: SeenQueries): Layout {
+function layOut(seen: SeenQueries, int32: Int32Alloc): Layout {
   const qids = [...seen.firstSeen].sort(compareIds);
   const nq = qids.length;
   const remap = new Int32Array(nq);
   for (let i = 0; i < nq; i++) remap[seen.seenIndex.get(qids[i]!)!] = i;
-  const tabBase = new Int32Array(nq);
-  const tabMask = new Int32Array(nq);
-  const levelStart = new Int32Array(nq + 1);
+  const tabBase = int32(nq);
+  const tabMask = int32(nq);
+  const levelStart = int32(nq + 1);
   let total = 0;
   for (let r = 0; r < nq; r++) {
     const f = seen.seenIndex.get(qids[r]!)!;
@@ -147,11 +158,17 @@ function layOut(seen: SeenQueries): Layout {
 }
 
 /** Counts each query's grades and enters each judgment in its query's hash table, refusing a document judged twice. */
-function fillTables(file: string, judged: Judgments, lineQ: Int32Array, layout: Layout): { levels: Int32Array; table: Int32Array } {
+function fillTables(
+  file: string,
+  judged: Judgments,
+  lineQ: Int32Array,
+  layout: Layout,
+  int32: Int32Alloc,
+): { levels: Int32Array; table: Int32Array } {
   const { bytes, docStart: dS, docEnd: dE, grade: gr, hash, n } = judged;
   const { qids, remap, tabBase, tabMask, levelStart } = layout;
-  const levels = new Int32Array(levelStart[qids.length]!);
-  const table = new Int32Array(2 * layout.total).fill(-1);
+  const levels = int32(levelStart[qids.length]!);
+  const table = int32(2 * layout.total).fill(-1);
   for (let i = 0; i < n; i++) {
     const q = remap[lineQ[i]!]!;
     const g = gr[i]!;
@@ -222,9 +239,13 @@ export class QrelsIndex implements JudgmentSource {
     this.table = parts.table;
   }
 
-  /** The index's arrays copied into SharedArrayBuffers, for fromParts() in a worker thread. */
+  /**
+   * The index's arrays in SharedArrayBuffers, for fromParts() in a worker thread: as they are when built there
+   * (fromBuffer with `shared`), else copied.
+   */
   share(): QrelsIndexParts {
     const shared = <T extends Int32Array | Uint8Array>(a: T): T => {
+      if (a.buffer instanceof SharedArrayBuffer) return a;
       const sab = new SharedArrayBuffer(a.byteLength);
       const copy = (a instanceof Int32Array ? new Int32Array(sab) : new Uint8Array(sab)) as T;
       copy.set(a);
@@ -250,9 +271,12 @@ export class QrelsIndex implements JudgmentSource {
     return new QrelsIndex(parts);
   }
 
-  /** Indexes the bytes of a qrels file. */
-  static fromBuffer(buf: Buffer, file: string): QrelsIndex {
-    return new QrelsIndex(indexQrels(buf, file));
+  /**
+   * Indexes the bytes of a qrels file. `shared`: the index's arrays go straight into SharedArrayBuffers, so
+   * share() hands them to worker threads without a copy (give it bytes read with readTrecFile's `shared` too).
+   */
+  static fromBuffer(buf: Buffer, file: string, opts: { readonly shared?: boolean } = {}): QrelsIndex {
+    return new QrelsIndex(indexQrels(buf, file, opts.shared ? sharedInt32 : heapInt32));
   }
 
   /** Indexes qrels given as maps (tests, API callers). */

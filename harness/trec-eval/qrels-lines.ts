@@ -31,13 +31,17 @@ export class QrelsLines implements QrelsLineSink {
   /** 1 when the query id is byte for byte the previous line's (of the same scan). */
   same: Uint8Array;
 
-  constructor(capacity: number) {
+  /** `int32` allocates the arrays an index keeps (ds, de, grade): in shared memory when the index will be shared. */
+  constructor(
+    capacity: number,
+    private readonly int32: (n: number) => Int32Array = (n) => new Int32Array(n),
+  ) {
     const c = Math.max(16, capacity);
     this.qs = new Int32Array(c);
     this.qe = new Int32Array(c);
-    this.ds = new Int32Array(c);
-    this.de = new Int32Array(c);
-    this.grade = new Int32Array(c);
+    this.ds = int32(c);
+    this.de = int32(c);
+    this.grade = int32(c);
     this.hash = new Int32Array(c);
     this.same = new Uint8Array(c);
   }
@@ -59,7 +63,7 @@ export class QrelsLines implements QrelsLineSink {
   grow(): void {
     const m = 2 * this.qs.length;
     for (const k of ['qs', 'qe', 'ds', 'de', 'grade', 'hash'] as const) {
-      const a = new Int32Array(m);
+      const a = k === 'ds' || k === 'de' || k === 'grade' ? this.int32(m) : new Int32Array(m);
       a.set(this[k].subarray(0, this.n));
       this[k] = a;
     }

@@ -2,7 +2,7 @@ import { mulberry32 } from '../testing/mulberry32.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import { readTrecFile, scanTrecQrels, scanTrecRun, type RunLineSink } from '../../evalset/trec.js';
 import { formatLong, printfFixed } from '../metrics/printf.js';
 import { REL_NONPOOL, REL_UNJUDGED } from '../metrics/ranking.js';
 import { splitAtQueryBoundaries } from './pieces.js';
@@ -110,6 +110,32 @@ describe('QrelsIndex', () => {
     expect(copy.qids).toEqual(index.qids);
     expect(copy.relLevels.map((l) => [...l])).toEqual(index.relLevels.map((l) => [...l]));
     for (let q = 0; q < 3; q++) for (const d of ['a', 'b', 'c', 'zz']) expect(copy.lookupId(q, d)).toBe(index.lookupId(q, d));
+  });
+
+  it('built in shared memory: every array on a SharedArrayBuffer, share() copies nothing, the same answers', async () => {
+    // Short lines first and long ones after (the capacity estimate, from the first 64 KB, too large: the kept
+    // arrays are copied to their length), then the reverse (too small: the arrays grow), each file read into
+    // shared memory.
+    const line = (q: number, d: string, g: number) => `q${q} 0 ${d} ${g}\n`;
+    const short = Array.from({ length: 6000 }, (_, i) => line(i % 50, `d${i}`, i % 4)).join('');
+    const long = Array.from({ length: 3000 }, (_, i) => line(50 + (i % 7), `doc-with-a-long-id-${'x'.repeat(40)}-${i}`, i % 3)).join('');
+    const folder = tempDir('qrels-shared');
+    for (const [name, body] of [['cut', short + long], ['grows', long + short]] as const) {
+      const path = join(folder, name);
+      writeFileSync(path, body);
+      const shared = QrelsIndex.fromBuffer(await readTrecFile(path, undefined, { shared: true }), path, { shared: true });
+      const heap = QrelsIndex.fromBuffer(Buffer.from(body), path);
+      const parts = shared.share();
+      const again = shared.share();
+      for (const k of ['bytes', 'levelStart', 'levels', 'docStart', 'docEnd', 'grade', 'tabBase', 'tabMask', 'table'] as const) {
+        expect(parts[k].buffer, `${name} ${k}`).toBeInstanceOf(SharedArrayBuffer);
+        expect(again[k], `${name} ${k}`).toBe(parts[k]);
+      }
+      expect(shared.qids).toEqual(heap.qids);
+      expect(shared.relLevels.map((l) => [...l])).toEqual(heap.relLevels.map((l) => [...l]));
+      for (let q = 0; q < heap.qids.length; q++)
+        for (const d of ['d0', 'd17', 'd5999', `doc-with-a-long-id-${'x'.repeat(40)}-7`, 'none']) expect(shared.lookupId(q, d)).toBe(heap.lookupId(q, d));
+    }
   });
 
   it('still rejects a document judged twice for one query', () => {
