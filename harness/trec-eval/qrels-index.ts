@@ -158,13 +158,7 @@ function layOut(seen: SeenQueries, int32: Int32Alloc): Layout {
 }
 
 /** Counts each query's grades and enters each judgment in its query's hash table, refusing a document judged twice. */
-function fillTables(
-  file: string,
-  judged: Judgments,
-  lineQ: Int32Array,
-  layout: Layout,
-  int32: Int32Alloc,
-): { levels: Int32Array; table: Int32Array } {
+function fillTables(file: string, judged: Judgments, lineQ: Int32Array, layout: Layout, int32: Int32Alloc): { levels: Int32Array; table: Int32Array } {
   const { bytes, docStart: dS, docEnd: dE, grade: gr, hash, n } = judged;
   const { qids, remap, tabBase, tabMask, levelStart } = layout;
   const levels = int32(levelStart[qids.length]!);

@@ -120,7 +120,10 @@ describe('QrelsIndex', () => {
     const short = Array.from({ length: 6000 }, (_, i) => line(i % 50, `d${i}`, i % 4)).join('');
     const long = Array.from({ length: 3000 }, (_, i) => line(50 + (i % 7), `doc-with-a-long-id-${'x'.repeat(40)}-${i}`, i % 3)).join('');
     const folder = tempDir('qrels-shared');
-    for (const [name, body] of [['cut', short + long], ['grows', long + short]] as const) {
+    for (const [name, body] of [
+      ['cut', short + long],
+      ['grows', long + short],
+    ] as const) {
       const path = join(folder, name);
       writeFileSync(path, body);
       const shared = QrelsIndex.fromBuffer(await readTrecFile(path, undefined, { shared: true }), path, { shared: true });
