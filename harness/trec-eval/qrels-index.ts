@@ -49,13 +49,14 @@ function indexQrels(bytes: Buffer, file: string, int32: Int32Alloc): QrelsIndexP
   return { qids, bytes, levelStart, levels, docStart: judgments.docStart, docEnd: judgments.docEnd, grade: judgments.grade, tabBase, tabMask, table };
 }
 
-/** The lines of a qrels file, by the fast scanner or, at a line it does not take, the full reader (which also names errors). */
+/** `a` copied into an array of its own length from `int32` (the heap or shared memory). */
 function copyOf(a: Int32Array, int32: Int32Alloc): Int32Array {
   const out = int32(a.length);
   out.set(a);
   return out;
 }
 
+/** The lines of a qrels file, by the fast scanner or, at a line it does not take, the full reader (which also names errors). */
 function scanLines(bytes: Buffer, file: string, int32: Int32Alloc): QrelsLines {
   // Sized from the lines of the first 64 KB (10% over), not by counting every line first: a file of lines
   // of one length fills it without growing; the arrays the index keeps are cut to size (indexQrels).
