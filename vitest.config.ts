@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{harness,arms,evalset,scripts,e2e}/**/*.test.ts'],
+    include: ['{harness,arms,evalset,scripts,e2e,bench}/**/*.test.ts'],
     exclude: ['node_modules/**', 'dist/**'],
     // Shuffled order catches tests that lean on each other's state.
     sequence: { shuffle: true },
