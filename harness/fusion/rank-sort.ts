@@ -233,20 +233,20 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
 }
 
 /**
- * Scratch of {@link bestOfSums}: the 1-in-8 sample of the scores, and the candidates at or above the sampled
- * threshold with their buckets; sized for unions of up to `capacity` entries.
+ * Scratch of {@link bestOfSums}: the 1-in-8 sample of the scores and its histogram, and the candidates at or
+ * above the sampled threshold with their buckets; sized for unions of up to `capacity` entries.
  */
 export class ThresholdScratch {
-  readonly sampleL: Int32Array;
   readonly sampleS: Float64Array;
+  readonly sampleCounts: Int32Array;
   readonly candL: Int32Array;
   readonly candS: Float64Array;
   readonly candB: Int32Array;
   readonly counts: Int32Array;
   constructor(readonly capacity: number) {
     const samples = Math.ceil(capacity / SAMPLE_STRIDE) + 1;
-    this.sampleL = new Int32Array(samples);
     this.sampleS = new Float64Array(samples);
+    this.sampleCounts = new Int32Array(samples);
     this.candL = new Int32Array(capacity);
     this.candS = new Float64Array(capacity);
     this.candB = new Int32Array(capacity);
@@ -255,26 +255,48 @@ export class ThresholdScratch {
 }
 
 /**
- * The score threshold of {@link bestOfSums}: the m-th best of a 1-in-8 sample, with m such that about 1.25 k
- * + 64 entries of the whole list are expected at or above it; [threshold, sample maximum], or undefined when
- * the sample is too small for the estimate to save anything.
+ * The score threshold of {@link bestOfSums}: a sample score with at least m samples at or above it, m such
+ * that about 1.25 k + 64 entries of the whole list are expected at or above it; [threshold, sample maximum],
+ * or undefined when the sample is too small for the estimate to save anything or holds NaN or an infinity.
+ * The samples are bucketed over [min, max] (as many buckets as samples) and counted from the best bucket
+ * down to the one that reaches m; the threshold is the least sample of those buckets, so it is at or below
+ * the m-th best sample and no sample is ranked: a quickselect of the sample cost about a quarter of a
+ * topK 100 fusion (docs/perf/fusion.md). A lower threshold only keeps a few more candidates.
  */
 function sampledThreshold(acc: Float64Array, base: number, div: number, size: number, k: number, sc: ThresholdScratch): [number, number] | undefined {
   const m = Math.ceil((k * 1.25) / SAMPLE_STRIDE) + 8;
+  const { sampleS, sampleCounts } = sc;
   let n = 0;
+  let lo = Infinity;
   let hi = -Infinity;
   for (let l = 0; l < size; l += SAMPLE_STRIDE) {
     const s = (base + acc[l]!) / div;
     // NaN has no place in the order: the caller's general path handles it as it always did.
     if (Number.isNaN(s)) return undefined;
-    sc.sampleL[n] = l;
-    sc.sampleS[n++] = s;
+    sampleS[n++] = s;
     if (s > hi) hi = s;
+    if (s < lo) lo = s;
   }
-  if (m * 2 > n) return undefined;
-  selectBest(sc.sampleL, sc.sampleS, 0, n, m);
+  if (m * 2 > n || !(Number.isFinite(lo) && Number.isFinite(hi))) return undefined;
+  if (hi === lo) return [hi, hi];
+  const top = n - 1;
+  const scale = top / (hi - lo);
+  // A range too narrow to divide by (subnormal): a bucket of NaN would break the order, so decline.
+  if (!Number.isFinite(scale)) return undefined;
+  sampleCounts.fill(0, 0, n);
+  for (let j = 0; j < n; j++) {
+    const v = (sampleS[j]! - lo) * scale;
+    sampleCounts[v < top ? v | 0 : top]!++;
+  }
+  // n >= 2m samples, so the walk stops at a bucket >= 0.
+  let b = top;
+  for (let at = sampleCounts[b]!; at < m; ) at += sampleCounts[--b]!;
   let t = Infinity;
-  for (let j = 0; j < m; j++) if (sc.sampleS[j]! < t) t = sc.sampleS[j]!;
+  for (let j = 0; j < n; j++) {
+    const s = sampleS[j]!;
+    const v = (s - lo) * scale;
+    if ((v < top ? v | 0 : top) >= b && s < t) t = s;
+  }
   return [t, hi];
 }
 
