@@ -2,7 +2,7 @@ import { InputError } from '../errors.js';
 import { formatTrecQrels, scanTrecQrels } from '../../evalset/trec.js';
 import type { Qrels } from '../../evalset/types.js';
 import { compareIds, REL_NONPOOL, REL_UNJUDGED } from '../metrics/ranking.js';
-import { fnv1a, lineAt, QrelsLines, scanTrecQrelsFast } from './qrels-lines.js';
+import { fnv1a, heapInt32, type Int32Alloc, lineAt, QrelsLines, scanTrecQrelsFast, sharedInt32 } from './qrels-lines.js';
 
 /**
  * The arrays behind a QrelsIndex. After QrelsIndex.share() they live in SharedArrayBuffers, so a worker
@@ -29,11 +29,6 @@ export interface QrelsIndexParts {
   readonly tabMask: Int32Array;
   readonly table: Int32Array;
 }
-
-/** Allocates an index's Int32Arrays: on the heap, or in SharedArrayBuffers for an index worker threads will read. */
-type Int32Alloc = (n: number) => Int32Array;
-const heapInt32: Int32Alloc = (n) => new Int32Array(n);
-const sharedInt32: Int32Alloc = (n) => new Int32Array(new SharedArrayBuffer(4 * n));
 
 /** Parses a qrels file's bytes into the arrays of its index; a document judged twice for a query is an InputError. */
 function indexQrels(bytes: Buffer, file: string, int32: Int32Alloc): QrelsIndexParts {

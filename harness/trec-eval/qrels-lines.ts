@@ -12,6 +12,11 @@ export function fnv1a(buf: Uint8Array, s: number, e: number): number {
   return h >>> 0;
 }
 
+/** Allocates the Int32Arrays an index keeps: on the heap, or in SharedArrayBuffers for an index worker threads will read. */
+export type Int32Alloc = (n: number) => Int32Array;
+export const heapInt32: Int32Alloc = (n) => new Int32Array(n);
+export const sharedInt32: Int32Alloc = (n) => new Int32Array(new SharedArrayBuffer(4 * n));
+
 /**
  * The lines of a qrels text as typed arrays (line k: its query and document ids' byte ranges, its grade, its
  * document id's fnv1a, whether its query id is the line before's; no line number, which only an error needs:
@@ -34,7 +39,7 @@ export class QrelsLines implements QrelsLineSink {
   /** `int32` allocates the arrays an index keeps (ds, de, grade): in shared memory when the index will be shared. */
   constructor(
     capacity: number,
-    private readonly int32: (n: number) => Int32Array = (n) => new Int32Array(n),
+    private readonly int32: Int32Alloc = heapInt32,
   ) {
     const c = Math.max(16, capacity);
     this.qs = new Int32Array(c);
