@@ -25,8 +25,10 @@ interface Layer {
  * - comparisons: paired tests over measured runs;
  * - systems and config: the pipeline nodes, and the config loader that plans them;
  * - plan execution: runPlan, the one way anything gets runs (probe, run cache, serial or worker threads);
- * - runs: ablate, judge (which pools an ablation's runs), report, kappa, init, evidence (human labels, PPI on the
- *   comparisons, judge validation: read by ablate, computed by the report builder);
+ * - decision: the decision stage, from a scored study to one Decision (comparisons, gate, judge health, holes,
+ *   warnings, the verdict sentence and its exit code): what every rendering and the CLI read, and never render;
+ * - runs: ablate, judge (which pools an ablation's runs), report (renders a decision, decides nothing), kappa,
+ *   init, evidence (reads human labels for the decision stage);
  * - cli: the commands, `harness evalset build` included.
  */
 const LAYERS: readonly Layer[] = [
@@ -58,6 +60,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'comparisons', folders: ['harness/compare'] },
   { name: 'systems and config', folders: ['harness/systems', 'harness/config'] },
   { name: 'plan execution', folders: ['harness/execution'] },
+  { name: 'decision', folders: ['harness/decision'] },
   { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init', 'harness/evidence'] },
   { name: 'cli', folders: ['harness/cli', 'harness/evalset-build'] },
 ];

@@ -8,7 +8,7 @@ import { runCli } from '../cli/main.js';
 import { scoreRuns } from '../compare/score.js';
 import { memoryLogger } from '../log.js';
 import { parseMeasure } from '../metrics/measure.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
 import { describeShared, sharedPath } from '../testing/shared.js';

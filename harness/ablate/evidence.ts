@@ -3,7 +3,7 @@ import type { Document, Qrels, Query, Run } from '../../evalset/types.js';
 import { evaluate } from '../metrics/evaluate.js';
 import { parseMeasure } from '../metrics/index.js';
 import { rankDocIds } from '../metrics/ranking.js';
-import type { QueryExample, RecallCurves, ReportCosts } from '../report/types.js';
+import type { QueryExample, RecallCurves, ReportCosts } from '../decision/types.js';
 import type { SystemOutcome } from '../execution/outcome.js';
 
 /**

@@ -12,7 +12,7 @@ import { scopesOf } from '../execution/scopes.js';
 import { type QrelsChoice, withChosenQrels } from '../judge/qrels.js';
 import type { Logger } from '../log.js';
 import { relevanceLevelProblem } from '../metrics/evaluate.js';
-import { stratumIndices } from '../report/build.js';
+import { stratumIndices } from '../decision/build.js';
 import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';

@@ -4,7 +4,7 @@ import type { JsonValue } from '../../evalset/types.js';
 import type { ContentStore } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
-import type { ReportRun } from '../report/types.js';
+import type { ReportRun } from '../decision/types.js';
 import { gitState, packageVersions } from '../util/project.js';
 import type { LoadedStudy } from './load.js';
 import { sensitiveField } from './report-input.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { runCaptured } from '../testing/cli.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { tempDir } from '../testing/temp.js';

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { SystemOutcome } from '../execution/outcome.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { isReturnedId } from '../../arms/remote/text-match.js';
-import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '../report/types.js';
+import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '../decision/types.js';
 import { holesCheckOf } from './condensed.js';
 import { costs } from './evidence.js';
 import type { LoadedStudy } from './load.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { tempDir } from '../testing/temp.js';
 

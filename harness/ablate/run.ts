@@ -3,7 +3,7 @@ import { ContentStore } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { runPlan } from '../execution/run-plan.js';
-import type { GateResult, ReportInput } from '../report/types.js';
+import type { GateResult, ReportInput } from '../decision/types.js';
 import { buildReportData, writeReportData } from '../report/index.js';
 import { readHumanLabels } from '../evidence/labels.js';
 import { loadStudy } from './load.js';

@@ -5,7 +5,7 @@ import { voyageApi, wordHashVector } from '../../arms/dense/hosted/testing.js';
 import { runCaptured } from '../testing/cli.js';
 import { type Loopback, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { loadConfig } from '../config/load.js';
 import { buildPlan, type PlanEntry } from '../systems/plan.js';
 import { PROJECT_ROOT } from '../testing/shared.js';

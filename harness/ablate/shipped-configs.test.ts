@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { renderAdr } from '../report/adr.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { PROJECT_ROOT, sharedPath } from '../testing/shared.js';
 import { tempDir } from '../testing/temp.js';
 

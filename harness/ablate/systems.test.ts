@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { tempDir } from '../testing/temp.js';
 
 // Six memories and four queries, two strata; fake arms (word overlap + seeded noise) as inputs.

@@ -1,6 +1,6 @@
 import { GateRejectError, UsageError } from '../errors.js';
 import type { CompareConfigInput, Correction, GateRule, TestKind } from '../compare/config.js';
-import type { ReportData, ReportInput } from '../report/types.js';
+import type { ReportData, ReportInput } from '../decision/types.js';
 import { defineCommand } from './io.js';
 
 /** Quotes a word for a POSIX shell when it needs it, so the recorded command can be pasted back. */
@@ -204,7 +204,7 @@ export const compareCommand = defineCommand({
     const { join, relative, resolve } = await import('node:path');
     const { compareInput } = await import('../report/from-trec.js');
     const { renderMarkdown } = await import('../report/markdown.js');
-    const { buildReportData } = await import('../report/build.js');
+    const { buildReportData } = await import('../decision/build.js');
     const { writeReport } = await import('../report/write.js');
     await refuseMeasureRuns(args.runs, io.cwd);
     if (args.runs.length < 2) throw new UsageError(`compare needs at least two run files, got ${args.runs.length}`);

@@ -1,7 +1,7 @@
 import type { DeclaredFamily, StratumSize } from '../compare/families.js';
 import type { Plan, PlanStratum } from '../compare/power-plan.js';
 import type { ResolvedConfig } from '../config/load.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { defineCommand } from './io.js';
 
 /** What a Power plan is about: the measure and pair, and the family whose correction it plans for. */
@@ -32,7 +32,7 @@ function overallLast(strata: PlanStratum[]): PlanStratum[] {
 
 /** Sample standard deviation of `system − baseline` on `measure` over each stratum's queries of a pilot report. */
 export async function pilotStrata(data: ReportData, measure: string, pair: { baseline: string; system: string }): Promise<PlanStratum[]> {
-  const { stratumIndices } = await import('../report/build.js');
+  const { stratumIndices } = await import('../decision/build.js');
   const base = data.perQuery[pair.baseline]?.[measure];
   const sys = data.perQuery[pair.system]?.[measure];
   if (!base || !sys) throw new Error(`the pilot holds no per-query ${measure} for ${pair.baseline} and ${pair.system}`);
@@ -137,7 +137,7 @@ async function checkFlags(a: PowerArgs): Promise<void> {
 async function fromPilot(path: string, cwd: string) {
   const { basename, dirname, resolve } = await import('node:path');
   const { readReport } = await import('../report/write.js');
-  const { primaryMeasure } = await import('../report/select.js');
+  const { primaryMeasure } = await import('../decision/select.js');
   const abs = resolve(cwd, path);
   const data = await readReport(basename(abs) === 'report.json' ? dirname(abs) : abs);
   const measure = primaryMeasure(data);
@@ -168,7 +168,7 @@ async function labelledRho(data: ReportData, measure: string, pair: { readonly b
 /** The strata (and their sizes) of the config's eval set, which its families are counted over. */
 async function evalSetStrata(cfg: ResolvedConfig): Promise<StratumSize[]> {
   const { loadConfiguredEvalSet } = await import('../ablate/scopes.js');
-  const { stratumIndices } = await import('../report/build.js');
+  const { stratumIndices } = await import('../decision/build.js');
   const { memoryLogger } = await import('../log.js');
   const es = await loadConfiguredEvalSet(cfg, memoryLogger());
   return stratumIndices(es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text }))).map((s) => ({ id: s.id, n: s.indices.length }));

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
-import type { ReportData } from '../report/types.js';
+import type { ReportData } from '../decision/types.js';
 import { comparisonPairs, familyId } from './comparisons.js';
 import { reportedMeasure } from './measures.js';
 import { compareSchema } from './config.js';

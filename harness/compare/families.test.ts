@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportData } from '../report/build.js';
+import { buildReportData } from '../decision/build.js';
 import { fixtureInput } from '../report/testdata/fixture.js';
 import { compareSchema, type CompareConfigInput, type GateConfigInput } from './config.js';
 import { type DeclaredFamily, declaredFamilies, familyReach, roundUpNumber, smallestRandomizationP } from './families.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { compareSchema, gateSchema, type GateConfigInput } from '../compare/config.js';
-import { buildReportData } from '../report/build.js';
+import { buildReportData } from '../decision/build.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
-import type { ReportInput } from '../report/types.js';
+import type { ReportInput } from '../decision/types.js';
 import { ppiMean, stratifiedPpiMean } from '../stats/ppi.js';
 import { mulberry32 } from '../testing/mulberry32.js';
-import type { HumanLabelsInput } from './types.js';
+import type { HumanLabelsInput } from '../decision/evidence-types.js';
 
 /**
  * PPI on the paired difference and the judge's validation, end to end through the report builder, on a study

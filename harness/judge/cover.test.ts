@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportData } from '../report/build.js';
+import { buildReportData } from '../decision/build.js';
 import { fixtureInput } from '../report/testdata/fixture.js';
 
 /** The report fixture (dense has Judged@10 0.85 overall, 0.70 on paraphrase) on judged qrels. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { JsonValue, Qrels } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex, writeFolderAtomic } from '../cache/index.js';
 import { InputError } from '../errors.js';
+import type { JudgeAudit } from '../decision/types.js';
 
 /** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
 export const BUILD_MANIFEST = 'build-manifest.json';
@@ -51,40 +52,7 @@ export interface JudgeTokens {
   readonly completion: number;
 }
 
-/** A judge robustness probe: a change to a judged passage that should not raise its grade (ADR 0040). */
-export type AuditProbe = 'stuffing' | 'injection' | 'padding';
-
-/** What one probe did to the grades of its sampled pairs. */
-export interface AuditProbeResult {
-  readonly probe: AuditProbe;
-  /** How the passage was changed, in words (printed beside the numbers). */
-  readonly change: string;
-  /** Judged pairs the probe applies to (by original grade), and those drawn. */
-  readonly eligible: number;
-  readonly drawn: number;
-  /** Drawn pairs the probed passage got a grade for (the rest: parse failures, or sensitive and not sent). */
-  readonly probed: number;
-  readonly moved: number;
-  readonly up: number;
-  /** Mean of probed grade - original grade over the probed pairs; null when none was probed. */
-  readonly meanShift: number | null;
-  /** Wilson 95% intervals of up / probed and moved / probed; null when none was probed. */
-  readonly upInterval: readonly [number, number] | null;
-  readonly movedInterval: readonly [number, number] | null;
-}
-
-/** The `audit` block of a judgments manifest: `harness judge --audit` over the judgments of `qrelsVersion`. */
-export interface JudgeAudit {
-  readonly qrelsVersion: string;
-  readonly pairs: number;
-  readonly seed: number;
-  /** The `judge.audit.maxUpRate` the audit was run under (a report reading a config uses that config's). */
-  readonly maxUpRate: number;
-  readonly probes: readonly AuditProbeResult[];
-  readonly requests: number;
-  readonly cachedReplies: number;
-  readonly at: string;
-}
+export type { AuditProbe, AuditProbeResult, JudgeAudit } from '../decision/types.js';
 
 /** `manifest.json` of a judgments folder: the provenance of every record in it. */
 export interface JudgmentsManifest {

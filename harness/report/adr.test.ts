@@ -5,9 +5,9 @@ import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
 import { EVIDENCE_COLUMNS, kebabTitle, nextAdrNumber, renderAdr } from './adr.js';
-import { fmtLevel } from './format.js';
+import { fmtLevel } from '../decision/format.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { ReportData, ReportInput, ReportRun } from './types.js';
+import type { ReportData, ReportInput, ReportRun } from '../decision/types.js';
 import { readReport, writeReport } from './write.js';
 import { tempDir } from '../testing/temp.js';
 

@@ -1,6 +1,6 @@
-import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from './format.js';
-import { gateSentence, meanOf, methodSentence, primaryMeasure, roleLabel } from './select.js';
-import type { Comparison, ReportData, ReportRun, ReportTuning } from './types.js';
+import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
+import { gateSentence, meanOf, methodSentence, primaryMeasure, roleLabel } from '../decision/select.js';
+import type { Comparison, ReportData, ReportRun, ReportTuning } from '../decision/types.js';
 
 /** `Use RRF over BM25 + MiniLM!` -> `use-rrf-over-bm25-minilm`; at most 60 characters, cut at a word edge. */
 export function kebabTitle(title: string): string {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../evalset/types.js';
-import { annBlocks, annRows } from './ann.js';
-import { buildReportData } from './build.js';
+import { annBlocks } from './ann.js';
+import { annRows } from '../decision/ann.js';
+import { buildReportData } from '../decision/build.js';
 import { renderMarkdown } from './markdown.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { ReportCosts, ReportInput } from './types.js';
+import type { ReportCosts, ReportInput } from '../decision/types.js';
 
 const cost = (indexStats: Record<string, number>) => ({ indexMs: 1, searchMs: 1, queryMsP50: 1, queryMsP95: 1, indexStats });
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { AuditProbeResult, JudgeAudit } from '../judge/store.js';
 import { auditBlocks } from './audit.js';
 import { blocksToMarkdown } from './systems.js';
-import { buildReportData } from './build.js';
+import { buildReportData } from '../decision/build.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { ReportInput } from './types.js';
+import type { ReportInput } from '../decision/types.js';
 
 const probe = (p: AuditProbeResult['probe'], probed: number, moved: number, up: number, meanShift: number): AuditProbeResult => ({
   probe: p,

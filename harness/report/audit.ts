@@ -1,8 +1,6 @@
 import { foolingProbes } from '../judge/audit.js';
 import type { AuditProbeResult, JudgeAudit } from '../judge/store.js';
 import type { Block } from './blocks.js';
-import type { ReportCore } from './select.js';
-import type { ReportWarning } from './types.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
@@ -44,26 +42,6 @@ export function auditBlocks(audit: JudgeAudit): Block[] {
         fooled.length === 0
           ? `No probe moved the grade up in more than ${pct(audit.maxUpRate)} of its pairs.`
           : `The judge is fooled by ${fooled.map((p) => p.probe).join(', ')}: the grade went up in more than ${pct(audit.maxUpRate)} of the pairs (judge.audit.maxUpRate).`,
-    },
-  ];
-}
-
-/** A probe that raises the judge's grade in more than `maxUpRate` of its pairs: the judged qrels carry that bias. */
-export function judgeFooled(data: ReportCore): ReportWarning[] {
-  const audit = data.evalset.judge?.audit;
-  if (audit === undefined) return [];
-  const fooled = foolingProbes(audit);
-  if (fooled.length === 0) return [];
-  return [
-    {
-      code: 'judge-fooled',
-      severity: 'serious',
-      subject: 'judge',
-      gate: data.gateResult !== undefined,
-      message:
-        `the judge audit raised the grade in ${fooled.map((p) => `${pct(p.up / p.probed)} of ${p.probed} ${p.probe} pairs`).join(', ')} ` +
-        `(above judge.audit.maxUpRate ${pct(audit.maxUpRate)}): documents that ${fooled.map((p) => (p.probe === 'stuffing' ? 'repeat the query' : p.probe === 'injection' ? 'instruct the judge' : 'are long')).join(' or ')} ` +
-        'are over-graded, so a system that retrieves them gains from the judge, not from relevance',
     },
   ];
 }

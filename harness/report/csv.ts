@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import { findComparison } from './select.js';
-import type { Comparison, ReportData } from './types.js';
+import { findComparison } from '../decision/select.js';
+import type { Comparison, ReportData } from '../decision/types.js';
 
 /** Full-precision numbers (shortest round-trip form); CSV is data, rounding belongs to the readable renderings. */
 function num(x: number | null | undefined): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReportData } from './build.js';
+import { buildReportData } from '../decision/build.js';
 import { gridModels, gridPlots } from './grid-plot.js';
 import { renderHtml } from './html.js';
 import { renderLatex } from './latex.js';

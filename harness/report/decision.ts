@@ -1,7 +1,7 @@
 import type { Block, Cell } from './blocks.js';
-import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from './format.js';
-import { findComparison, meanOf, overallStratum, properStrata, qrelsText, roleLabel } from './select.js';
-import type { Comparison, ReportData, ReportWarning } from './types.js';
+import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
+import { findComparison, meanOf, overallStratum, properStrata, qrelsText, roleLabel } from '../decision/select.js';
+import type { Comparison, ReportData, ReportWarning } from '../decision/types.js';
 
 /**
  * The decision a report leads with, in every rendering (issue 28: decision first): the question, the gate's

@@ -1,5 +1,5 @@
 import type { Block } from './blocks.js';
-import type { ReportData, ReportRun } from './types.js';
+import type { ReportData, ReportRun } from '../decision/types.js';
 
 type Deviation = NonNullable<ReportRun['deviations']>[number];
 

@@ -1,7 +1,7 @@
 import { levelNote } from './decision.js';
-import { fmtCompCI, fmtDelta, fmtMean, fmtP, fmtWtl } from './format.js';
-import { roleLabel } from './select.js';
-import type { Comparison, ReportData } from './types.js';
+import { fmtCompCI, fmtDelta, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
+import { roleLabel } from '../decision/select.js';
+import type { Comparison, ReportData } from '../decision/types.js';
 
 /** How many of the largest gains and of the largest losses per stratum Markdown lists. */
 export const EXTREMES = 5;

@@ -9,7 +9,7 @@ import { compareIds, formatMeasure, type Measure, parseMeasure } from '../metric
 import { relevanceLevelProblem } from '../metrics/evaluate.js';
 import { scoreRuns } from '../compare/score.js';
 import { type CompareConfig, compareSchema, type CompareConfigInput } from '../compare/config.js';
-import type { ReportInput, ReportRun } from './types.js';
+import type { ReportInput, ReportRun } from '../decision/types.js';
 
 /** Measures `harness compare` evaluates when `--measures` is not given. */
 export const DEFAULT_COMPARE_MEASURES = ['nDCG@10', 'R@100', 'RR', 'Judged@10'] as const;

@@ -1,5 +1,5 @@
 import type { Block, Cell } from './blocks.js';
-import type { ReportData } from './types.js';
+import type { ReportData } from '../decision/types.js';
 
 /**
  * The graph section (docs/adr/0019-graph-arms.md): for every run whose index stats describe a graph (graph-ppr,

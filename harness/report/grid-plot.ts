@@ -1,11 +1,11 @@
 import type { JsonValue } from '../../evalset/types.js';
 import { studentTQuantile } from '../stats/special.js';
-import { stratumIndices } from './build.js';
-import { fmtMean } from './format.js';
-import { primaryMeasure } from './select.js';
+import { stratumIndices } from '../decision/build.js';
+import { fmtMean } from '../decision/format.js';
+import { primaryMeasure } from '../decision/select.js';
 import { color, esc, niceTicks, textWidth } from './svg.js';
 import { fmtParams } from './systems.js';
-import type { ReportData, ReportRun } from './types.js';
+import type { ReportData, ReportRun } from '../decision/types.js';
 
 /**
  * Grids as pictures (issue 28): for each grid group, its swept parameter against the primary measure, one

@@ -1,15 +1,7 @@
 import type { Block } from './blocks.js';
-import { fmtMean } from './format.js';
-import type { ReportCore } from './select.js';
-import type { HolesCheck, ReportWarning } from './types.js';
-
-/** A tuned grid's picks, one per fold: each member once, with its number of folds when there are several folds. */
-export function fmtPicks(picks: readonly string[]): string {
-  if (picks.length === 1) return picks[0] as string;
-  const counts = new Map<string, number>();
-  for (const m of picks) counts.set(m, (counts.get(m) ?? 0) + 1);
-  return [...counts].map(([m, n]) => `${m} (${n} of ${picks.length} folds)`).join(', ');
-}
+import { fmtMean } from '../decision/format.js';
+import { fmtPicks } from '../decision/holes.js';
+import type { HolesCheck } from '../decision/types.js';
 
 /**
  * The holes check as report blocks (Markdown and HTML): per system the primary measure, its Condensed list form
@@ -40,39 +32,4 @@ export function holesBlocks(h: HolesCheck): Block[] {
   });
   if (picks.length > 0) blocks.push({ kind: 'list', items: picks });
   return blocks;
-}
-
-/**
- * A decision that changes when judgment holes stop counting as not relevant: the gate's verdict, or a tuned
- * grid's pick. Either may be an artefact of the holes, not of the systems.
- */
-export function decisionDependsOnHoles(data: ReportCore): ReportWarning[] {
-  const h = data.holes;
-  if (h === undefined) return [];
-  const out: ReportWarning[] = [];
-  if (h.gate && h.gate.plain !== h.gate.condensed) {
-    out.push({
-      code: 'decision-depends-on-holes',
-      severity: 'serious',
-      subject: 'gate',
-      gate: true,
-      message:
-        `the gate says ${h.gate.plain} on ${h.measure} but ${h.gate.condensed} on ${h.condensed} (unjudged documents removed): ` +
-        'the verdict may be an artefact of judgment holes; judge the pool deeper, or pool the systems the gate compares',
-    });
-  }
-  const changed = h.picks.filter((p) => p.plain.join(',') !== p.condensed.join(','));
-  if (changed.length > 0) {
-    const g = data.gateResult?.config;
-    out.push({
-      code: 'decision-depends-on-holes',
-      severity: 'serious',
-      subject: changed.map((p) => p.tuned).join(', '),
-      gate: changed.some((p) => p.tuned === g?.candidate || p.tuned === g?.baseline),
-      message: `${changed
-        .map((p) => `${p.tuned} picks ${fmtPicks(p.plain)} on ${p.measure} but ${fmtPicks(p.condensed)} on the condensed form`)
-        .join('; ')}: the tuned pick may be an artefact of judgment holes`,
-    });
-  }
-  return out;
 }

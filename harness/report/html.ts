@@ -2,15 +2,15 @@ import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import type { Block } from './blocks.js';
 import { evalsetLine, gateRuleText, headToHeadBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
 import { exploreTable } from './explore.js';
-import { fmtLevel, fmtMean } from './format.js';
+import { fmtLevel, fmtMean } from '../decision/format.js';
 import { GRID_CAPTION, gridPlots } from './grid-plot.js';
 import { BANNER } from './markdown.js';
 import { reportedMeasures } from '../compare/measures.js';
 import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
-import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote, winsOver } from './select.js';
+import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote, winsOver } from '../decision/select.js';
 import { esc, forestPlot, gateForest, recallCurves, recallMeasures, scatterPlot } from './svg.js';
 import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
-import type { ReportData, ReportRun, ReportWarning, StratumInfo } from './types.js';
+import type { ReportData, ReportRun, ReportWarning, StratumInfo } from '../decision/types.js';
 
 const CSS = `
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; line-height: 1.4; padding: 0 1rem; }

@@ -1,9 +1,9 @@
 export { compareSchema, gateSchema } from '../compare/config.js';
 export type { CompareConfig, CompareConfigInput, GateConfig, GateConfigInput, GateRule, TestKind, Correction } from '../compare/config.js';
-export { buildReportData, checkReportInput } from './build.js';
-export { evaluateGate } from './gate.js';
-export { deriveWarnings, warningRules } from './warnings.js';
-export type { WarningRule } from './warnings.js';
+export { buildReportData, checkReportInput } from '../decision/build.js';
+export { evaluateGate } from '../decision/gate.js';
+export { deriveWarnings, warningRules } from '../decision/warnings.js';
+export type { WarningRule } from '../decision/warnings.js';
 export { renderMarkdown } from './markdown.js';
 export { renderHtml } from './html.js';
 export { renderLatex } from './latex.js';
@@ -11,4 +11,4 @@ export { renderSummaryCsv, renderComparisonsCsv, renderPerQueryCsv } from './csv
 export { renderAll, writeReport, writeReportData, readReport, rerenderReport, serializeReport, REPORT_JSON } from './write.js';
 export { renderAdr, writeAdr, nextAdrNumber, kebabTitle, evidenceRows, EVIDENCE_COLUMNS } from './adr.js';
 export type { AdrOptions } from './adr.js';
-export * from './types.js';
+export * from '../decision/types.js';

@@ -3,7 +3,7 @@ import type { Block } from './blocks.js';
 import { deviationBlocks } from './deviations.js';
 import { blocksToMarkdown } from './systems.js';
 import { textMappingBlocks } from './text-mapping.js';
-import type { ReportRun } from './types.js';
+import type { ReportRun } from '../decision/types.js';
 
 const md = (blocks: Block[]) => blocksToMarkdown(blocks).join('\n');
 

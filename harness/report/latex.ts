@@ -1,7 +1,7 @@
 import { confirmatory, questionText } from './decision.js';
-import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP } from './format.js';
-import { GATE_MARK, meanOf, methodSentence, winsOver } from './select.js';
-import type { ReportData } from './types.js';
+import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP } from '../decision/format.js';
+import { GATE_MARK, meanOf, methodSentence, winsOver } from '../decision/select.js';
+import type { ReportData } from '../decision/types.js';
 
 const LATEX_SPECIALS: Record<string, string> = {
   '\\': '\\textbackslash{}',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { studentTQuantile, studentTTwoSided } from '../stats/index.js';
 import { ConfigError } from '../errors.js';
-import { buildReportData, checkReportInput, runLetter } from './build.js';
+import { buildReportData, checkReportInput, runLetter } from '../decision/build.js';
 import { compareSchema, gateSchema } from '../compare/config.js';
-import { findComparison } from './select.js';
+import { findComparison } from '../decision/select.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { Comparison, ReportData, ReportInput } from './types.js';
+import type { Comparison, ReportData, ReportInput } from '../decision/types.js';
 
 function cmp(data: ReportData, stratum: string, measure: string, system: string, baseline = 'bm25'): Comparison {
   const c = findComparison(data, stratum, measure, baseline, system);

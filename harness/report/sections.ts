@@ -1,7 +1,7 @@
 import { auditBlocks } from './audit.js';
 import type { Block } from './blocks.js';
 import { holesBlocks } from './holes.js';
-import type { ReportData } from './types.js';
+import type { ReportData } from '../decision/types.js';
 
 /** A run of blocks under one level-2 heading (its title), as the systems and evidence models emit them. */
 export interface Section {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ResultCheck } from '../systems/types.js';
-import { buildReportData } from './build.js';
+import { buildReportData } from '../decision/build.js';
 import { fixtureInput } from './testdata/fixture.js';
-import type { ReportInput } from './types.js';
+import type { ReportInput } from '../decision/types.js';
 
 /** The fixture with a Result check on some of its runs. */
 function withChecks(checks: Readonly<Record<string, ResultCheck>>, input: ReportInput = fixtureInput()): ReportInput {

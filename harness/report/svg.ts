@@ -1,8 +1,8 @@
 import type { ReportedMeasure } from '../compare/measures.js';
 import { confirmatory, levelNote } from './decision.js';
-import { fmtCI, fmtCompCI, fmtDelta, fmtLevel, fmtMean } from './format.js';
+import { fmtCI, fmtCompCI, fmtDelta, fmtLevel, fmtMean } from '../decision/format.js';
 import { headlineRuns } from './systems.js';
-import type { Comparison, ReportData } from './types.js';
+import type { Comparison, ReportData } from '../decision/types.js';
 
 /**
  * Hand-made SVG plots: no library, no script, fixed sizes and two-decimal coordinates, so the same data gives

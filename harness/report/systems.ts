@@ -4,11 +4,11 @@ import { graphBlocks } from './graph.js';
 import { textMappingBlocks } from './text-mapping.js';
 import { deviationBlocks } from './deviations.js';
 import type { JsonValue } from '../../evalset/types.js';
-import { fmtMean } from './format.js';
-import { meanOf, primaryMeasure } from './select.js';
+import { fmtMean } from '../decision/format.js';
+import { meanOf, primaryMeasure } from '../decision/select.js';
 import type { InputDiagnostics } from '../systems/types.js';
-import type { ReportData, ReportRun, StratumInfo } from './types.js';
-import { degenerateEndpoint } from './warnings.js';
+import type { ReportData, ReportRun, StratumInfo } from '../decision/types.js';
+import { degenerateEndpoint } from '../decision/warnings.js';
 
 /**
  * What a report says about its systems when there are many (grids, fusions, tuned points): which are best per

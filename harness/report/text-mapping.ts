@@ -1,5 +1,5 @@
 import type { Block } from './blocks.js';
-import type { ReportData } from './types.js';
+import type { ReportData } from '../decision/types.js';
 
 const pct = (n: number, of: number): string => (of === 0 ? '-' : `${((100 * n) / of).toFixed(1)}%`);
 

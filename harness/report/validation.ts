@@ -1,8 +1,8 @@
-import type { PpiRow, Validation } from '../evidence/types.js';
+import type { PpiRow, Validation } from '../decision/evidence-types.js';
 import type { Block, Cell } from './blocks.js';
-import { fmtCI, fmtCompCI, fmtDelta, fmtLevel } from './format.js';
-import { findComparison, type ReportCore } from './select.js';
-import type { ReportData } from './types.js';
+import { fmtCI, fmtCompCI, fmtDelta, fmtLevel } from '../decision/format.js';
+import { findComparison, type ReportCore } from '../decision/select.js';
+import type { ReportData } from '../decision/types.js';
 
 const f3 = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3).replace(/^-(0\.000)$/, '$1'));
 const strong = (text: string, on: boolean): Cell => (on ? { text, strong: true } : text);

@@ -2,12 +2,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import { readFolderFiles, recoverFolder, tempWriterPid, writeFolderAtomic } from '../cache/index.js';
-import { buildReportData } from './build.js';
+import { buildReportData } from '../decision/build.js';
 import { renderComparisonsCsv, renderPerQueryCsv, renderSummaryCsv } from './csv.js';
 import { renderHtml } from './html.js';
 import { renderLatex } from './latex.js';
 import { renderMarkdown } from './markdown.js';
-import { REPORT_VERSION, type ReportData, type ReportInput } from './types.js';
+import { REPORT_VERSION, type ReportData, type ReportInput } from '../decision/types.js';
 
 export const REPORT_JSON = 'report.json';
 

@@ -1,5 +1,5 @@
 import { compareSchema, type CompareConfigInput, type GateConfigInput, gateSchema } from '../../compare/config.js';
-import type { ReportInput } from '../types.js';
+import type { ReportInput } from '../../decision/types.js';
 
 /**
  * A hand-made report input: 3 runs x 2 strata x 12 queries, values chosen so every delta, W/T/L and exact

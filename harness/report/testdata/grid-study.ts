@@ -1,6 +1,6 @@
 import { type CompareConfigInput, compareSchema, gateSchema } from '../../compare/config.js';
 import type { JsonValue } from '../../../evalset/types.js';
-import type { ReportInput, ReportRun } from '../types.js';
+import type { ReportInput, ReportRun } from '../../decision/types.js';
 
 /**
  * A report input the shape of `configs/rrf-vs-cc.yaml`'s without running it: 3 arms, an `rrf` grid over 4

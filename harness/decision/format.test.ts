@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { renderAdr } from './adr.js';
+import { renderAdr } from '../report/adr.js';
 import { buildReportData } from './build.js';
 import { fmtCI, fmtCompCI } from './format.js';
-import { renderHtml } from './html.js';
-import { renderLatex } from './latex.js';
-import { renderMarkdown } from './markdown.js';
-import { fixtureInput } from './testdata/fixture.js';
+import { renderHtml } from '../report/html.js';
+import { renderLatex } from '../report/latex.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { fixtureInput } from '../report/testdata/fixture.js';
 
 describe('intervals that cannot be computed', () => {
   it('print in words with the reason, never as [-inf, +inf]', () => {

@@ -1,10 +1,10 @@
 import { HarnessError } from '../errors.js';
-import { kappaEstimate } from '../kappa/report.js';
+import { kappaEstimate } from '../stats/kappa-estimate.js';
 import { gwetAC1, krippendorffAlphaOrdinal } from '../stats/label-agreement.js';
 import { rankAgreementInterval } from '../stats/rank-agreement.js';
-import { primaryMeasure } from '../report/select.js';
-import type { ReportData, ReportInput } from '../report/types.js';
-import type { HumanLabelsInput, RankAgreement, SignCheck, Validation } from './types.js';
+import { primaryMeasure } from './select.js';
+import type { ReportData, ReportInput } from './types.js';
+import type { HumanLabelsInput, RankAgreement, SignCheck, Validation } from './evidence-types.js';
 
 /** What a validation reads: the report as built so far (its input, comparisons and gate). */
 type Built = Omit<ReportData, 'warnings' | 'ppi' | 'validation'>;

@@ -1,8 +1,8 @@
 import { ConfigError } from '../errors.js';
 import { comparisonPairs, computeComparisons, type StratumIndex } from '../compare/comparisons.js';
 import { type ReportedMeasure, reportedMeasures } from '../compare/measures.js';
-import { ppiRows } from '../evidence/ppi.js';
-import { validationOf } from '../evidence/validate.js';
+import { ppiRows } from './ppi.js';
+import { validationOf } from './validate.js';
 import { evaluateGate } from './gate.js';
 import { OVERALL, REPORT_VERSION, type ReportData, type ReportInput, type StratumInfo, type SummaryRow } from './types.js';
 import { deriveWarnings } from './warnings.js';

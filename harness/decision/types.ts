@@ -3,8 +3,7 @@ import type { Deviation } from '../recipes/fidelity.js';
 import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
-import type { JudgeAudit } from '../judge/store.js';
-import type { HumanLabelsInput, PpiRow, Validation } from '../evidence/types.js';
+import type { HumanLabelsInput, PpiRow, Validation } from './evidence-types.js';
 
 export type { Comparison, ComparisonRole, FamilyInfo } from '../compare/types.js';
 
@@ -262,4 +261,39 @@ export interface TextMappingShares {
   readonly results: number;
   readonly returnedResults: number;
   readonly returnedJudged: number;
+}
+
+/** A judge robustness probe: a change to a judged passage that should not raise its grade (ADR 0040). */
+export type AuditProbe = 'stuffing' | 'injection' | 'padding';
+
+/** What one probe did to the grades of its sampled pairs. */
+export interface AuditProbeResult {
+  readonly probe: AuditProbe;
+  /** How the passage was changed, in words (printed beside the numbers). */
+  readonly change: string;
+  /** Judged pairs the probe applies to (by original grade), and those drawn. */
+  readonly eligible: number;
+  readonly drawn: number;
+  /** Drawn pairs the probed passage got a grade for (the rest: parse failures, or sensitive and not sent). */
+  readonly probed: number;
+  readonly moved: number;
+  readonly up: number;
+  /** Mean of probed grade - original grade over the probed pairs; null when none was probed. */
+  readonly meanShift: number | null;
+  /** Wilson 95% intervals of up / probed and moved / probed; null when none was probed. */
+  readonly upInterval: readonly [number, number] | null;
+  readonly movedInterval: readonly [number, number] | null;
+}
+
+/** The `audit` block of a judgments manifest: `harness judge --audit` over the judgments of `qrelsVersion`. */
+export interface JudgeAudit {
+  readonly qrelsVersion: string;
+  readonly pairs: number;
+  readonly seed: number;
+  /** The `judge.audit.maxUpRate` the audit was run under (a report reading a config uses that config's). */
+  readonly maxUpRate: number;
+  readonly probes: readonly AuditProbeResult[];
+  readonly requests: number;
+  readonly cachedReplies: number;
+  readonly at: string;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gateSchema, type GateConfigInput } from '../compare/config.js';
 import { buildReportData } from './build.js';
-import { fixtureInput } from './testdata/fixture.js';
+import { fixtureInput } from '../report/testdata/fixture.js';
 
 /**
  * `gate.rule: equivalent` on the fixture with the paired t-test, hybrid vs bm25 on nDCG@10. The gate family

@@ -1,8 +1,8 @@
 import type { Comparison } from '../compare/types.js';
 import { type PpiSample, ppiMean, stratifiedPpiMean } from '../stats/ppi.js';
-import type { ReportCore } from '../report/select.js';
-import { OVERALL } from '../report/types.js';
-import type { HumanLabelsInput, PpiEstimate, PpiRow } from './types.js';
+import type { ReportCore } from './select.js';
+import { OVERALL } from './types.js';
+import type { HumanLabelsInput, PpiEstimate, PpiRow } from './evidence-types.js';
 
 type Core = Pick<ReportCore, 'comparisons' | 'families' | 'queries' | 'perQuery' | 'compare' | 'strata'> & { readonly humanLabels?: HumanLabelsInput };
 
