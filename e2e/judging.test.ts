@@ -240,12 +240,13 @@ function kappa(a: readonly number[], b: readonly number[], labels: readonly numb
 const relevant = (g: number) => (g >= 2 ? 1 : 0);
 const f3 = (k: number | undefined) => (k === undefined ? 'undefined' : k.toFixed(3));
 
-/** The kappa check line `harness kappa` prints for these pairs (binary kappa against 0.6, the defaults). */
+/** The kappa check line `harness kappa --relevant-at 2` prints for these pairs (binary kappa against 0.6). */
 function checkLine(human: readonly number[], judge: readonly number[]): RegExp {
   const k = kappa(human.map(relevant), judge.map(relevant), [0, 1]);
-  const verdict = k === undefined ? 'UNDEFINED' : k >= 0.6 ? 'PASS' : 'FAIL';
-  const op = verdict === 'PASS' ? '>=' : verdict === 'FAIL' ? '<' : 'vs';
-  return new RegExp(`^kappa check: ${verdict}: kappa at grade >= 2 ${f3(k).replace('.', '\\.')} ${op} threshold 0\\.6`, 'm');
+  const name = 'binary kappa \\(relevant at grade >= 2, set by --relevant-at 2\\)';
+  if (k === undefined) return new RegExp(`^kappa check: UNDEFINED: ${name} is undefined`, 'm');
+  const [verdict, op] = k >= 0.6 ? ['PASS', '>='] : ['FAIL', '<'];
+  return new RegExp(`^kappa check: ${verdict}: ${name} ${f3(k).replace('.', '\\.')} ${op} threshold 0\\.6`, 'm');
 }
 
 beforeAll(async () => {
@@ -390,14 +391,17 @@ describe('judging a private store, with the installed package and a chat server 
       JUDGMENTS,
       '--labels',
       'labels-agree.qrels',
+      // The sample is split at grade 2 (25 pairs either side), so the check reads that split (the default is 1).
+      '--relevant-at',
+      '2',
       '--disagreements',
       'disagreements.csv',
     ]);
     expect(pass.stdout).toContain(`kappa: hand labels vs the judge, qrels version ${version}\n`);
     expect(pass.stdout).toContain(`n = ${sample.length} labelled pairs; intervals: 95% percentile bootstrap, 2000 resamples\n`);
     expect(pass.stdout).toMatch(new RegExp(`^ {2}unweighted {2}${f3(kappa(agree, llm, [0, 1, 2, 3]))} \\[`, 'm'));
-    expect(pass.stdout).toMatch(new RegExp(`^ {2}grade >= 2 {2}${f3(kappa(agree.map(relevant), llm.map(relevant), [0, 1]))} \\[`, 'm'));
-    expect(pass.stdout).toMatch(/^per stratum \(n, unweighted, quadratic, grade >= 2\):\n {2}exact/m);
+    expect(pass.stdout).toMatch(new RegExp(`^ {2}binary {6}${f3(kappa(agree.map(relevant), llm.map(relevant), [0, 1]))} \\[`, 'm'));
+    expect(pass.stdout).toMatch(/^per stratum \(n, unweighted, quadratic, binary at grade >= 2\):\n {2}exact/m);
     expect(pass.stdout).toMatch(/^confusion \(rows: human 0-3, columns: judge 0-3\):$/m);
     expect(pass.stdout).toMatch(checkLine(agree, llm));
     expect(pass.stdout).toMatch(/^kappa check: PASS: /m);
@@ -405,11 +409,16 @@ describe('judging a private store, with the installed package and a chat server 
     expect(csv[0]).toBe('queryId,docId,stratum,human,judge');
     expect(csv.slice(1)).toEqual(sample.flatMap((r, i) => (agree[i] === llm[i] ? [] : [`${r.queryId},${r.docId},${r.stratum},${agree[i]},${r.grade}`])));
 
-    // Mostly disagreeing: every other pair graded across the relevance line. The verdict is printed; the README's
-    // exit codes name no code for a failed kappa check, so the command succeeds.
+    // Mostly disagreeing: every other pair graded across the relevance line. The verdict is printed, then exit 1
+    // (only a PASS exits 0: docs/adr/0035, addendum).
     const disagree = llm.map((g, i) => (i % 2 === 0 ? (g >= 2 ? 0 : 3) : g));
     write('labels-disagree.qrels', disagree);
-    const fail = await step(study, 'kappa --labels (disagreeing)', ['kappa', '--judgments', JUDGMENTS, '--labels', 'labels-disagree.qrels']);
+    const fail = await step(
+      study,
+      'kappa --labels (disagreeing)',
+      ['kappa', '--judgments', JUDGMENTS, '--labels', 'labels-disagree.qrels', '--relevant-at', '2'],
+      { code: 1 },
+    );
     expect(fail.stdout).toMatch(checkLine(disagree, llm));
     expect(fail.stdout).toMatch(/^kappa check: FAIL: /m);
 

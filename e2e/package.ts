@@ -91,14 +91,37 @@ export async function step(installed: Installed, name: string, args: readonly st
   return ran;
 }
 
-/** `npm pack` of this checkout's built package into `dest`; the tarball's path. */
+/** What package.json's `prepack` runs after the build to drop `prepare` from the packed package.json. */
+const DROP_PREPARE = ['pkg', 'delete', 'scripts.prepare'] as const;
+
+/**
+ * `npm pack` of this checkout's built package into `dest`, as a user's `npm pack` makes it; the tarball's path.
+ * The build is already there (npm test builds first), so the pack runs with --ignore-scripts, which also skips
+ * `prepack` (and test files packing at once must not edit the shared package.json): the packed package.json
+ * is then made the way `prepack` makes it, by the same npm command, in a copy, and packed again.
+ */
 export async function pack(dest: string): Promise<string> {
   if (!existsSync(join(PROJECT_ROOT, 'dist', 'harness', 'cli', 'bin.js'))) {
     throw new Error('dist/ is not built: run `npm run build` (npm test builds first)');
   }
-  // The build is already there (npm test builds first); --ignore-scripts keeps `prepare` from building again.
+  const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  if (!scripts['prepack']?.endsWith(`npm ${DROP_PREPARE.join(' ')}`))
+    throw new Error(`package.json's prepack no longer ends with npm ${DROP_PREPARE.join(' ')}`);
+  const raw = await npmPack(PROJECT_ROOT, dest);
+  const stage = join(dest, 'stage');
+  await mkdir(stage);
+  await execFileP('tar', ['xzf', raw, '-C', stage]);
+  rmSync(raw);
+  await execFileP('npm', [...DROP_PREPARE], { cwd: join(stage, 'package'), env: cleanEnv() });
+  const tarball = await npmPack(join(stage, 'package'), dest);
+  rmSync(stage, { recursive: true, force: true });
+  return tarball;
+}
+
+/** `npm pack --ignore-scripts` of the package in `dir` into `dest`; the tarball's path. */
+async function npmPack(dir: string, dest: string): Promise<string> {
   const { stdout } = await execFileP('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dest], {
-    cwd: PROJECT_ROOT,
+    cwd: dir,
     env: cleanEnv(),
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -157,8 +180,8 @@ export async function installPackage(add: readonly string[] = []): Promise<Insta
   await mkdir(work);
   const tarball = await pack(work);
   const fields = readmeStudyFields();
-  // npm keys a tarball's install scripts by its spec; harness's `prepare` builds a git checkout, not a tarball.
-  const study = { name: 'harness-e2e-study', private: true, type: 'module', ...fields, allowScripts: { ...fields.allowScripts, [`file:${tarball}`]: false } };
+  // Exactly the README's fields: the packed package.json has no `prepare`, so npm asks to approve no script of harness's.
+  const study = { name: 'harness-e2e-study', private: true, type: 'module', ...fields };
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(study, null, 2)}\n`);
   const prebuild = await prebuildHost(dir, work);
   let install: Ran;

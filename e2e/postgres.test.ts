@@ -48,12 +48,12 @@ describe('the installed package on configs/example-postgres.yaml', () => {
     const section = report.slice(report.indexOf('## Approximate indexes'));
     expect(section.length).toBeLessThan(report.length);
     const recall = [5, 200].map((ef) =>
-      Number(new RegExp(`\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw[^|]*\\|[^|]*\\| \\**([0-9.]+)\\**`).exec(section)?.[1]),
+      Number(new RegExp(`\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw[^|]*\\|[^|]*\\| 106 eval queries \\| ([0-9.]+)`).exec(section)?.[1]),
     );
-    // Over 20 builds of pgvector's randomly levelled graph: efSearch 5 0.617-0.634, 200 0.999-1.000 (ADR 0036).
+    // recall@10 on the 106 eval queries: efSearch 5 0.567, 200 1.000 (measured once; ADR 0041, addendum).
     expect(recall[0], section.slice(0, 1500)).toBeLessThan(0.8);
     expect(recall[1], section.slice(0, 1500)).toBeGreaterThan(0.98);
-    expect(report).toMatch(/approximate ind\w+ finds? less than 0\.9 of the exact top 10 \(pg-hnsw\.efSearch=5: /);
+    expect(report).toMatch(/approximate ind\w+ finds? less than 0\.9 of the exact top k at a reported depth \(pg-hnsw\.efSearch=5: /);
   });
 
   it("the SQL RRF (pg-hybrid) equals the workbench's RRF of pg-fts and pg-exact, line for line", () => {

@@ -98,5 +98,30 @@ describe('human labels in an ablation, installed package', { shuffle: false }, (
     const w = (bare.json['warnings'] as { code: string; severity: string }[]).find((x) => x.code === 'judge-unvalidated');
     expect(w?.severity).toBe('serious');
     expect(bare.md).toContain('Judge validation: none');
+
+    // Issue 41: the verdict says its judge is not validated, and --gate-exit fails on it with its own code.
+    const gated = await step(study, 'ablate --gate-exit, judge unvalidated', ['ablate', '--config', 'configs/example-judged.yaml', '--gate-exit'], {
+      code: 4,
+    });
+    expect(gated.stdout).toMatch(/^gate: (ADOPT|REJECT|INCONCLUSIVE) on judge labels; judge not validated \(no human labels\)/m);
+    expect(gated.stderr).toContain('judge not validated');
+    expect(bare.md).toMatch(/\*\*(ADOPT|REJECT|INCONCLUSIVE) on judge labels; judge not validated/);
+
+    // Human labels that grade every pair 0: no ranking to reproduce, so the validation fails and the verdict says so.
+    const zero = 'human-zero.json';
+    await step(study, 'kappa --by query (start, zeros)', ['kappa', '--judgments', JUDGMENTS, '--by', 'query', '--queries', '40', '--session', zero], {
+      input: 'q',
+    });
+    const z = JSON.parse(read(zero)) as { items: unknown[] };
+    // The labels are written whatever the kappa check then says (it may FAIL, exit 1, on labels this far off).
+    const labelled = await study.harness(['kappa', '--judgments', JUDGMENTS, '--session', zero], { input: '0'.repeat(z.items.length) });
+    expect([0, 1]).toContain(labelled.code);
+    const failing = read('configs', 'example-judged.yaml')
+      .replace('name: example-judged', 'name: example-failed')
+      .concat(`humanLabels: ../${zero}\nvalidation: { minQueries: 20, resamples: 200 }\n`);
+    writeFileSync(join(study.dir, 'configs', 'example-failed.yaml'), failing);
+    const failed = await step(study, 'ablate, failed validation', ['ablate', '--config', 'configs/example-failed.yaml', '--gate-exit'], { code: 4 });
+    expect(failed.stdout).toMatch(/^gate: (ADOPT|REJECT|INCONCLUSIVE) on judge labels; judge validation FAILED/m);
+    expect(reportOf('example-failed').md).toContain('judge validation FAILED');
   });
 });

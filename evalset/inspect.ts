@@ -1,5 +1,5 @@
 import { evalSetFingerprint } from './fingerprint.js';
-import type { EvalSet } from './types.js';
+import type { EvalSet, QrelsCompleteness } from './types.js';
 import type { Validation } from './validate.js';
 
 export interface Distribution {
@@ -109,7 +109,13 @@ export function summarize(es: EvalSet): EvalSetSummary {
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 const dist = (d: Distribution) => `min ${fmt(d.min)}  median ${fmt(d.median)}  p95 ${fmt(d.p95)}  max ${fmt(d.max)}`;
 
-export function formatInspect(es: EvalSet, validation: Validation): string {
+const COMPLETENESS: Readonly<Record<QrelsCompleteness, string>> = {
+  complete: 'complete (an unlisted document is known non-relevant: no judgment holes)',
+  pooled: 'pooled (an unlisted document is unjudged: reports check judgment holes)',
+};
+
+/** `qrels` is the completeness a study would score with: the config's `evalset.qrels`, else the format's. */
+export function formatInspect(es: EvalSet, validation: Validation, qrels?: { readonly value: QrelsCompleteness; readonly from: string }): string {
   const s = summarize(es);
   const lines: string[] = [];
   lines.push(`eval set     ${s.name}`);
@@ -117,6 +123,7 @@ export function formatInspect(es: EvalSet, validation: Validation): string {
   lines.push(`documents    ${s.documents}${s.sensitiveDocuments > 0 ? ` (${s.sensitiveDocuments} sensitive)` : ''}`);
   lines.push(`queries      ${s.queries}`);
   lines.push(`judgments    ${s.judgments} (by grade: ${[...s.byGrade].map(([g, n]) => `${g}: ${n}`).join(', ') || 'none'})`);
+  if (qrels !== undefined) lines.push(`qrels        ${COMPLETENESS[qrels.value]}; ${qrels.from}`);
   if (s.scopes !== undefined) lines.push(`scopes       ${s.scopes.count} (documents per scope: ${dist(s.scopes.size)})`);
   for (const u of s.units) lines.push(`unit         ${u.name}: ${u.count} units`);
   lines.push('');

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InputError, InputProblems } from '../harness/errors.js';
+import { LIMITS } from './limits.js';
 import type { JsonValue } from './types.js';
 
 /**
@@ -180,6 +181,87 @@ export async function readJsonFile(file: string): Promise<unknown> {
   }
 }
 
+/** Options of {@link readJsonArray}. */
+export interface JsonArrayOptions {
+  /**
+   * The longest string (or key) read, in characters: a longer one is refused naming the file and the element,
+   * before it is built whole. Default {@link LIMITS.documentChars}: no string of a record may be longer than a
+   * Document's text (docs/limits.md).
+   */
+  readonly maxStringChars?: number;
+}
+
+/** The tokens that start a value: at depth 1 (the top array), the next element. */
+const ELEMENT_STARTS = new Set(['startObject', 'startArray', 'startString', 'numberValue', 'nullValue', 'trueValue', 'falseValue']);
+
+/** A token of stream-json's parser (the names the string guard reads). */
+interface JsonToken {
+  readonly name: string;
+  readonly value?: unknown;
+}
+
+/**
+ * A pipeline stage between stream-json's parser and its array streamer that builds each string from the chunks
+ * the parser streams, and stops at the first one past `max` characters: the parser's own packing would build a
+ * 600 MB string whole and fail with V8's bare "Invalid string length", naming nothing. Strings come out packed,
+ * as the streamer expects. Counts the array's elements, and remembers the `question_id` of the current one, to
+ * name where the string is.
+ */
+function stringGuard(file: string, max: number, skip: symbol): (t: JsonToken) => JsonToken | symbol {
+  let depth = 0;
+  let index = -1;
+  let id: string | undefined;
+  let idNext = false;
+  let parts: string[] = [];
+  let length = 0;
+  const packed = (name: string, d: number): JsonToken => {
+    const value = parts.join('');
+    parts = [];
+    length = 0;
+    if (d === 2 && name === 'stringValue' && idNext) id = value;
+    idNext = d === 2 && name === 'keyValue' && value === 'question_id';
+    return { name, value };
+  };
+  return (t) => {
+    if (depth === 1 && ELEMENT_STARTS.has(t.name)) {
+      index += 1;
+      id = undefined;
+    }
+    switch (t.name) {
+      case 'startString':
+      case 'startKey':
+        return skip;
+      case 'stringChunk':
+        length += (t.value as string).length;
+        if (length > max) throw stringTooLong(file, index, id, max);
+        parts.push(t.value as string);
+        return skip;
+      case 'endString':
+        return packed('stringValue', depth);
+      case 'endKey':
+        return packed('keyValue', depth);
+      case 'startObject':
+      case 'startArray':
+        depth += 1;
+        return t;
+      case 'endObject':
+      case 'endArray':
+        depth -= 1;
+        return t;
+      default:
+        return t;
+    }
+  };
+}
+
+/** A string past the guard's limit, named by the element it is in (never quoted: it may be Sensitive). */
+function stringTooLong(file: string, index: number, id: string | undefined, max: number): InputError {
+  const where = index < 0 ? 'the array' : `element [${index}]${id === undefined ? '' : ` (question_id ${id})`}`;
+  return new InputError(file, undefined, `${where} holds a string of more than ${max.toLocaleString('en-US')} characters (read no further)`, {
+    hint: 'no text of a record may be longer than a Document (limits: docs/limits.md); check the file is the dataset it should be',
+  });
+}
+
 /** The UTF-8 byte-order mark, as the bytes a file starts with. */
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -191,7 +273,7 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * bytes it was found in (these files are often one line, so a line number would say nothing); a top level that
  * is not an array is an error too. Missing file: InputError.
  */
-export async function* readJsonArray(file: string): AsyncGenerator<{ value: unknown; index: number }> {
+export async function* readJsonArray(file: string, opts: JsonArrayOptions = {}): AsyncGenerator<{ value: unknown; index: number }> {
   await assertFile(file);
   let read = 0;
   let chunkStart = 0;
@@ -201,12 +283,15 @@ export async function* readJsonArray(file: string): AsyncGenerator<{ value: unkn
     return chunkStart === 0 && chunk.subarray(0, 3).equals(UTF8_BOM) ? chunk.subarray(3) : chunk;
   };
   // Loaded here, not at the top: every `harness eval` reads lines.ts and would pay 30-45 ms for a parser it never uses.
-  const [{ chainUnchecked }, { parser }, { streamArray }] = await Promise.all([
+  const [{ chainUnchecked, none }, { parser }, { streamArray }] = await Promise.all([
     import('stream-chain'),
     import('stream-json/parser.js'),
     import('stream-json/streamers/stream-array.js'),
   ]);
-  const pipeline = chainUnchecked([createReadStream(file), counted, parser({ streamValues: false }), streamArray()]);
+  // Strings and keys are streamed, and packed by the guard, so none is built past its limit.
+  const tokens = parser({ streamValues: false, packStrings: false, packKeys: false });
+  const guard = stringGuard(file, opts.maxStringChars ?? LIMITS.documentChars, none);
+  const pipeline = chainUnchecked([createReadStream(file), counted, tokens, guard, streamArray()]);
   try {
     for await (const item of pipeline as AsyncIterable<{ key: number; value: unknown }>) yield { value: item.value, index: item.key };
   } catch (e) {

@@ -9,7 +9,7 @@ import { loadBeir } from './beir.js';
 import { checkDocumentText, checkQueryText, StrataCounter } from './limits.js';
 import { loadMemory } from './memory.js';
 import { applyStrataFile } from './strata.js';
-import type { EvalSet } from './types.js';
+import type { EvalSet, QrelsCompleteness } from './types.js';
 import { validateEvalSet, type Validation } from './validate.js';
 
 /** One eval-set format: its config options (a strict zod object with defaults) and its reader. */
@@ -17,6 +17,8 @@ export interface EvalSetFormat<S extends z.ZodType = z.ZodType> {
   readonly summary: string;
   /** Whether `split` is meaningful (BEIR qrels splits); formats without splits reject one. */
   readonly splits: boolean;
+  /** The format's qrels completeness unless the config's `evalset.qrels` says otherwise. */
+  readonly qrels: QrelsCompleteness;
   readonly options: S;
   load(path: string, opts: { split?: string; options: z.output<S> }, log: Logger): Promise<EvalSet>;
 }
@@ -32,6 +34,7 @@ export const evalSetFormats = {
   beir: defineFormat({
     summary: 'BEIR folder: corpus.jsonl (or corpus/*.jsonl), queries.jsonl, qrels/<split>.tsv; split default "test"',
     splits: true,
+    qrels: 'pooled',
     options: z.object({ corpusFile: z.string().min(1).optional() }).strict(),
     load: (path, { split, options }) =>
       loadBeir(path, { split: split ?? DEFAULT_BEIR_SPLIT, ...(options.corpusFile === undefined ? {} : { corpusFile: options.corpusFile }) }),
@@ -39,18 +42,21 @@ export const evalSetFormats = {
   memory: defineFormat({
     summary: 'our memory format: corpus.jsonl or corpus.csv + queries.jsonl with strata and graded qrels',
     splits: false,
+    qrels: 'complete',
     options: z.object({}).strict(),
     load: (path) => loadMemory(path),
   }),
   locomo: defineFormat({
     summary: 'LoCoMo locomo10.json: turns/sessions/observations, per-conversation scopes, category strata',
     splits: false,
+    qrels: 'complete',
     options: locomoOptions,
     load: (path, { options }) => loadLocomo(path, options),
   }),
   longmemeval: defineFormat({
     summary: 'LongMemEval JSON (oracle / s / m): per-question haystacks, sessions or user turns, type strata',
     splits: false,
+    qrels: 'complete',
     options: longMemEvalOptions,
     load: (path, { options }) => loadLongMemEval(path, options),
   }),

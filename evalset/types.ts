@@ -48,6 +48,13 @@ export type Run = ReadonlyMap<string, ReadonlyMap<string, number>>;
  * `scope` is retrieved against that subset only. `units` names coarser retrieval units (e.g. `session`) and
  * maps each document id to its unit id, so a turn-level run can be scored at session level.
  */
+/**
+ * Whether unlisted documents are known non-relevant (`complete`: memory stores built from a fact table, LoCoMo
+ * and LongMemEval evidence at their unit) or unknown (`pooled`: TREC/BEIR pools, judged pools), where judgment
+ * holes exist and the holes check (condensed lists, Bpref) means something.
+ */
+export type QrelsCompleteness = 'complete' | 'pooled';
+
 export interface EvalSet {
   readonly name: string;
   readonly documents: Corpus;

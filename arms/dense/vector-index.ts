@@ -9,8 +9,8 @@ import type { VectorMatrix } from './store.js';
 
 /**
  * Params of LanceDB's ANN index (`index: lancedb`), passed to `@lancedb/lancedb` 0.31 as named there. The
- * table lives under the arm's workDir; recall against exact search is measured on `recallSample` document
- * vectors used as queries and lands in IndexStats.
+ * table lives under the arm's workDir; recall against exact search is measured on up to `recallSample` eval
+ * queries per scope and lands in IndexStats.
  */
 export const lancedbParams = z
   .object({
@@ -30,8 +30,8 @@ export const lancedbParams = z
     efConstruction: z.number().int().min(1).optional(),
     /** Re-rank `refineFactor * topK` candidates by full vectors (ivf-pq); absent: no refinement. */
     refineFactor: z.number().int().min(1).optional(),
-    /** Document vectors used as queries when measuring recall against exact top-k (not part of the fingerprint). */
-    recallSample: z.number().int().min(1).default(100),
+    /** Eval queries per scope also searched exactly, for the index's recall (evenly spaced when more; not fingerprinted). */
+    recallSample: z.number().int().min(1).default(1000),
   })
   .strict();
 export type LancedbParams = z.output<typeof lancedbParams>;

@@ -3,6 +3,7 @@ import type { Arm, ArmFactory, ScoredDoc } from '../types.js';
 import type { Corpus, Query } from '../../evalset/types.js';
 import { sha256Hex } from '../../harness/cache/index.js';
 import { compareRanked } from '../../harness/metrics/ranking.js';
+import { MAX_TIMER_MS } from '../remote/limits.js';
 
 const params = z
   .object({
@@ -10,8 +11,13 @@ const params = z
     seed: z.number().int().default(0),
     /** Weight of lexical overlap against the seeded noise, in [0, 1]: 1 = pure overlap, 0 = pure noise. */
     signal: z.number().min(0).max(1).default(0.8),
-    /** Milliseconds to wait per query, so tests can interrupt a run part-way. */
-    delayMs: z.number().int().min(0).default(0),
+    /** Milliseconds to wait per query, so tests can interrupt a run part-way (at most a Node.js timer's longest wait). */
+    delayMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} (about 24.8 days), the longest timer Node.js can set` })
+      .default(0),
   })
   .strict();
 

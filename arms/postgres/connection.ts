@@ -1,9 +1,13 @@
 import { createRequire } from 'node:module';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { writeFileAtomic } from '../../harness/cache/index.js';
 import { HarnessError } from '../../harness/errors.js';
+import type { Logger } from '../../harness/log.js';
 
 /** One statement's rows, inside a transaction. */
 export interface Tx {
@@ -16,7 +20,7 @@ export interface Db {
   readonly engine: 'embedded' | 'server';
   /** Runs `fn` between BEGIN (READ ONLY when asked) and COMMIT on one connection; ROLLBACK when it throws. */
   transaction<T>(readOnly: boolean, fn: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Gives the connection back (a server's client closes; the shared embedded database stays up). */
+  /** Gives the connection back (a server's client closes; the shared embedded database closes after its last). */
   release(): Promise<void>;
 }
 
@@ -36,37 +40,79 @@ export function packageVersion(pkg: string): string {
 }
 
 let embedded: Promise<PGlite> | undefined;
+/** Open handles on the embedded database; it closes once they are all released (see {@link releaseEmbedded}). */
+let users = 0;
+let idleClose: NodeJS.Timeout | undefined;
+/**
+ * How long the embedded database outlives its last handle: the next arm of a worker usually opens it within
+ * this, and a restart costs ~4 s. The timer is unref'd, so it never holds a process that is otherwise done.
+ */
+const IDLE_CLOSE_MS = 1000;
+
+/** The snapshot of a fresh data folder, named by the PGlite and pgvector versions that wrote it. */
+export function snapshotPath(workDir: string): string {
+  return join(workDir, 'pglite', `pglite-${packageVersion('@electric-sql/pglite')}-pgvector-${packageVersion('@electric-sql/pglite-pgvector')}.tar.gz`);
+}
+
+/**
+ * The snapshot's tar (decompressed here, so a damaged file is an error we name rather than PGlite's uncaught
+ * zlib error), `undefined` when there is none, or why it is unusable. A folder in its place is no snapshot
+ * to rebuild over: that throws, naming the path.
+ */
+export async function readSnapshot(file: string): Promise<Uint8Array | { damaged: string } | undefined> {
+  let gz: Buffer;
+  try {
+    gz = await readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new HarnessError(
+      `cannot read the embedded database's snapshot ${file}: ${code === 'EISDIR' ? 'a folder is where the file goes' : (err as Error).message}`,
+      {
+        hint: `move ${file} away (the harness rebuilds the snapshot, ~30 s)`,
+        cause: err,
+      },
+    );
+  }
+  try {
+    const tar = await promisify(gunzip)(gz);
+    // Every tar header block carries "ustar" at byte 257; a tar ends with two empty 512-byte blocks.
+    if (tar.length < 1536 || tar.length % 512 !== 0 || tar.subarray(257, 262).toString('latin1') !== 'ustar') return { damaged: 'not a tar archive' };
+    return tar;
+  } catch (err) {
+    return { damaged: (err as Error).message };
+  }
+}
 
 /**
  * The one embedded database of this process, started on first use. Every arm of an ablation shares it, each in
- * its own scratch schema, and it stays up until {@link closeEmbedded}: the harness closes each arm after its
- * runs, and a restart per arm would cost more than the runs.
+ * its own scratch schema, and it stays up while any arm holds it: a restart per arm would cost more than the
+ * runs. It must be closed: a PGlite restored from a snapshot keeps the process alive until it is.
  *
  * PGlite's first start runs initdb in WASM (~30 s on a loaded 2-core machine); a start from a snapshot of the
- * freshly initialised data folder takes ~4 s. The snapshot (`<workDir>/pglite/<versions>.tar.gz`, named by the
- * PGlite and pgvector versions) is taken once, before any scratch schema exists, and holds no corpus text.
+ * freshly initialised data folder takes ~4 s. The snapshot ({@link snapshotPath}) is taken once, before any
+ * scratch schema exists, and holds no corpus text; a damaged one is rebuilt, saying so.
  */
-function embeddedDb(workDir: string): Promise<PGlite> {
+function embeddedDb(workDir: string, log: Pick<Logger, 'warn'>): Promise<PGlite> {
   embedded ??= (async () => {
     const { PGlite } = await import('@electric-sql/pglite');
     const { vector } = await import('@electric-sql/pglite-pgvector');
-    const snapshot = join(
-      workDir,
-      'pglite',
-      `pglite-${packageVersion('@electric-sql/pglite')}-pgvector-${packageVersion('@electric-sql/pglite-pgvector')}.tar.gz`,
-    );
-    const saved = await readFile(snapshot).catch(() => undefined);
-    if (saved !== undefined) {
-      const db = await PGlite.create({ extensions: { vector }, loadDataDir: new Blob([saved]) }).catch(() => undefined);
-      if (db !== undefined) return db;
-    }
+    const snapshot = snapshotPath(workDir);
+    const saved = await readSnapshot(snapshot);
+    if (saved instanceof Uint8Array) {
+      const db = await PGlite.create({ extensions: { vector }, loadDataDir: new Blob([saved]) }).catch((err: Error) => {
+        log.warn(`postgres: the embedded database's snapshot ${snapshot} does not start (${err.message}); rebuilding it (~30 s)`);
+      });
+      if (db) return db;
+    } else if (saved !== undefined) log.warn(`postgres: the embedded database's snapshot ${snapshot} is damaged (${saved.damaged}); rebuilding it (~30 s)`);
     const db = await PGlite.create({ extensions: { vector } });
-    await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
-    const dump = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
-    await mkdir(dirname(snapshot), { recursive: true });
-    const tmp = `${snapshot}.${process.pid}.tmp`;
-    await writeFile(tmp, dump);
-    await rename(tmp, snapshot);
+    try {
+      await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+      await writeFileAtomic(snapshot, new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
     return db;
   })();
   embedded.catch(() => {
@@ -75,15 +121,33 @@ function embeddedDb(workDir: string): Promise<PGlite> {
   return embedded;
 }
 
-/** Stops the embedded database if it was started (tests; a process may simply exit). */
+/** Stops the embedded database if it was started, whoever still holds it (tests). */
 export async function closeEmbedded(): Promise<void> {
+  clearTimeout(idleClose);
   const db = embedded;
   embedded = undefined;
-  if (db !== undefined) await (await db).close();
+  if (db !== undefined) await (await db.catch(() => undefined))?.close();
 }
 
-export async function openEmbedded(workDir: string): Promise<Db> {
-  const db = await embeddedDb(workDir);
+/** One handle fewer: the last one schedules the close (a new handle within {@link IDLE_CLOSE_MS} cancels it). */
+function releaseEmbedded(): void {
+  users -= 1;
+  if (users > 0) return;
+  clearTimeout(idleClose);
+  idleClose = setTimeout(() => void closeEmbedded(), IDLE_CLOSE_MS).unref();
+}
+
+export async function openEmbedded(workDir: string, log: Pick<Logger, 'warn'> = { warn: () => {} }): Promise<Db> {
+  users += 1;
+  clearTimeout(idleClose);
+  let db: PGlite;
+  try {
+    db = await embeddedDb(workDir, log);
+  } catch (err) {
+    releaseEmbedded();
+    throw err;
+  }
+  let released = false;
   return {
     engine: 'embedded',
     async transaction(readOnly, fn) {
@@ -92,7 +156,11 @@ export async function openEmbedded(workDir: string): Promise<Db> {
         return fn({ query: async <T extends object>(sql: string, params?: readonly unknown[]) => (await t.query<T>(sql, params as unknown[])).rows });
       });
     },
-    async release() {},
+    async release() {
+      if (released) return;
+      released = true;
+      releaseEmbedded();
+    },
   };
 }
 
@@ -140,6 +208,6 @@ function serverDb(client: pg.Client): Db {
 }
 
 /** The embedded database, or the server named by `urlEnv`. */
-export function openDb(urlEnv: string | undefined, ctx: { env: NodeJS.ProcessEnv; workDir: string }): Promise<Db> {
-  return urlEnv === undefined ? openEmbedded(ctx.workDir) : openServer(urlEnv, ctx.env);
+export function openDb(urlEnv: string | undefined, ctx: { env: NodeJS.ProcessEnv; workDir: string; log: Pick<Logger, 'warn'> }): Promise<Db> {
+  return urlEnv === undefined ? openEmbedded(ctx.workDir, ctx.log) : openServer(urlEnv, ctx.env);
 }

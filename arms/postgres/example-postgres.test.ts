@@ -29,8 +29,8 @@ beforeAll(async () => {
   await linkGloveInto(cache);
   // The embedded database's snapshot of a fresh data folder, shared with the other postgres tests.
   mkdirSync(join(SHARED_WORK_DIR, 'pglite'), { recursive: true });
-  mkdirSync(join(cache, 'work'), { recursive: true });
-  symlinkSync(join(SHARED_WORK_DIR, 'pglite'), join(cache, 'work', 'pglite'), 'dir');
+  mkdirSync(join(cache, 'work', 'postgres'), { recursive: true });
+  symlinkSync(join(SHARED_WORK_DIR, 'pglite'), join(cache, 'work', 'postgres', 'pglite'), 'dir');
   const reports = mkdtempSync(join(work, 'reports-'));
   const args = ['ablate', '--config', 'configs/example-postgres.yaml', '--verify', '--jobs', '1', '--output', reports, '--cache', cache];
   code = await runCli(args, { out: (t) => void (out += t), log: memoryLogger(), env: { HF_HUB_OFFLINE: '1' }, cwd: PROJECT_ROOT });
@@ -79,45 +79,59 @@ describe('configs/example-postgres.yaml', () => {
     expect(sql).toContain('COALESCE(1::float8 / (60::float8 + f.r), 0) + COALESCE(1::float8 / (60::float8 + v.r), 0) AS score');
   });
 
-  it('the ef_search grid: recall@10 against exact search, in each point index stats, from below 0.9 to near 1.0', () => {
+  it('the ef_search grid: recall on the 106 eval queries against exact search, at 10 and at topK 100, in each point index stats', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
-    const recall = GRID.map((ef) => {
-      const s = manifest.systems.find((x) => x.id === `pg-hnsw.efSearch=${ef}`)?.indexStats ?? {};
-      return (s['annRecallFound@10'] ?? Number.NaN) / (s['annRecallExact@10'] ?? Number.NaN);
-    });
+    const stats = GRID.map((ef) => manifest.systems.find((x) => x.id === `pg-hnsw.efSearch=${ef}`)?.indexStats ?? {});
+    const recall = (k: number) => stats.map((s) => (s[`annQueryFound@${k}`] ?? Number.NaN) / (s[`annQueryExact@${k}`] ?? Number.NaN));
+    expect(stats.map((s) => [s['annQueries'], s['annQueryExact@10'], s['annQueryExact@100']])).toEqual(GRID.map(() => [106, 1060, 10600]));
+    // No document-vector recall is measured any more.
+    expect(stats.some((s) => 'annRecallExact@10' in s)).toBe(false);
     // Each point builds its own graph and pgvector draws HNSW levels at random, so a point's recall varies from
-    // build to build. Over 20 builds (docs/adr/0036-postgres-arms.md): efSearch 5 0.617-0.634 (fewer rows than
-    // the LIMIT), 10 0.941-0.971, 200 0.999-1.000. The bounds below leave that spread a wide margin.
-    expect(recall[0], String(recall)).toBeLessThan(0.8);
-    expect(recall[1], String(recall)).toBeGreaterThanOrEqual(0.9);
-    expect(recall[3], String(recall)).toBeGreaterThan(0.98);
-    expect(recall[3]).toBeLessThanOrEqual(1);
-    const report = readFileSync(join(dir, 'report.md'), 'utf8');
-    expect(report).toMatch(/\| pg-hnsw\.efSearch=200 \|.*annRecallFound@10 \d+, annRecallExact@10 1000/);
+    // build to build; measured once: @10 0.567, 0.879, 0.992, 1.000 and @100 0.058, 0.117, 0.458, 1.000. An
+    // HNSW scan returns about ef_search rows, so below 100 most of the top 100 is lost.
+    const [at10, at100] = [recall(10), recall(100)];
+    expect(at10[0], String(at10)).toBeLessThan(0.6);
+    expect(at10[3], String(at10)).toBeGreaterThan(0.98);
+    expect(at10[3]).toBeLessThanOrEqual(1);
+    expect(
+      at100.slice(0, 3).every((r) => r < 0.9),
+      String(at100),
+    ).toBe(true);
+    expect(at100[3], String(at100)).toBeGreaterThan(0.95);
   });
 
-  it('the report body: an Approximate indexes row per grid point, recall@10 in config order; only efSearch 5 a serious warning', () => {
+  it('the report body: a row per grid point on the eval queries, recall@10 and @100 marked ↓ (never bold) below 0.9; one warning naming each low depth', () => {
     const report = readFileSync(join(dir, 'report.md'), 'utf8');
     const body = report.slice(report.indexOf('## Approximate indexes'));
     expect(body.length).toBeLessThan(report.length);
+    expect(body).toContain('| system | index | params | measured on | recall@10 | recall@100 |');
     const rows = GRID.map((ef) =>
       new RegExp(
-        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 16, efSearch ${ef} \\| (\\*\\*)?([0-9.]+)(\\*\\*)? \\| [0-9.]+ \\| 100 \\|`,
+        `\\| pg-hnsw\\.efSearch=${ef} \\| pgvector hnsw \\(vector, cosine\\) \\| m 4, efConstruction 16, efSearch ${ef} \\| 106 eval queries \\| ([0-9.]+)( ↓)? \\| ([0-9.]+)( ↓)? \\|`,
       ).exec(body),
     );
     expect(
       rows.every((m) => m !== null),
       body.slice(0, 2000),
     ).toBe(true);
-    // Bold marks a recall below the 0.9 line: the first point only.
-    expect(rows.map((m) => m?.[1] === '**')).toEqual([true, false, false, false]);
+    // The mark follows the number: exactly the values below 0.9.
+    for (const m of rows) {
+      expect(m?.[2] === ' ↓').toBe(Number(m?.[1]) < 0.9);
+      expect(m?.[4] === ' ↓').toBe(Number(m?.[3]) < 0.9);
+    }
+    expect(rows.slice(0, 3).every((m) => m?.[4] === ' ↓')).toBe(true);
     const json = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
       warnings: { code: string; severity: string; subject: string; message: string }[];
     };
     const ann = json.warnings.filter((w) => w.code === 'ann-recall');
-    expect(ann.map((w) => w.severity)).toEqual(['serious']);
-    expect(ann[0]?.subject).toContain('pg-hnsw.efSearch=5');
-    expect(ann[0]?.subject).not.toMatch(/efSearch=(10|40|200)\b/);
-    expect(ann[0]?.message).toContain('raise efSearch, m, efConstruction');
+    // No gate in this study: a warning, not serious.
+    expect(ann.map((w) => w.severity)).toEqual(['warning']);
+    const low = rows.flatMap((m, i) => (Number(m?.[1]) < 0.9 || Number(m?.[3]) < 0.9 ? [`pg-hnsw.efSearch=${GRID[i]}`] : []));
+    expect(ann[0]?.subject).toBe(low.join(', '));
+    // ef_search 10 returns about 10 rows: whatever its build gives at 10, it loses most of the top 100.
+    expect(ann[0]?.subject).toContain('pg-hnsw.efSearch=10,');
+    expect(ann[0]?.message).toMatch(
+      /pg-hnsw\.efSearch=5: pgvector hnsw \(vector, cosine\) at m 4, efConstruction 16, efSearch 5, recall@10 0\.\d{3}, recall@100 0\.\d{3}; raise efSearch, m, efConstruction/,
+    );
   });
 });

@@ -74,6 +74,17 @@ export interface ExportRun {
 }
 
 /**
+ * Refuses a system id that would not stay inside the SQL comment line it is printed in: a line break ends the
+ * comment, and what follows it would run (a hand-edited report.json). UsageError naming `field`.
+ */
+function oneLine(id: string, field: string): void {
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id))
+    throw new UsageError(`report.json ${field}: the system id ${JSON.stringify(id)} holds a line break or another control character`, {
+      hint: 'a system id is one line of printable text: fix the id in report.json, or run harness ablate again',
+    });
+}
+
+/**
  * The exported SQL of system `id` among a report's runs: a fuse system, or a tuned one (its picked point; every
  * fold must have picked the same), over a postgres fts arm and a postgres vector arm. UsageError otherwise.
  */
@@ -92,6 +103,7 @@ export function exportFromReport(runs: readonly ExportRun[], id: string, schema 
   const params = inputs.map((r) => (r?.kind === 'postgres' ? postgresParams.safeParse(r.params) : undefined));
   if (!params[0]?.success || !params[1]?.success)
     throw new UsageError(`${id}: its inputs ${run.inputs.join(', ')} must both be postgres arms (one fts, one vector)`);
+  oneLine(run.id, `runs[${runs.indexOf(run)}].id`);
   const fuse = fuseParamsSchema.safeParse(run.params);
   if (!fuse.success) throw new UsageError(`${id}: its params do not read as fusion params: ${fuse.error.issues.map((i) => i.message).join('; ')}`);
   return { system: run.id, ...exportFusionSql(fuse.data, [run.inputs[0]!, run.inputs[1]!], params[0].data, params[1].data, schema) };

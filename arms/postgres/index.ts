@@ -4,8 +4,10 @@ import { documentText } from '../dense/arm.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../types.js';
 import { type Db, openDb, packageVersion } from './connection.js';
 import { checkEmbed, embedFingerprint, Vectors } from './embed.js';
-import { dropScratch, loadScratch, measureRecall, scratchSchema, vectorSearch } from './load.js';
+import { QueryRecall } from '../dense/ann-recall.js';
+import { describeVectorIndex, dropScratch, loadScratch, measureQueryRecall, type PendingRecall, scratchSchema, vectorSearch } from './load.js';
 import { type PostgresParams, postgresParams } from './params.js';
+import { queryModeIdentity, searchQueryMode } from './query-mode.js';
 import { ftsTopSql, hybridSql, settingsSql, vectorText } from './sql.js';
 
 /** Bump when a change here changes any score for the same params. */
@@ -46,7 +48,7 @@ async function probe(id: string, p: PostgresParams, ctx: ArmContext): Promise<Js
     return { engine: 'pglite', pglite: packageVersion('@electric-sql/pglite'), pgvector: packageVersion('@electric-sql/pglite-pgvector') };
   const db = await openDb(p.urlEnv, ctx);
   try {
-    return await db.transaction(true, async (tx) => {
+    const server = await db.transaction(true, async (tx) => {
       const [v] = await tx.query<{ server_version: string }>('SHOW server_version');
       const ext = await tx.query<{ installed: string | null; available: string | null }>(
         `SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS installed, (SELECT default_version FROM pg_available_extensions WHERE name = 'vector') AS available`,
@@ -60,23 +62,11 @@ async function probe(id: string, p: PostgresParams, ctx: ArmContext): Promise<Js
         });
       return { engine: 'server', server: v?.server_version ?? 'unknown', pgvector };
     });
+    // Query mode searches what the database holds: which database, and what its tables hold, is part of the run.
+    return p.mode === 'query' ? { ...(server as Record<string, JsonValue>), database: await queryModeIdentity(id, p, db) } : server;
   } finally {
     await db.release();
   }
-}
-
-/** One query's rows from a user's SQL, checked: an `id` and a finite `score` each (`query.sql` names the source). */
-function checkedRows(id: string, rows: readonly Record<string, unknown>[]): ScoredDoc[] {
-  return rows.map((r, i) => {
-    const docId = r['id'];
-    const score = Number(r['score']);
-    if ((typeof docId !== 'string' && typeof docId !== 'number' && typeof docId !== 'bigint') || !Number.isFinite(score))
-      throw new HarnessError(`arm '${id}': row ${i + 1} of params.query.sql has no text or integer \`id\` and finite \`score\` column`, {
-        exitCode: 2,
-        hint: 'make the SELECT return the columns id and score (SELECT doc_id AS id, ... AS score)',
-      });
-    return { docId: String(docId), score };
-  });
 }
 
 export const postgresArm: ArmFactory<typeof postgresParams> = {
@@ -104,25 +94,36 @@ function postgresInstance(id: string, p: PostgresParams, ctx: ArmContext): Arm {
     return db;
   };
   const queryVector = async (text: string) => vectorText(await (vectors as Vectors).query(text));
+  const recall = new QueryRecall(p.vector?.recallSample ?? 0);
+  let pending: PendingRecall[] = [];
   return {
     id,
-    async index(corpus: Corpus): Promise<IndexStats> {
+    async index(corpus: Corpus, queries?: readonly Query[]): Promise<IndexStats> {
       const conn = await connected();
       if (p.mode === 'query') return { documents: corpus.length };
       if (schema !== undefined) await dropScratch(conn, schema);
       schema = scratchSchema();
-      return indexScratch(id, p, ctx, conn, schema, corpus, p.ranking === 'fts' ? undefined : vectors);
+      recall.reset(queries);
+      pending = [];
+      return indexScratch(id, p, conn, schema, corpus, p.ranking === 'fts' ? undefined : vectors);
     },
     async search(query: Query, topK: number): Promise<readonly ScoredDoc[]> {
       if (db === undefined) throw new HarnessError(`arm '${id}': search called before index`);
       if (topK <= 0) return [];
-      if (p.mode === 'query') return searchQueryMode(id, p, db, query.text, topK, p.vector === undefined ? undefined : await queryVector(query.text));
+      if (p.mode === 'query') return searchQueryMode(id, p, db, query, topK, p.vector === undefined ? undefined : await queryVector(query.text));
       const s = schema as string;
       if (p.ranking === 'fts')
         return db.transaction(true, (tx) => tx.query<{ id: string; score: number }>(ftsTopSql(s, p.fts, '$1', '$2'), [query.text, topK])).then(toScored);
       const v = p.vector as NonNullable<PostgresParams['vector']>;
       const q = await queryVector(query.text);
-      if (p.ranking === 'vector') return toScored(await vectorSearch(db, s, v, p, q, topK));
+      // Only what the exact search needs is kept here; it runs in searchStats, outside the timed search.
+      const measured = v.index !== 'exact' && recall.wants(query.id);
+      if (p.ranking === 'vector') {
+        const rows = await vectorSearch(db, s, v, p, q, topK);
+        if (measured) pending.push({ q, depth: topK, scores: rows.map((r) => Number(r.score)) });
+        return toScored(rows);
+      }
+      if (measured) pending.push({ q, depth: p.hybrid.depth ?? topK });
       const sql = hybridSql(s, p.fts, v, p.hybrid);
       return toScored(
         await db.transaction(true, async (tx) => {
@@ -132,12 +133,32 @@ function postgresInstance(id: string, p: PostgresParams, ctx: ArmContext): Arm {
         }),
       );
     },
+    async searchStats() {
+      if (pending.length === 0 || db === undefined || p.vector === undefined) return {};
+      const measured = pending;
+      pending = [];
+      const t0 = performance.now();
+      await measureQueryRecall(db, schema as string, p.vector, p, measured, recall);
+      const ms = Math.round(performance.now() - t0);
+      ctx.log.info(
+        `${id}: pgvector ${describeVectorIndex(p.vector, p)} on ${measured.length} eval queries: ${recall.summary()} against exact search (${ms} ms)`,
+      );
+      return recall.stats();
+    },
     async close() {
-      if (db !== undefined && schema !== undefined) await dropScratch(db, schema);
-      schema = undefined;
-      await db?.release();
+      const [conn, s] = [db, schema];
       db = undefined;
-      await vectors?.close();
+      schema = undefined;
+      // The connection goes back whatever fails before: an embedded database still held keeps the process alive.
+      try {
+        if (conn !== undefined && s !== undefined) await dropScratch(conn, s);
+      } finally {
+        try {
+          await conn?.release();
+        } finally {
+          await vectors?.close();
+        }
+      }
     },
   };
 }
@@ -146,16 +167,8 @@ function toScored(rows: readonly { id: string; score: number }[]): ScoredDoc[] {
   return rows.map((r) => ({ docId: r.id, score: Number(r.score) }));
 }
 
-/** Embeds (vector rankings), loads the scratch schema, and measures an approximate index's recall. */
-async function indexScratch(
-  id: string,
-  p: PostgresParams,
-  ctx: ArmContext,
-  db: Db,
-  schema: string,
-  corpus: Corpus,
-  vectors: Vectors | undefined,
-): Promise<IndexStats> {
+/** Embeds (vector rankings) and loads the scratch schema. */
+async function indexScratch(id: string, p: PostgresParams, db: Db, schema: string, corpus: Corpus, vectors: Vectors | undefined): Promise<IndexStats> {
   const t0 = performance.now();
   const m =
     vectors === undefined
@@ -166,41 +179,6 @@ async function indexScratch(
         );
   const embedMs = performance.now() - t0;
   const loaded = await loadScratch(db, schema, p, corpus, m);
-  const v = p.vector;
-  const recall = m !== undefined && v !== undefined && v.index !== 'exact' && corpus.length > 0 ? await measureRecall(db, schema, v, p, m, ctx.log, id) : {};
   const embed: Record<string, number> = m === undefined ? {} : { dims: m.dims, embedded: m.embedded, embedCached: m.cached, embedMs: Math.round(embedMs) };
-  return { documents: corpus.length, ...embed, ...loaded, ...recall };
-}
-
-async function searchQueryMode(id: string, p: PostgresParams, db: Db, text: string, topK: number, vector: string | undefined): Promise<ScoredDoc[]> {
-  const own = (p.query as NonNullable<PostgresParams['query']>).sql.trim().replace(/;$/, '');
-  const args = vector === undefined ? [text, topK] : [text, topK, vector];
-  const used = Math.max(0, ...Array.from(own.matchAll(/\$(\d+)/g), (m) => Number(m[1])));
-  // PostgreSQL must deduce a type for every parameter sent, and cannot for one the statement never names
-  // (a vector query without $1): a second FROM item names them all. Parsed after the user's query, its casts
-  // convert what that query deduced rather than conflict with it.
-  const typed = ['$1::text', '$2::int', '$3::text'].slice(0, args.length).join(', ');
-  const sql = `SELECT harness_q.id, harness_q.score FROM (${own}) harness_q, (SELECT ${typed}) harness_p`;
-  if (used > args.length)
-    throw new HarnessError(
-      `arm '${id}': params.query.sql uses $${used}, but only $1 (query text), $2 (topK)${vector === undefined ? '' : ', $3 (query vector)'} are bound`,
-      {
-        exitCode: 2,
-        hint: vector === undefined ? 'set params.vector.embed to bind the query vector as $3' : 'use $1, $2 and $3 only',
-      },
-    );
-  const rows = await db
-    .transaction(true, async (tx) => {
-      for (const set of settingsSql('any', p)) await tx.query(set);
-      return tx.query<Record<string, unknown>>(sql, args);
-    })
-    .catch((err: unknown) => {
-      if (err instanceof HarnessError) throw err;
-      throw new HarnessError(`arm '${id}': params.query.sql failed: ${(err as Error).message}`, {
-        exitCode: 2,
-        hint: `one SELECT returning columns id and score; it runs in a READ ONLY transaction with $1 the query text, $2 topK${vector === undefined ? '' : ', $3 the query vector'}`,
-        cause: err,
-      });
-    });
-  return checkedRows(id, rows);
+  return { documents: corpus.length, ...embed, ...loaded };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Corpus } from '../../evalset/types.js';
-import type { Logger } from '../../harness/log.js';
+import type { QueryRecall } from '../dense/ann-recall.js';
 import type { VectorMatrix } from '../dense/store.js';
 import type { Db, Tx } from './connection.js';
 import type { PostgresParams, VectorParams } from './params.js';
@@ -8,8 +8,6 @@ import { checkedSchema, type QuerySettings, settingsSql, tsvectorSql, vectorInde
 
 /** Rows per INSERT: one statement of unnest()ed arrays, a few hundred kB of parameters. */
 const BATCH = 500;
-/** The cutoffs at which an approximate index's recall against exact search is measured (as for LanceDB). */
-const RECALL_CUTOFFS = [10, 100] as const;
 
 /** A fresh scratch schema name, so arms sharing one database (or a rerun after a crash) never collide. */
 export function scratchSchema(): string {
@@ -82,47 +80,44 @@ export async function vectorSearch(
   });
 }
 
+/** One measured query: its vector, the depth its vector list was searched to, and that list's scores when the search kept them. */
+export interface PendingRecall {
+  readonly q: string;
+  readonly depth: number;
+  /** The ANN answer's scores as the run returned them (`ranking: vector`); absent: searched again here (hybrid). */
+  readonly scores?: readonly number[];
+}
+
 /**
- * Recall of the approximate index against exact search over the same stored vectors: `recallSample` document
- * vectors (evenly spaced rows) are searched both ways. Stats `annRecallFound@k` (rows the index returned that
- * score at least the exact k-th score: the exact top-k, where rows tied at the cut are interchangeable) and `annRecallExact@k` (size of the exact top-k), the same names and meaning as the
- * LanceDB index's, summable across scopes; recall@k = found / exact; `annRecallQueries` the sample.
+ * Recall on the eval queries (arms/dense/ann-recall.ts): each pending query searched exactly over the same
+ * stored vectors, at the depth the run searched it to, into `recall`. Rows the index returned compare by score
+ * with the exact k-th, pgvector computing both the same way. A hybrid's vector list is not in its answer, so it
+ * is searched again through the index: the same index and settings give the same list.
  */
-export async function measureRecall(
+export async function measureQueryRecall(
   db: Db,
   schema: string,
   v: VectorParams,
   settings: QuerySettings,
-  m: VectorMatrix,
-  log: Logger,
-  id: string,
-): Promise<Record<string, number>> {
-  const n = m.ids.length;
-  const sample = Math.min(v.recallSample, n);
-  const stats: Record<string, number> = { annRecallQueries: sample };
-  const msg: string[] = [];
-  for (const k of RECALL_CUTOFFS) {
-    const kk = Math.min(k, n);
-    let found = 0;
-    let total = 0;
-    for (let i = 0; i < sample; i++) {
-      const row = Math.floor((i * n) / sample);
-      const q = vectorText(m.vectors, row * m.dims, m.dims);
-      const exact = await vectorSearch(db, schema, v, settings, q, kk, true);
-      // Which of several rows tied at the k-th score makes the cut is arbitrary; any of them counts as found.
-      const kth = exact.at(-1)?.score ?? Number.POSITIVE_INFINITY;
-      const ann = await vectorSearch(db, schema, v, settings, q, kk);
-      found += Math.min(exact.length, ann.filter((r) => r.score >= kth).length);
-      total += exact.length;
-    }
-    stats[`annRecallFound@${k}`] = found;
-    stats[`annRecallExact@${k}`] = total;
-    msg.push(`recall@${k} ${(found / Math.max(1, total)).toFixed(3)}`);
+  pending: readonly PendingRecall[],
+  recall: QueryRecall,
+): Promise<void> {
+  for (const x of pending) {
+    const exact = await vectorSearch(db, schema, v, settings, x.q, x.depth, true);
+    const ann = x.scores ?? (await vectorSearch(db, schema, v, settings, x.q, x.depth)).map((r) => Number(r.score));
+    recall.add(
+      x.depth,
+      exact.map((r) => Number(r.score)),
+      ann,
+    );
   }
+}
+
+/** `hnsw (m 4, ef_construction 16, ef_search 10)`, for the log. */
+export function describeVectorIndex(v: VectorParams, settings: QuerySettings): string {
   const setting =
     v.index === 'hnsw'
       ? `m ${v.m}, ef_construction ${v.efConstruction}, ef_search ${settings.efSearch ?? 'default'}`
       : `lists ${v.lists}, probes ${settings.probes ?? 'default'}`;
-  log.info(`${id}: pgvector ${v.index} (${setting}) over ${n} vectors: ${msg.join(', ')} against exact search (${sample} document vectors as queries)`);
-  return stats;
+  return `${v.index} (${setting})`;
 }

@@ -55,8 +55,8 @@ export const vectorParams = z
     m: z.number().int().min(2).max(100).default(16),
     efConstruction: z.number().int().min(4).max(1000).default(64),
     lists: z.number().int().min(1).max(32768).default(100),
-    /** Document vectors used as queries when measuring the index's recall against exact search (not fingerprinted). */
-    recallSample: z.number().int().min(1).default(100),
+    /** Eval queries per scope also searched exactly, for an approximate index's recall (evenly spaced when more; not fingerprinted). */
+    recallSample: z.number().int().min(1).default(1000),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -91,6 +91,11 @@ export const queryModeParams = z
      * parameters `$1` the query text, `$2` topK and, when `vector` is set, `$3` the query vector as pgvector text.
      */
     sql: z.string().min(1),
+    /**
+     * The statement timeout of each search (`SET LOCAL statement_timeout`), in ms: a statement past it is
+     * cancelled on the server and fails the run. Not fingerprinted: a search that finishes is the same search.
+     */
+    timeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),
   })
   .strict();
 

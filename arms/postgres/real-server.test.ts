@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,14 @@ describe.skipIf(skip)('postgres arm on a real PostgreSQL server', () => {
     ]);
   }, 60_000);
 
+  /** Backends of this server running a pg_sleep: a cancelled statement leaves none. */
+  async function sleepers(): Promise<number> {
+    const r = await admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()`,
+    );
+    return r.rows[0]?.n ?? 0;
+  }
+
   afterAll(async () => {
     await admin?.query(`DROP SCHEMA IF EXISTS ${PROD} CASCADE`);
     await admin?.end();
@@ -118,6 +127,83 @@ describe.skipIf(skip)('postgres arm on a real PostgreSQL server', () => {
     expect((err as HarnessError).message).toMatch(/params\.query\.sql failed: cannot execute DELETE in a read-only transaction/);
     expect((await admin.query(`SELECT count(*)::int AS n FROM ${PROD}.memories`)).rows[0]?.n).toBe(corpus.length);
   }, 240_000);
+
+  it('query mode: a statement past params.query.timeoutMs is cancelled on the server and fails the run, naming the query', async () => {
+    const slow = postgresArm.create(
+      'pg-slow',
+      postgresArm.params.parse({
+        mode: 'query',
+        urlEnv: URL_ENV,
+        query: { sql: `SELECT 'a' AS id, pg_sleep(600)::text::float8 AS score LIMIT $2`, timeoutMs: 300 },
+      }),
+      ctx,
+    );
+    await slow.index(corpus);
+    const t0 = performance.now();
+    const err = (await slow.search(queries[0]!, 10).catch((e: unknown) => e)) as HarnessError;
+    await slow.close?.();
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(err).toBeInstanceOf(HarnessError);
+    expect([err.message, err.exitCode]).toEqual([
+      `arm 'pg-slow': query ${queries[0]!.id}: params.query.sql ran past params.query.timeoutMs (300 ms) and was cancelled`,
+      1,
+    ]);
+    expect(await sleepers()).toBe(0);
+  });
+
+  it('query mode: a harness killed mid-statement leaves nothing running on the server (PostgreSQL 14 and later)', async (t) => {
+    const v = Number((await admin.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`)).rows[0]?.v);
+    if (v < 140000) {
+      process.stderr.write('[skip] cancel of a killed client: the server is older than PostgreSQL 14 (statement_timeout still bounds it)\n');
+      t.skip();
+      return;
+    }
+    const script = `const { postgresArm } = await import(${JSON.stringify(join(import.meta.dirname, 'index.ts'))});
+      const p = postgresArm.params.parse({ mode: 'query', urlEnv: 'PG_URL', query: { sql: "SELECT 'a' AS id, pg_sleep(600)::text::float8 AS score LIMIT $2", timeoutMs: 600000 } });
+      const arm = postgresArm.create('pg-sleep', p, { env: process.env, workDir: '', log: { info() {}, warn() {} } });
+      await arm.index([]); console.log('searching'); await arm.search({ id: 'q', text: 'x' }, 10);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, PG_URL: url }, stdio: 'pipe' });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    for (let i = 0; i < 50 && (await sleepers()) === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await sleepers()).toBe(1);
+    child.kill('SIGKILL');
+    let left = 1;
+    for (let i = 0; i < 50 && left > 0; i++, await new Promise((r) => setTimeout(r, 100))) left = await sleepers();
+    expect(left).toBe(0);
+  });
+
+  it("query mode's fingerprint names the database and what its tables hold: another database or changed rows never hit the old run", async () => {
+    const p = postgresArm.params.parse({
+      mode: 'query',
+      urlEnv: URL_ENV,
+      query: { sql: `SELECT mem_id AS id, 1::float8 AS score FROM ${PROD}.memories LIMIT $2` },
+    });
+    const probe = async (env: string) => JSON.stringify(await postgresArm.probe?.('pg-mine', p, { ...ctx, env: { [URL_ENV]: env } }));
+    const before = await probe(url as string);
+    expect(before).toContain(`"table":"\\"${PROD}\\".\\"memories\\"","rows":${corpus.length}`);
+    expect(before).not.toContain(url);
+    // One row rewritten, the count unchanged; put back after, for the tests that compare runs on this table.
+    const first = `(SELECT min(mem_id) FROM ${PROD}.memories)`;
+    await admin.query(`UPDATE ${PROD}.memories SET body = body || ' x' WHERE mem_id = ${first}`);
+    const rewritten = await probe(url as string);
+    await admin.query(`UPDATE ${PROD}.memories SET body = left(body, -2) WHERE mem_id = ${first}`);
+    expect(rewritten).not.toBe(before);
+    await admin.query(`DROP DATABASE IF EXISTS harness_test_other`);
+    await admin.query(`CREATE DATABASE harness_test_other`);
+    try {
+      const other = new URL(url as string);
+      other.pathname = '/harness_test_other';
+      const o = new pg.Client({ connectionString: other.toString() });
+      await o.connect();
+      await o.query(`CREATE SCHEMA ${PROD}; CREATE TABLE ${PROD}.memories AS SELECT 'm1'::text AS mem_id, 'body'::text AS body`);
+      await o.end();
+      const there = await probe(other.toString());
+      expect(there).toContain('"database":"harness_test_other"');
+      expect(there).not.toBe(before);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS harness_test_other`);
+    }
+  });
 
   it('pgvector on the server: exact search equals the embedded one (skips, saying so, where the extension is not installed)', async (t) => {
     if (pgvector === null) {

@@ -18,6 +18,11 @@ export function checkedSchema(schema: string): string {
   return schema;
 }
 
+/** An identifier as SQL text: double-quoted, inner quotes doubled (any name PostgreSQL holds reads back as itself). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 /** The tsvector of one document from bind parameters `title` and `text` (SQL expressions). */
 export function tsvectorSql(p: FtsParams, title: string, text: string): string {
   const cfg = `'${p.config}'::regconfig`;

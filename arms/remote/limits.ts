@@ -1,4 +1,5 @@
 import type { LimitFunction } from 'p-limit';
+import { z } from 'zod';
 import type { Corpus } from '../../evalset/types.js';
 import { HarnessError } from '../../harness/errors.js';
 import type { Logger } from '../../harness/log.js';
@@ -35,8 +36,23 @@ export class TokenBucket {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/**
+ * The longest delay a Node.js timer keeps (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms, so a
+ * larger timeout would fail every call at once. User timeouts above it are refused when the config loads.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** Milliseconds of a timeout the config sets: a positive integer no longer than a Node.js timer can wait. */
+export const timeoutMsSchema = () =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} (about 24.8 days), the longest timer Node.js can set` });
+
+/** Waits `ms`; a wait longer than one timer can hold is made of several, so it never fires early. */
+export async function sleep(ms: number): Promise<void> {
+  for (let left = ms; left > 0; left -= MAX_TIMER_MS) await new Promise((r) => setTimeout(r, Math.min(left, MAX_TIMER_MS)));
 }
 
 /** A failed call to a remote system. `retryable`: a later attempt may succeed (timeouts, 429, 5xx, resets). */

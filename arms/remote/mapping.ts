@@ -104,6 +104,18 @@ export function textPatternProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/** A JavaScript regular expression, checked when the config loads. */
+export const regexSchema = z
+  .string()
+  .min(1)
+  .superRefine((p, ctx) => {
+    try {
+      new RegExp(p);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `is not a regular expression: ${(err as Error).message}` });
+    }
+  });
+
 /**
  * How a plain-text answer becomes a ranking: every match of `pattern` (a JavaScript regular expression, flags
  * g and m, so `^` and `$` are line ends) is one hit, in the order of the text; its named group `id` is the

@@ -25,7 +25,7 @@ describe('TextMatcher', () => {
   it('maps a text contained in exactly one Document, as whole words', () => {
     expect(m.map({ docId: 'f-17', text: 'The dog loves the beach' })).toEqual({ docId: 'm1', by: 'text' });
     // "km every" is in two documents: contained in both, no single Document to map to.
-    const two = new TextMatcher(docs, { fuzzy: 90, minTokens: 2 });
+    const two = new TextMatcher(docs, { ...TEXT_MATCH_DEFAULT, minTokens: 2 });
     expect(two.map({ text: 'km every' }).by).toBe('returned');
   });
 

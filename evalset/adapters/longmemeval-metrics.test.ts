@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { longMemEvalDcg, ndcgAny, recallAll, recallAny, turnToSession } from './longmemeval-metrics.js';
+import { longMemEvalDcg, ndcgAny, officialTurnToSession, recallAll, recallAny, turnToSession } from './longmemeval-metrics.js';
 
 const rel = new Set(['a', 'b']);
 
@@ -42,5 +42,30 @@ describe('LongMemEval measures', () => {
     expect(r.recallAll).toBe(1);
     // mapped gains [0,0,1]: DCG = 1/log2(3); one relevant corpus item -> ideal [1] = 1.
     expect(r.ndcgAny).toBeCloseTo(1 / Math.log2(3), 15);
+  });
+
+  it('official turn to session: an answer session splits in two, its relevant turns and the others (noans)', () => {
+    const t = (session: string, relevant = false) => ({ session, relevant });
+    // a1 a1(no answer) f a2: their ids answer_1, noans_1, f, answer_2 -> 3 distinct sessions by rank 3.
+    const ranked = [t('a1', true), t('a1'), t('f'), t('a2', true)];
+    const r3 = officialTurnToSession(ranked, new Set(['a1', 'a2']), 2, 3);
+    expect(r3.effectiveK).toBe(3);
+    expect([r3.recallAny, r3.recallAll]).toEqual([1, 0]);
+    // gains [1,0,0], ideal [1,1]: 1 / 2.
+    expect(r3.ndcgAny).toBe(0.5);
+    // Merged into one session a1 (a plain turn -> session map), k = 3 would widen to rank 4 and find a2.
+    const merged = turnToSession(['a1_1', 'a1_2', 'f_1', 'a2_1'], (id) => id.split('_')[0]!, new Set(['a1', 'a2']), ['a1', 'a1', 'f', 'a2'], 3);
+    expect([merged.effectiveK, merged.recallAll]).toEqual([4, 1]);
+  });
+
+  it('official turn to session: past the end of the ranking, every retrieved turn counts and the ideal list is every relevant turn', () => {
+    const t = (session: string, relevant = false) => ({ session, relevant });
+    const r = officialTurnToSession([t('f'), t('a1', true), t('f')], new Set(['a1', 'a2']), 3, 5);
+    expect(r.effectiveK).toBe(Number.POSITIVE_INFINITY);
+    expect([r.recallAny, r.recallAll]).toEqual([1, 0]);
+    // gains [0,1,0]: DCG 1; ideal three relevant turns: 1 + 1 + 1/log2(3).
+    expect(r.ndcgAny).toBeCloseTo(1 / (2 + 1 / Math.log2(3)), 15);
+    // Nothing relevant: their any([]) 0, all([]) 1, ndcg 0.
+    expect(officialTurnToSession([t('f')], new Set(), 0, 1)).toEqual({ recallAny: 0, recallAll: 1, ndcgAny: 0, effectiveK: 1 });
   });
 });

@@ -56,6 +56,10 @@ export function ndcgAny(ranked: readonly string[], relevant: ReadonlySet<string>
  * the cutoff until the top `k'` turns cover k distinct sessions (or the ranking ends), then score the mapped
  * list at `k'`, duplicates included, exactly as their code does. `corpusSessions` lists the session of every
  * corpus turn (duplicates included), from which the ideal list is built.
+ *
+ * Their numbers come out only when `sessionOf` makes their `noans` split (a turn of an answer session without
+ * `has_answer` belongs to another, non-relevant session); a plain turn -> session map does not, and
+ * {@link officialTurnToSession} (the `*-T2S@k` measures) makes it from the turns' relevance.
  */
 export function turnToSession(
   rankedTurns: readonly string[],
@@ -73,6 +77,59 @@ export function turnToSession(
     recallAny: recallAny(mapped, relevantSessions, effectiveK),
     recallAll: recallAll(mapped, relevantSessions, effectiveK),
     ndcgAny: ndcgAny(mapped, relevantSessions, effectiveK, relevantInCorpus),
+    effectiveK,
+  };
+}
+
+/** One retrieved turn as their turn mode sees it: its session, and whether it is relevant (`has_answer`). */
+export interface RankedTurn {
+  readonly session: string;
+  readonly relevant: boolean;
+}
+
+/** Their turn-to-session values of one question, and the widened cutoff (Infinity: past the ranking's end). */
+export interface TurnToSessionValues {
+  readonly recallAny: number;
+  readonly recallAll: number;
+  readonly ndcgAny: number;
+  readonly effectiveK: number;
+}
+
+/**
+ * `evaluate_retrieval_turn2session` of LongMemEval's turn mode (src/retrieval/run_retrieval.py, eval_utils.py),
+ * from the ranked turns' sessions and relevance. Their turn mode names a turn of an answer session without
+ * `has_answer` with `answer` replaced by `noans`, so `strip_turn_id` sends it to a session of its own that is
+ * never relevant: an answer session splits in two, and the split is what widening counts (`k'` = the first
+ * cutoff >= k whose top turns hold k distinct such sessions) and what the gains read (one per relevant turn,
+ * duplicates included). Since only relevant turns keep the answer session's id, a turn's official session is
+ * (its session, its relevance), whatever the session's name.
+ *
+ * `relevantSessions`: the sessions holding a relevant turn of the haystack (their correct_docs, stripped);
+ * `relevantTurns`: how many relevant turns the haystack holds (their ideal list). A ranking shorter than the
+ * haystack gives what their code gives for that shorter `rankings` list (Python slices it): when it ends before
+ * k distinct sessions, `k'` runs past it (their loop ends at len(corpus) + 1), reported as Infinity.
+ */
+export function officialTurnToSession(
+  ranked: readonly RankedTurn[],
+  relevantSessions: ReadonlySet<string>,
+  relevantTurns: number,
+  k: number,
+): TurnToSessionValues {
+  const mapped = ranked.map((t) => `${t.relevant ? 'answer' : 'noans'}\u0000${t.session}`);
+  const distinct = new Set<string>();
+  let effectiveK = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < mapped.length; i++) {
+    distinct.add(mapped[i]!);
+    if (i + 1 >= k && distinct.size >= k) {
+      effectiveK = i + 1;
+      break;
+    }
+  }
+  const relevant = new Set([...relevantSessions].map((s) => `answer\u0000${s}`));
+  return {
+    recallAny: recallAny(mapped, relevant, effectiveK),
+    recallAll: recallAll(mapped, relevant, effectiveK),
+    ndcgAny: ndcgAny(mapped, relevant, effectiveK, relevantTurns),
     effectiveK,
   };
 }

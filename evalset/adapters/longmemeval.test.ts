@@ -3,9 +3,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../harness/errors.js';
+import { runCaptured } from '../../harness/testing/cli.js';
 import { describeShared, sharedPath } from '../../harness/testing/shared.js';
 import { tempDir } from '../../harness/testing/temp.js';
 import { evalSetFingerprint } from '../fingerprint.js';
+import { LIMITS } from '../limits.js';
 import { readJsonFile } from '../lines.js';
 import { loadLongMemEval, longMemEvalFromJson, longMemEvalOptions, parseLongMemEvalDate, readLongMemEval } from './longmemeval.js';
 import { writeSyntheticLongMemEval } from './longmemeval-synthetic.js';
@@ -284,5 +286,32 @@ describe('LongMemEval read as a stream, on generated files', () => {
     expect(from).toBeLessThanOrEqual(at);
     expect(to).toBeGreaterThanOrEqual(at);
     expect(to).toBeLessThan(wrote.bytes);
+  });
+
+  it('a string past the limit is refused naming the file, the element and its question_id, never built whole (exit 2)', async () => {
+    const dir = await tempDir('lme-long');
+    const items = tiny() as { haystack_sessions: { content: string }[][] }[];
+    const file = join(dir, 'long.json');
+    items[1]!.haystack_sessions[1]![0]!.content = 'x'.repeat(1001);
+    await writeFile(file, JSON.stringify(items));
+    const err = (await caught(readLongMemEval(file, session, { maxStringChars: 1000 }))) as InputError;
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toBe(`${file}: element [1] (question_id q2) holds a string of more than 1,000 characters (read no further)`);
+    expect(err.exitCode).toBe(2);
+    // At the limit it is read, and equal to the whole-file parse.
+    items[1]!.haystack_sessions[1]![0]!.content = 'x'.repeat(1000);
+    await writeFile(file, JSON.stringify(items));
+    expect((await readLongMemEval(file, session, { maxStringChars: 1000 })).evalSet).toEqual(longMemEvalFromJson(file, items, session).evalSet);
+  });
+
+  it('through the CLI, the default limit (8 Mi characters, as a Document) names the file and the question (exit 2)', async () => {
+    const dir = await tempDir('lme-long-cli');
+    const items = tiny() as { haystack_sessions: { content: string }[][] }[];
+    items[0]!.haystack_sessions[2]![2]!.content = 'y'.repeat(LIMITS.documentChars + 1);
+    await writeFile(join(dir, 'huge.json'), JSON.stringify(items));
+    const r = await runCaptured(['evalset', 'inspect', '--format', 'longmemeval', '--path', 'huge.json'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(dir, 'huge.json')}: element [0] (question_id q1) holds a string of more than 8,388,608 characters (read no further)`);
+    expect(r.stderr).not.toMatch(/unexpected failure|Invalid string length/);
   });
 });

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../harness/errors.js';
-import { describeIssues, nameList, readJsonArray } from '../lines.js';
+import { describeIssues, type JsonArrayOptions, nameList, readJsonArray } from '../lines.js';
 import type { Document, EvalSet, Query } from '../types.js';
 
 /**
@@ -73,10 +73,14 @@ export async function loadLongMemEval(file: string, options: LongMemEvalOptions)
   return (await readLongMemEval(file, options)).evalSet;
 }
 
-/** {@link loadLongMemEval} with the counts it kept. */
-export async function readLongMemEval(file: string, options: LongMemEvalOptions): Promise<{ evalSet: EvalSet; stats: LongMemEvalStats }> {
+/** {@link loadLongMemEval} with the counts it kept; `json` sets the reader's string limit (tests). */
+export async function readLongMemEval(
+  file: string,
+  options: LongMemEvalOptions,
+  json: JsonArrayOptions = {},
+): Promise<{ evalSet: EvalSet; stats: LongMemEvalStats }> {
   const builder = new LongMemEvalBuilder(file, options);
-  for await (const { value, index } of readJsonArray(file)) builder.add(value, index);
+  for await (const { value, index } of readJsonArray(file, json)) builder.add(value, index);
   return builder.finish();
 }
 

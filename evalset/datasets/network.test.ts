@@ -92,17 +92,36 @@ describe('download timeouts, retries and credentials', () => {
     expect(log.lines.join('\n')).not.toMatch(/hunter2|tok-secret-1/);
   });
 
-  it('harness datasets get against a silent server fails within --idle-timeout, with the credential-free URL', async () => {
+  it('harness datasets get against a silent server fails within --idle-timeout, naming the URL', async () => {
     const host = await silent();
     const dir = await tmp();
     const log = memoryLogger();
-    const cli: CliIo = { out: () => undefined, log, env: { HARNESS_DATASETS_BASE_URL: `http://alex:hunter2@${host}/mirror` }, cwd: dir };
+    const cli: CliIo = { out: () => undefined, log, env: { HARNESS_DATASETS_BASE_URL: `http://${host}/mirror` }, cwd: dir };
     const t0 = Date.now();
     const err = await caught(datasetsCommand.run({ _: [], $0: 'harness', action: 'get', name: 'locomo', dir, idleTimeout: 0.5 } as never, cli));
     expect(Date.now() - t0).toBeLessThan(3000);
     expect((err as HarnessError).exitCode).toBe(1);
-    expect((err as Error).message).toBe(`http://***@${host}/mirror/locomo10.json: no data for 0.5 s (idle timeout)`);
-    expect(`${(err as HarnessError).hint} ${log.lines.join('\n')}`).not.toContain('hunter2');
+    expect((err as Error).message).toBe(`http://${host}/mirror/locomo10.json: no data for 0.5 s (idle timeout)`);
+  });
+
+  it('harness datasets get refuses a base URL with user:password or a credential parameter (exit 2), before any request, never echoing it', async () => {
+    const host = await serve((_req, res) => void res.writeHead(200, { 'content-length': BODY.length }).end(BODY));
+    const dir = await tmp();
+    const cases = [
+      { env: { HARNESS_DATASETS_BASE_URL: `http://alex:hunter2@${host}/mirror` }, flag: undefined, named: 'HARNESS_DATASETS_BASE_URL' },
+      { env: {}, flag: `http://alex:hunter2@${host}/mirror`, named: '--base-url' },
+      { env: {}, flag: `http://${host}/mirror?token=hunter2`, named: '--base-url' },
+    ];
+    for (const c of cases) {
+      const log = memoryLogger();
+      const cli: CliIo = { out: () => undefined, log, env: c.env, cwd: dir };
+      const argv = { _: [], $0: 'harness', action: 'get', name: 'locomo', dir, ...(c.flag === undefined ? {} : { baseUrl: c.flag }) };
+      const err = await caught(datasetsCommand.run(argv as never, cli));
+      expect((err as HarnessError).exitCode).toBe(2);
+      expect((err as Error).message).toMatch(new RegExp(`^${c.named} holds (a user:password|a credential in its query)`));
+      expect(`${(err as Error).message} ${(err as HarnessError).hint} ${log.lines.join('\n')}`).not.toContain('hunter2');
+    }
+    expect(seen).toHaveLength(0);
   });
 
   it('retries 5xx and 429 (resuming), sends credentials as a header and prints them nowhere', async () => {

@@ -135,7 +135,7 @@ function holesFixture(): Record<string, string> {
     'inpool.trec': `${trec(['r', 'n1', 'n2', 'u1', 'u2', 'u3'], 'in')}\n`,
     'outpool.trec': `${trec(['u1', 'u2', 'u3', 'r', 'n1', 'n2'], 'out')}\n`,
     'holes.yaml': `name: holes
-evalset: { format: memory, path: es }
+evalset: { format: memory, path: es, qrels: pooled }
 measures: [nDCG@10, Judged@10]
 topK: 10
 output: out

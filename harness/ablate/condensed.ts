@@ -47,9 +47,13 @@ interface Scored {
   readonly qrels: Qrels;
 }
 
-/** Judged or pooled qrels (they grade documents as not relevant): where holes are holes, not non-relevant documents. */
+/**
+ * Judged or pooled qrels (they grade documents as not relevant): where holes are holes, not non-relevant
+ * documents. Gold qrels declared complete have none: an unlisted document is known non-relevant.
+ */
 function hasHoles(cfg: ResolvedConfig, study: LoadedStudy, qrels: Qrels): boolean {
   if (study.qrels.source !== 'gold') return true;
+  if (cfg.evalset.qrels === 'complete') return false;
   return [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel));
 }
 
@@ -124,7 +128,7 @@ export function condensedScores(cfg: ResolvedConfig, study: LoadedStudy, execute
 const meanOf = (v: readonly number[] | undefined) => (v === undefined || v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
 
 /** The gate decided by `buildReportData` on its own measure and pair, with `perQuery` standing for the report's values. */
-function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>) {
+export function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>) {
   const g = input.gate;
   if (!g) return undefined;
   const baseline = g.baseline ?? input.compare.baseline ?? (input.runs[0]?.id as string);

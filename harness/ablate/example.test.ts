@@ -38,6 +38,19 @@ describe('the bundled example report', () => {
     await expect(withoutTimings('report.html', readFileSync(join(reportDir, 'report.html'), 'utf8'))).toMatchFileSnapshot('__snapshots__/example.report.html');
   });
 
+  it('on its complete qrels: no serious warning, no holes check, the same REJECT (issue 41)', () => {
+    const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
+    const data = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as ReportData;
+    expect(data.evalset.qrelsCompleteness).toBe('complete');
+    expect(data.holes).toBeUndefined();
+    expect(data.warnings.filter((w) => w.severity === 'serious')).toEqual([]);
+    expect(data.warnings.map((w) => w.code)).not.toContain('judged-holes');
+    expect(md).not.toContain('**serious**');
+    expect(md).not.toContain('Judgment holes');
+    expect(data.decision).toMatchObject({ verdict: 'REJECT', basis: 'gold', qualifiers: [], exitCode: 3 });
+    expect(md).toContain('**REJECT**: significant loss in nDCG@10 in exact (n=36)');
+  });
+
   it('reports every stratum with its query count', () => {
     const md = readFileSync(join(reportDir, 'report.md'), 'utf8');
     for (const [stratum, n] of [

@@ -4,8 +4,9 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { SystemOutcome } from '../execution/outcome.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { isReturnedId } from '../../arms/remote/text-match.js';
-import type { ReportEvalSet, ReportInput, ReportRun, TextMappingShares } from '../decision/types.js';
+import { OVERALL, type ReportEvalSet, type ReportInput, type ReportRun, type TextMappingShares } from '../decision/types.js';
 import { holesCheckOf } from './condensed.js';
+import { goldOnlyVerdict } from './gold-only.js';
 import { costs } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import type { ScoredAblation } from './score.js';
@@ -88,11 +89,31 @@ function judgesNonRelevant(qrels: Qrels, relevanceLevel: number): boolean {
 }
 
 /** The judge of judged qrels, with its audit (under the config's `judge.audit.maxUpRate` when it has a judge block). */
-function judgeField(cfg: ResolvedConfig, chosen: LoadedStudy['qrels']): Pick<ReportEvalSet, 'judge'> {
+function judgeField(cfg: ResolvedConfig, chosen: LoadedStudy['qrels'], es: EvalSet): Pick<ReportEvalSet, 'judge'> {
   const j = chosen.judge;
   if (j === undefined) return {};
+  const { grades, gold: _gold, ...rest } = j;
   const audit = j.audit === undefined || cfg.judge === undefined ? j.audit : { ...j.audit, maxUpRate: cfg.judge.audit.maxUpRate };
-  return { judge: { ...j, ...(audit === undefined ? {} : { audit }) } };
+  return { judge: { ...rest, ...(audit === undefined ? {} : { audit }), grades: gradeHistogram(grades, es) } };
+}
+
+/** Pairs per grade (0 to the highest seen, at least 3) of the judge's grades, per stratum of the test queries and over all of them. */
+function gradeHistogram(grades: Qrels, es: EvalSet): Record<string, number[]> {
+  let top = 3;
+  for (const docs of grades.values()) for (const g of docs.values()) top = Math.max(top, g);
+  const out: Record<string, number[]> = {};
+  const bump = (key: string, g: number) => {
+    const row = out[key] ?? new Array<number>(top + 1).fill(0);
+    row[Math.max(0, g)] = (row[Math.max(0, g)] ?? 0) + 1;
+    out[key] = row;
+  };
+  for (const q of es.queries) {
+    for (const g of grades.get(q.id)?.values() ?? []) {
+      bump(q.stratum, g);
+      bump(OVERALL, g);
+    }
+  }
+  return out;
 }
 
 function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAblation): ReportEvalSet {
@@ -107,15 +128,22 @@ function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAb
     strata: strataCounts(es),
     notes: [...(es.notes ?? []), ...scored.notes],
     qrelsSource: chosen.source,
-    ...judgeField(cfg, chosen),
+    ...judgeField(cfg, chosen, es),
     qrelsJudgesNonRelevant: judgesNonRelevant(scored.qrels, cfg.relevanceLevel),
+    // A judge grades a pool, so judged qrels have holes whatever the eval set declares for its gold ones.
+    qrelsCompleteness: chosen.source === 'gold' ? cfg.evalset.qrels : 'pooled',
   };
 }
 
 /** What the report is built from: the eval set, every run with its per-query scores, curves, costs and examples, the comparisons asked for. */
 export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
   const input = plainReportInput(cfg, study, executed, scored, command);
-  return scored.condensed === undefined ? input : { ...input, holes: holesCheckOf(input, scored.condensed) };
+  const goldOnly = scored.goldOnly === undefined ? undefined : goldOnlyVerdict(input, scored.goldOnly);
+  return {
+    ...input,
+    ...(scored.condensed === undefined ? {} : { holes: holesCheckOf(input, scored.condensed) }),
+    ...(goldOnly === undefined ? {} : { goldOnly }),
+  };
 }
 
 function plainReportInput(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {

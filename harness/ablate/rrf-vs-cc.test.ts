@@ -75,6 +75,16 @@ describe('configs/rrf-vs-cc.yaml', () => {
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
     for (const h of ['## Best systems per stratum (nDCG@10)', '## Grids', '## Tuning', '## Fusion inputs: contribution and reach (top 10)'])
       expect(md).toContain(h);
+    // The question's second half is tested (issue 41): tuned RRF against each tuned CC, a family of its own, answered.
+    const csv = readFileSync(join(dir, 'comparisons.csv'), 'utf8').split('\n');
+    for (const cc of ['cc-tm2c2.tuned', 'cc-minmax.tuned']) {
+      const rows = csv.filter((l) => l.includes(`,nDCG@10,${cc},rrf.tuned,`));
+      expect(rows.map((l) => l.split(',')[0]).sort(), cc).toEqual(['all', 'exact', 'multi-hop', 'paraphrase']);
+      const answer = data.answers.questions.find((q) => q.system === cc);
+      expect(answer?.sentence).toMatch(/(is better than|neither .* is significantly better) on nDCG@10 overall: .*CI \[/);
+      expect(md).toContain(answer?.sentence as string);
+    }
+    expect(data.gateResult?.config.candidate).toBe('rrf.tuned');
 
     const second = await cli([]);
     expect(second.code).toBe(0);

@@ -3,7 +3,7 @@ import { ContentStore } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { runPlan } from '../execution/run-plan.js';
-import type { GateResult, ReportInput } from '../decision/types.js';
+import type { Decision, ReportInput } from '../decision/types.js';
 import { buildReportData, writeReportData } from '../report/index.js';
 import { readHumanLabels } from '../evidence/labels.js';
 import { loadStudy } from './load.js';
@@ -27,8 +27,8 @@ export interface AblateResult {
   readonly systems: readonly SystemSummary[];
   readonly tuned: readonly TunedSystem[];
   readonly input: ReportInput;
-  /** The gate's verdict, as report.json records it. */
-  readonly gate?: GateResult;
+  /** The verdict of the gate, with its qualifiers and exit status, as report.json records it. */
+  readonly decision?: Decision;
 }
 
 /** What the runner needs from its caller: where to log, the environment arms may read, the regenerating command. */
@@ -93,5 +93,5 @@ export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise
     return files;
   });
   const { runs, means, tuned } = scored;
-  return { reportDir: dir, evalSet: study.es, runs, means, systems, tuned, input, ...(data.gateResult ? { gate: data.gateResult } : {}) };
+  return { reportDir: dir, evalSet: study.es, runs, means, systems, tuned, input, ...(data.decision ? { decision: data.decision } : {}) };
 }

@@ -3,6 +3,7 @@ import type { EvalSet } from '../../evalset/types.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { needsTurnSessions, parseMeasure } from '../metrics/measure.js';
 
 /** The config's eval set, at its split or at `split` (the dev split a grid is tuned on). */
 export function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger, split?: string): Promise<EvalSet> {
@@ -24,8 +25,12 @@ export function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger, split?: 
  * The qrels and unit map to score with. With `unit:` set, each query's qrels move to that unit (a unit takes
  * the best grade of its judged members) and runs are mapped through the same map at evaluation.
  */
-export function scoringUnit(cfg: Pick<ResolvedConfig, 'unit' | 'file'>, es: EvalSet): { qrels: EvalSet['qrels']; units?: ReadonlyMap<string, string> } {
-  if (cfg.unit === undefined) return { qrels: es.qrels };
+export function scoringUnit(
+  cfg: Pick<ResolvedConfig, 'unit' | 'file'> & { readonly measures?: readonly string[] },
+  es: EvalSet,
+): { qrels: EvalSet['qrels']; units?: ReadonlyMap<string, string>; sessions?: ReadonlyMap<string, string> } {
+  const sessions = turnSessionsFor(cfg, es);
+  if (cfg.unit === undefined) return { qrels: es.qrels, ...(sessions ? { sessions } : {}) };
   const units = es.units?.get(cfg.unit);
   if (!units) {
     const known = [...(es.units?.keys() ?? [])];
@@ -42,4 +47,21 @@ export function scoringUnit(cfg: Pick<ResolvedConfig, 'unit' | 'file'>, es: Eval
     qrels.set(qid, mapped);
   }
   return { qrels, units };
+}
+
+/**
+ * The turn -> session map that LongMemEval's turn-to-session measures (`*-T2S@k`) read, when the config asks
+ * for one; refused at load (exit 2) where they cannot be scored: at a `unit:`, or on an eval set without turns.
+ */
+function turnSessionsFor(cfg: Pick<ResolvedConfig, 'unit' | 'file'> & { readonly measures?: readonly string[] }, es: EvalSet) {
+  const asked = (cfg.measures ?? []).filter((m) => needsTurnSessions(parseMeasure(m)));
+  if (asked.length === 0) return undefined;
+  const what = `measures: ${asked.join(', ')} (LongMemEval's turn-to-session numbers)`;
+  if (cfg.unit !== undefined) {
+    throw new ConfigError(cfg.file, [`${what} map a turn ranking to sessions themselves; drop unit: ${cfg.unit}, or use Success@k, R-all@k, nDCG-LME@k`]);
+  }
+  const sessions = es.units?.get('session');
+  if (!sessions)
+    throw new ConfigError(cfg.file, [`${what} need the session of every turn; eval set ${es.name} has none (LongMemEval: options: { unit: turn })`]);
+  return sessions;
 }

@@ -9,6 +9,7 @@ import { humanQrels } from '../evidence/labels.js';
 import type { HumanLabelsInput } from '../decision/evidence-types.js';
 import type { QueryExample, RecallCurves } from '../decision/types.js';
 import { type CondensedScores, condensedScores } from './condensed.js';
+import { type GoldOnlyScores, goldOnlyScores } from './gold-only.js';
 import { queryExamples, recallCurves } from './evidence.js';
 import type { LoadedStudy } from './load.js';
 import { scoringUnit } from './scopes.js';
@@ -42,11 +43,17 @@ export interface ScoredAblation {
   readonly condensed?: CondensedScores;
   /** The human-labelled queries scored under the human qrels, when the config names `humanLabels:`. */
   readonly humanLabels?: HumanLabelsInput;
+  /** On judged qrels with gold beside them: the gate's pair on its measure scored on gold alone. */
+  readonly goldOnly?: GoldOnlyScores;
 }
 
 type Unit = ReturnType<typeof scoringUnit>;
 
-const scoreOptions = (cfg: ResolvedConfig, unit: Unit) => ({ relevanceLevel: cfg.relevanceLevel, ...(unit.units ? { units: unit.units } : {}) });
+const scoreOptions = (cfg: ResolvedConfig, unit: Unit) => ({
+  relevanceLevel: cfg.relevanceLevel,
+  ...(unit.units ? { units: unit.units } : {}),
+  ...(unit.sessions ? { sessions: unit.sessions } : {}),
+});
 
 /** A run restricted to `ids`, in that order (a query it did not answer has no results). */
 function only(run: Run, ids: readonly string[]): Run {
@@ -165,7 +172,8 @@ export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed:
     ...(human ? { humanLabels: human } : {}),
   };
   const condensed = condensedScores(cfg, study, executed, out);
-  return condensed === undefined ? out : { ...out, condensed };
+  const goldOnly = goldOnlyScores(cfg, study, runs);
+  return { ...out, ...(condensed === undefined ? {} : { condensed }), ...(goldOnly === undefined ? {} : { goldOnly }) };
 }
 
 /**
@@ -185,6 +193,7 @@ function scoreHuman(cfg: ResolvedConfig, es: EvalSet, runs: ReadonlyMap<string, 
     incomplete: labels.incomplete.length,
     perQuery,
     pairs: labels.pairs.map((p) => ({ queryId: p.queryId, docId: p.docId, stratum: p.stratum, human: p.human, judge: p.llm })),
+    relevanceLevel: cfg.relevanceLevel,
     thresholds: { minTau: cfg.validation.minTau, minQueries: cfg.validation.minQueries, resamples: cfg.validation.resamples },
   };
 }

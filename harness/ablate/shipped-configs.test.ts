@@ -5,7 +5,7 @@ import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { renderAdr } from '../report/adr.js';
 import type { ReportData } from '../decision/types.js';
-import { PROJECT_ROOT, sharedPath } from '../testing/shared.js';
+import { PROJECT_ROOT, sharedMissing, sharedPath } from '../testing/shared.js';
 import { tempDir } from '../testing/temp.js';
 
 /**
@@ -28,8 +28,9 @@ const CONFIGS: Readonly<Record<string, Check>> = {
   'recipes-locomo': { shared: 'data/locomo/locomo10.json', slow: true },
   'nfcorpus-bm25': { shared: 'data/nfcorpus/qrels/test.tsv', slow: true },
   'rrf-vs-cc-nfcorpus': { shared: 'data/nfcorpus/qrels/dev.tsv', slow: true },
-  'example-dense': { skip: 'needs the GloVe model folder (`npm run build-glove`) and the use-lite model' },
-  'nfcorpus-dense': { skip: 'needs the GloVe model folder (`npm run build-glove`) and the use-lite model' },
+  // Not "needs the GloVe folder": the dense tests link one into their temp cache and run these configs themselves.
+  'example-dense': { skip: 'run with a GloVe model folder by arms/dense/example-dense.test.ts, which checks its numbers and report' },
+  'nfcorpus-dense': { skip: 'run with a GloVe model folder by arms/dense/nfcorpus-dense.test.ts where ../shared has NFCorpus' },
   'example-hosted': { skip: 'needs VOYAGE_API_KEY and OPENAI_API_KEY (hosted embedding APIs)' },
   'example-judged': { skip: 'needs LLM judgments written by `harness judge` (an API key)' },
   'example-postgres': { skip: 'run with the GloVe model folder by arms/postgres/example-postgres.test.ts, which checks its warnings the same way' },
@@ -43,7 +44,7 @@ const CONFIG_CAUSED = new Set(['input-unreachable', 'permutations-too-few', 'emp
 function skipReason(check: Check): string | undefined {
   if ('skip' in check) return check.skip;
   if ('run' in check) return check.needs !== undefined && !existsSync(join(PROJECT_ROOT, check.needs)) ? `needs ${check.needs} (npm run build)` : undefined;
-  if (!existsSync(sharedPath(check.shared))) return `../shared is not here (missing ${check.shared})`;
+  if (!existsSync(sharedPath(check.shared))) return sharedMissing([check.shared]);
   if (check.slow === true && process.env['HARNESS_SHIPPED_ALL'] !== '1') return 'slow over ../shared data: set HARNESS_SHIPPED_ALL=1 to run it';
   return undefined;
 }

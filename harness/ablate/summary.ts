@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import type { ResolvedConfig } from '../config/load.js';
+import { verdictSentence } from '../decision/verdict.js';
 import type { AblateResult } from './run.js';
 
 /** What `harness ablate` prints when done: the means of every run outside a grid, tuned picks, cache use, the gate, where the report is. */
@@ -22,7 +23,7 @@ export function ablationSummary(cfg: ResolvedConfig, result: AblateResult, cwd: 
   }
   const cache = result.systems.reduce((acc, a) => ({ hits: acc.hits + a.cache.hits, misses: acc.misses + a.cache.misses }), { hits: 0, misses: 0 });
   lines.push(`  system runs from cache: ${cache.hits} hit(s), ${cache.misses} computed`);
-  if (result.gate) lines.push(`gate: ${result.gate.verdict}: ${result.gate.reason}`);
+  if (result.decision) lines.push(`gate: ${verdictSentence(result.decision)}`);
   lines.push(`report: ${relative(cwd, result.reportDir) || result.reportDir}/report.md`);
   return `${lines.join('\n')}\n`;
 }

@@ -33,7 +33,7 @@ export const ablateCommand = defineCommand({
     const { loadConfig } = await import('../config/load.js');
     const { ablate, verify, formatVerify } = await import('../ablate/run.js');
     const { ablationSummary } = await import('../ablate/summary.js');
-    const { GateRejectError, UsageError, VerificationError } = await import('../errors.js');
+    const { GateExitError, UsageError, VerificationError } = await import('../errors.js');
     const { withDetail } = await import('../log.js');
     const jobs = parseJobs(args.jobs);
     // --verbose is global (main.ts); here it also lets through how each system ran (a worker fallback).
@@ -68,8 +68,10 @@ export const ablateCommand = defineCommand({
       if (failed.length > 0)
         throw new VerificationError(`--verify: ${failed.length} expectation(s) failed: ${failed.map((f) => `${f.run} ${f.measure}`).join(', ')}`);
     }
-    if (args.gateExit && result.gate?.verdict === 'REJECT') {
-      throw new GateRejectError(result.gate.reason, `${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
+    const d = result.decision;
+    if (args.gateExit && d !== undefined && d.exitCode !== 0) {
+      const { verdictSentence } = await import('../decision/verdict.js');
+      throw new GateExitError(verdictSentence(d), d.exitCode, `${relative(io.cwd, result.reportDir) || result.reportDir}/report.md`);
     }
   },
 });

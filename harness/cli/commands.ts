@@ -14,6 +14,7 @@ import { kappaCommand } from './kappa.command.js';
 import { initCommand } from './init.command.js';
 import { powerCommand } from './power.command.js';
 import { exportSqlCommand } from './export-sql.command.js';
+import { modelsCommand } from './models.command.js';
 
 /** Every verb of the CLI, in `--help` order. One line per command module. */
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds factories of different param types; each entry is checked by `satisfies` against its own
@@ -31,6 +32,7 @@ export const commands: readonly CommandSpec<any>[] = [
   judgeCommand,
   kappaCommand,
   measuresCommand,
+  modelsCommand,
   powerCommand,
   reportCommand,
 ];

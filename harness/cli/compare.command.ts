@@ -1,4 +1,5 @@
-import { GateRejectError, UsageError } from '../errors.js';
+import { GateExitError, UsageError } from '../errors.js';
+import { verdictSentence } from '../decision/verdict.js';
 import type { CompareConfigInput, Correction, GateRule, TestKind } from '../compare/config.js';
 import type { ReportData, ReportInput } from '../decision/types.js';
 import { defineCommand } from './io.js';
@@ -230,9 +231,10 @@ export const compareCommand = defineCommand({
       const dir = resolve(io.cwd, args.out);
       data = (await writeReport(dir, gated)).data;
       reportFile = relative(io.cwd, join(dir, 'report.md')) || 'report.md';
-      const verdict = data.gateResult ? `; gate ${data.gateResult.verdict}` : '';
+      const verdict = data.decision ? `; gate ${data.decision.headline}` : '';
       io.out(`report: ${reportFile} (${data.comparisons.length} comparisons, ${data.warnings.length} warning(s)${verdict})\n`);
     }
-    if (args.gateExit && data.gateResult?.verdict === 'REJECT') throw new GateRejectError(data.gateResult.reason, reportFile);
+    const d = data.decision;
+    if (args.gateExit && d !== undefined && d.exitCode !== 0) throw new GateExitError(verdictSentence(d), d.exitCode, reportFile);
   },
 });

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stderrLogger } from '../log.js';
 import { type Captured, runCaptured } from '../testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
+import { writeMemoryEvalSet, writeStudy } from '../testing/study.js';
 import { tempDir } from '../testing/temp.js';
 
 /**
@@ -47,9 +48,7 @@ function serve(req: LoopbackRequest) {
 beforeEach(async () => {
   mode.echo401 = false;
   dir = tempDir('harness-credentials');
-  mkdirSync(join(dir, 'es'));
-  writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
-  writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
+  writeMemoryEvalSet(dir, corpus, queries);
   server = await startLoopback(serve);
 });
 afterEach(async () => {
@@ -58,16 +57,11 @@ afterEach(async () => {
 
 /** An ablation of a bm25 arm and `arm` (YAML lines under `arms:`), with extra top-level lines. */
 function config(arm: string, top: readonly string[] = []): string {
-  const file = join(dir, 'c.yaml');
-  writeFileSync(
-    file,
-    `name: creds
-evalset: { format: memory, path: es }
-measures: [nDCG@10]
-topK: 10
-output: out
-cache: cache
-${top.join('\n')}
+  return writeStudy(
+    dir,
+    'c.yaml',
+    'creds',
+    `${top.join('\n')}
 arms:
   - id: bm25
     kind: bm25
@@ -75,7 +69,6 @@ ${arm}
 compare: { permutations: 100, resamples: 100 }
 `,
   );
-  return file;
 }
 
 const httpArm = (url: string) => `  - id: svc
@@ -162,7 +155,8 @@ describe('a credential written into a URL of the config', () => {
     const url = `${server.url.replace('http://', `http://u:${PLANTED}@`)}/v1`;
     const r = await runCaptured(['judge', '--runs', 'a.trec', '--evalset', 'es', '--out', 'j', '--model', 'judge-m', '--base-url', url, '--local'], dir, env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/judge\.baseURL: holds a user:password/);
+    // The flag gave the URL, so the flag is named (a judge: block's would be judge.baseURL).
+    expect(r.stderr).toMatch(/--base-url: holds a user:password/);
     expect(leaks(r)).toEqual([]);
     expect(server.requests).toHaveLength(0);
   });

@@ -25,8 +25,18 @@ export const datasetsCommand = defineCommand({
     }
     if (args.name === undefined) throw new UsageError('datasets get needs a NAME', { hint: 'see `harness datasets list`' });
     const baseUrl = args.baseUrl ?? io.env[BASE_URL_ENV];
+    if (baseUrl !== undefined) {
+      const { urlCredentialProblem } = await import('../util/redact.js');
+      // Refused as everywhere else (ADR 0035): a credential in a URL reaches shell history, logs and process lists.
+      const problem = urlCredentialProblem(baseUrl, 'give the mirror a URL without credentials (one that needs them is not supported)');
+      if (problem !== undefined) throw new UsageError(`${args.baseUrl === undefined ? BASE_URL_ENV : '--base-url'} ${problem}`);
+    }
+    const { MAX_TIMER_MS } = await import('../../arms/remote/limits.js');
     const seconds = (flag: string, v: number | undefined) => {
       if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new UsageError(`--${flag} must be a positive number of seconds, got ${v}`);
+      // Both arm Node.js timers, and a longer one than a timer keeps would fire after 1 ms.
+      if (v !== undefined && v * 1000 > MAX_TIMER_MS)
+        throw new UsageError(`--${flag}: must be at most ${MAX_TIMER_MS / 1000} (about 24.8 days), the longest timer Node.js can set`);
       return v === undefined ? undefined : v * 1000;
     };
     const connectTimeoutMs = seconds('connect-timeout', args.connectTimeout);

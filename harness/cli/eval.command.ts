@@ -32,6 +32,9 @@ const LONG: Readonly<Record<string, string>> = {
   Zscore: 'Z',
 };
 
+/** harness's own flags of `eval`, read by yargs before getopt sees the rest: suggested for a typo too. */
+const HARNESS_FLAGS = ['format', 'threads', 'verbose'];
+
 /** One option of a command line: its short name and its value. */
 interface Option {
   readonly name: string;
@@ -54,6 +57,12 @@ export function parseTrecEvalArgs(argv: readonly string[]): EvalArgs {
   return { settings, qrelsPath: positional[0]!, runPath: positional[1]! };
 }
 
+/** `; did you mean '--x'?` for an unknown long option, from trec_eval's long names and harness's own flags. */
+function flagSuggestion(key: string): string {
+  const near = closest(key, [...Object.keys(LONG), ...HARNESS_FLAGS]);
+  return near === undefined ? '' : `; did you mean '--${near}'?`;
+}
+
 /** The options and the file arguments of a command line, as getopt_long reads them (long names may be abbreviated). */
 function getopt(argv: readonly string[]): { opts: Option[]; positional: string[] } {
   const opts: Option[] = [];
@@ -69,7 +78,11 @@ function getopt(argv: readonly string[]): { opts: Option[]; positional: string[]
       const key = a.slice(2, eq < 0 ? undefined : eq);
       const matches = Object.keys(LONG).filter((k) => k === key || k.startsWith(key));
       const exact = matches.includes(key) ? key : matches.length === 1 ? matches[0] : undefined;
-      if (exact === undefined) throw new UsageError(`${matches.length > 1 ? 'ambiguous' : 'unknown'} option '--${key}'`, { hint: 'see `harness eval --help`' });
+      if (exact === undefined)
+        throw new UsageError(
+          matches.length > 1 ? `ambiguous option '--${key}' (${matches.map((k) => `--${k}`).join(', ')})` : `unknown option '--${key}'${flagSuggestion(key)}`,
+          { hint: 'see `harness eval --help`' },
+        );
       const short = LONG[exact]!;
       if (SHORT_WITH_ARG.has(short)) {
         const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];

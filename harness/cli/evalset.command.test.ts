@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../log.js';
+import { runCaptured } from '../testing/cli.js';
 import { describeShared, sharedPath } from '../testing/shared.js';
 import type { CliIo } from './io.js';
 import { runCli } from './main.js';
@@ -37,18 +38,29 @@ describe('harness evalset inspect', () => {
     expect(out).toMatch(/^\s+documents\s+min 2\s+median 2\.5\s+p95 3\s+max 3$/m);
     expect(out).toContain('1 query has no relevant document (no grade >= 1)');
     expect(out).toContain('validation: no problems');
+    // Qrels completeness (issue 41): the memory format's default is complete; --qrels declares otherwise.
+    expect(out).toMatch(/^qrels\s+complete \(an unlisted document is known non-relevant: no judgment holes\); the memory format's default/m);
+    const pooled = io();
+    expect(await runCli(['evalset', 'inspect', '--format', 'memory', '--path', dir, '--qrels', 'pooled'], pooled)).toBe(0);
+    expect(pooled.text()).toMatch(/^qrels\s+pooled \(an unlisted document is unjudged: reports check judgment holes\); as --qrels declares$/m);
   });
 
   it('exits 2 and lists the problems of an inconsistent set', async () => {
     const dir = await memorySet('{"id": "q1", "text": "  ", "stratum": "exact", "qrels": {"m1": 1}}\n');
-    const cli = io();
-    expect(await runCli(['evalset', 'inspect', '--format', 'memory', '--path', dir], cli)).toBe(2);
-    expect(cli.text()).toContain('validation: 1 problems\n  - 1 queries with empty text: q1');
+    const r = await runCaptured(['evalset', 'inspect', '--format', 'memory', '--path', dir], process.cwd());
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('validation: 1 problems\n  - 1 queries with empty text: q1');
+    expect(r.stderr).toBe(`harness: ${dir}: 1 validation problems (listed above)\n`);
   });
 
   it('rejects bad --options JSON and unknown option keys with exit 2', async () => {
-    expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', 'x.json', '--options', '{unit'], io())).toBe(2);
-    expect(await runCli(['evalset', 'inspect', '--format', 'locomo', '--path', 'x.json', '--options', '{"untis":"turn"}'], io())).toBe(2);
+    const inspect = ['evalset', 'inspect', '--format', 'locomo', '--path', 'x.json', '--options'];
+    const json = await runCaptured([...inspect, '{unit'], process.cwd());
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('harness: --options is not valid JSON: {unit');
+    const key = await runCaptured([...inspect, '{"untis":"turn"}'], process.cwd());
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('harness: --options: 1 problem\n  options: Unrecognized key: "untis"');
   });
 });
 

@@ -11,6 +11,10 @@ export const evalsetCommand = defineCommand({
       .option('path', { type: 'string', describe: 'inspect: folder (beir, memory) or file (locomo, longmemeval)' })
       .option('split', { type: 'string', describe: 'inspect: qrels split (beir; default test)' })
       .option('strata', { type: 'string', describe: 'inspect: strata file: queryId<TAB>stratum per line' })
+      .option('qrels', {
+        choices: ['complete', 'pooled'] as const,
+        describe: "inspect: the qrels completeness a study would declare (evalset.qrels); default: the format's",
+      })
       .option('options', { type: 'string', describe: 'inspect: format options as JSON, e.g. \'{"unit":"session"}\'' })
       .option('corpus', { type: 'string', describe: 'build: memory corpus (corpus.jsonl / corpus.csv or its folder)' })
       .option('out', { type: 'string', describe: 'build: the eval-set folder to write' })
@@ -69,7 +73,16 @@ export const evalsetCommand = defineCommand({
       },
       io.log,
     );
-    io.out(formatInspect(evalSet, validation));
+    const { evalSetFormats } = await import('../../evalset/load.js');
+    const byDefault = evalSetFormats[args.format as keyof typeof evalSetFormats].qrels;
+    const qrels =
+      args.qrels === undefined
+        ? {
+            value: byDefault,
+            from: `the ${args.format} format's default (a config's evalset.qrels: ${byDefault === 'complete' ? 'pooled' : 'complete'} overrides it)`,
+          }
+        : { value: args.qrels, from: 'as --qrels declares' };
+    io.out(formatInspect(evalSet, validation, qrels));
     if (validation.problems.length > 0) {
       throw new InputError(path, undefined, `${validation.problems.length} validation problems (listed above)`);
     }

@@ -17,7 +17,14 @@ export const exportSqlCommand = defineCommand({
     const text = await readFile(file, 'utf8').catch((err: Error) => {
       throw new UsageError(`cannot read ${file}: ${err.message}`, { hint: 'give --report the folder harness ablate wrote' });
     });
-    const out = exportFromReport((JSON.parse(text) as { runs: Parameters<typeof exportFromReport>[0] }).runs, args.system);
+    let runs: unknown;
+    try {
+      runs = (JSON.parse(text) as { runs?: unknown } | null)?.runs;
+    } catch (err) {
+      throw new UsageError(`${file} is not JSON: ${(err as Error).message}`, { hint: 'give --report a folder harness ablate wrote, its report.json unedited' });
+    }
+    if (!Array.isArray(runs)) throw new UsageError(`${file}: no runs array`, { hint: 'give --report a folder harness ablate wrote' });
+    const out = exportFromReport(runs as Parameters<typeof exportFromReport>[0], args.system);
     io.out(
       [
         `-- ${out.system}: ${JSON.stringify(out.hybrid)} (postgres arm ranking: hybrid, params.hybrid)`,

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -114,4 +115,57 @@ describe('harness init', () => {
     // A name YAML would read as a number or a boolean stays a string.
     for (const name of ['2025', 'true', 'my-study']) expect(parse(studyConfig(name, undefined))).toMatchObject({ name });
   });
+});
+
+// Root writes anywhere, so as root the refusal is made by the kernel for user nobody, in a child process (the CLI
+// through tsx, from this checkout, which nobody must be able to read); as any other user, the folder is read-only.
+const asRoot = process.getuid?.() === 0;
+const BIN = join(projectRoot(), 'harness', 'cli', 'bin.ts');
+
+/** `harness init` into `target` as user nobody, its TMPDIR (tsx's cache) in `tmp`, which nobody may write. */
+function initAsNobody(target: string, tmp: string) {
+  const env = { ...process.env, TMPDIR: tmp, HOME: tmp };
+  return spawnSync(process.execPath, ['--import', 'tsx', BIN, 'init', target], { cwd: projectRoot(), encoding: 'utf8', env, uid: 65534, gid: 65534 });
+}
+
+describe('harness init into a folder this user cannot write', () => {
+  it('names the folder and says why (exit 1), not an unexpected failure, and writes nothing', async (ctx) => {
+    const parent = tempDir('init-eacces');
+    const locked = join(parent, 'locked');
+    mkdirSync(locked);
+    if (!asRoot) {
+      chmodSync(locked, 0o555);
+      const r = await cli(['init', join(locked, 'study')], parent);
+      chmodSync(locked, 0o755);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`harness: init: cannot write in ${locked}: permission denied (EACCES)`);
+      expect(readdirSync(locked)).toEqual([]);
+      return;
+    }
+    // The run's private temp folder lets only its owner in: nobody passes through it for this test only.
+    const up = dirname(parent);
+    const mode = statSync(up).mode & 0o777;
+    const tmp = join(parent, 'tmp');
+    mkdirSync(tmp);
+    chmodSync(tmp, 0o777);
+    chmodSync(parent, 0o755);
+    chmodSync(up, mode | 0o001);
+    try {
+      const probe = spawnSync(process.execPath, ['-e', ''], { cwd: projectRoot(), uid: 65534, gid: 65534 });
+      if (probe.status !== 0) {
+        process.stderr.write('[skip] init into an unwritable folder: user nobody cannot run node here\n');
+        ctx.skip();
+      }
+      for (const target of [locked, join(locked, 'new', 'study')]) {
+        const r = initAsNobody(target, tmp);
+        expect(r.stderr).toContain(`harness: init: cannot write in ${locked}: permission denied (EACCES)`);
+        expect(r.stderr).toContain('hint: init a folder you can write to');
+        expect(r.stderr).not.toContain('unexpected failure');
+        expect(r.status).toBe(1);
+      }
+      expect(readdirSync(locked)).toEqual([]);
+    } finally {
+      chmodSync(up, mode);
+    }
+  }, 30_000);
 });

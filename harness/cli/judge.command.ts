@@ -20,6 +20,49 @@ interface JudgeArgs {
 /** Judge settings: the config's judge: block (or none) under the flags, validated; problems name `source`. */
 type Settings = (base: Record<string, unknown>, source: string) => JudgeConfig;
 
+/** The flags that set a judge: key, by key, with the name yargs parses each into. */
+const JUDGE_FLAGS: Readonly<Record<string, { readonly flag: string; readonly arg: string }>> = {
+  depth: { flag: 'depth', arg: 'depth' },
+  model: { flag: 'model', arg: 'model' },
+  baseURL: { flag: 'base-url', arg: 'baseUrl' },
+  apiKeyEnv: { flag: 'api-key-env', arg: 'apiKeyEnv' },
+  local: { flag: 'local', arg: 'local' },
+  samples: { flag: 'samples', arg: 'samples' },
+  concurrency: { flag: 'concurrency', arg: 'concurrency' },
+  maxRetries: { flag: 'max-retries', arg: 'maxRetries' },
+  timeoutMs: { flag: 'timeout-ms', arg: 'timeoutMs' },
+};
+
+/**
+ * The flags laid over a judge: block and validated. A bad value a flag gave is a usage error naming the flag
+ * (`--timeout-ms: ...`), since the config does not hold it; a bad value of the block names `judge.<key>`.
+ */
+async function judgeSettings(args: Record<string, unknown>): Promise<Settings> {
+  const { ConfigError, UsageError } = await import('../errors.js');
+  const { judgeConfigSchema } = await import('../config/judge.js');
+  const flags = Object.fromEntries(Object.entries(JUDGE_FLAGS).flatMap(([key, f]) => (args[f.arg] === undefined ? [] : [[key, args[f.arg]]])));
+  // The flag that set the value at `path`, if one did.
+  const flagOf = (path: readonly PropertyKey[]): string | undefined =>
+    path[0] === 'audit'
+      ? path[1] === 'pairs' && args['auditPairs'] !== undefined
+        ? 'audit-pairs'
+        : undefined
+      : String(path[0]) in flags
+        ? JUDGE_FLAGS[String(path[0])]?.flag
+        : undefined;
+  return (base, source) => {
+    const audit = args['auditPairs'] === undefined ? {} : { audit: { ...((base['audit'] as object | undefined) ?? {}), pairs: args['auditPairs'] } };
+    const r = judgeConfigSchema.safeParse({ ...base, ...flags, ...audit });
+    if (r.success) return r.data;
+    const fromFlag = r.error.issues.filter((i) => flagOf(i.path) !== undefined);
+    if (fromFlag.length > 0) throw new UsageError(fromFlag.map((i) => `--${flagOf(i.path)}: ${i.message}`).join('; '));
+    throw new ConfigError(
+      source,
+      r.error.issues.map((i) => `judge.${i.path.join('.')}: ${i.message}`),
+    );
+  };
+}
+
 export const judgeCommand = defineCommand({
   command: 'judge',
   describe: 'Pool the top-k of every system and have an LLM judge (0-3, UMBRELA-style) grade the pairs no qrels grade',
@@ -56,29 +99,7 @@ export const judgeCommand = defineCommand({
       .example('$0 judge --config configs/example-judged.yaml', 'judge the pool of every system of the ablation')
       .example('$0 judge --runs a.trec b.trec --evalset data/store --depth 10 --model m --base-url http://127.0.0.1:8080/v1 --local --out data/judgments', ''),
   async run(args, io) {
-    const { ConfigError } = await import('../errors.js');
-    const { judgeConfigSchema } = await import('../config/judge.js');
-    const flags: Record<string, unknown> = {
-      ...(args.depth === undefined ? {} : { depth: args.depth }),
-      ...(args.model === undefined ? {} : { model: args.model }),
-      ...(args.baseUrl === undefined ? {} : { baseURL: args.baseUrl }),
-      ...(args.apiKeyEnv === undefined ? {} : { apiKeyEnv: args.apiKeyEnv }),
-      ...(args.local === undefined ? {} : { local: args.local }),
-      ...(args.samples === undefined ? {} : { samples: args.samples }),
-      ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
-      ...(args.maxRetries === undefined ? {} : { maxRetries: args.maxRetries }),
-      ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
-    };
-    const settings: Settings = (base, source) => {
-      const audit = args.auditPairs === undefined ? {} : { audit: { ...((base['audit'] as object | undefined) ?? {}), pairs: args.auditPairs } };
-      const r = judgeConfigSchema.safeParse({ ...base, ...flags, ...audit });
-      if (!r.success)
-        throw new ConfigError(
-          source,
-          r.error.issues.map((i) => `judge.${i.path.join('.')}: ${i.message}`),
-        );
-      return r.data;
-    };
+    const settings = await judgeSettings(args);
     if (args.auditPairs !== undefined && !args.audit) throw new (await import('../errors.js')).UsageError('--audit-pairs goes with --audit');
     if (args.audit) await auditCommand(args, io, settings);
     else if (args.config !== undefined) await judgeAblation({ ...args, config: args.config }, io, settings);

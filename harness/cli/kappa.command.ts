@@ -1,3 +1,5 @@
+import type { KappaReport } from '../kappa/report.js';
+import type { KappaRelevance } from '../kappa/relevance.js';
 import { defineCommand } from './io.js';
 
 export const kappaCommand = defineCommand({
@@ -30,7 +32,15 @@ export const kappaCommand = defineCommand({
       .option('on', {
         choices: ['none', 'linear', 'quadratic', 'binary'] as const,
         default: 'binary' as const,
-        describe: 'the kappa the check reads (binary: relevant at grade >= 2)',
+        describe: "the kappa the check reads (binary: relevant or not, split where the gate's measure first gains)",
+      })
+      .option('config', {
+        type: 'string',
+        describe: "the study config: the binary kappa splits at the lowest grade its gate's measure gains from (relevanceLevel for P, R, AP...)",
+      })
+      .option('relevant-at', {
+        type: 'number',
+        describe: 'split the binary kappa here by hand: relevant at this grade 1-3 or above (default 1, or from --config)',
       })
       .option('threshold', { type: 'number', default: 0.6, describe: 'kappa at or above which the judge is trusted' })
       .option('resamples', { type: 'number', default: 2000, describe: 'bootstrap resamples for the intervals' })
@@ -43,7 +53,7 @@ export const kappaCommand = defineCommand({
     const { resolve } = await import('node:path');
     const { UsageError } = await import('../errors.js');
     const { runKappa } = await import('../kappa/run.js');
-    const { formatKappaReport, KAPPA_MIN_LABELS } = await import('../kappa/report.js');
+    const { formatKappaReport } = await import('../kappa/report.js');
     let oversample: Record<string, number> | undefined;
     if (args.oversample !== undefined) {
       oversample = {};
@@ -65,6 +75,7 @@ export const kappaCommand = defineCommand({
     positive('resamples', args.resamples);
     if (!(args.level > 0 && args.level < 1)) throw new UsageError(`--level ${args.level}: give a level between 0 and 1, e.g. 0.95`);
     if (!(args.threshold >= -1 && args.threshold <= 1)) throw new UsageError(`--threshold ${args.threshold}: kappa lies in [-1, 1]`);
+    const relevance = await relevanceOf(args.config, args['relevant-at'], io);
     const stdin = process.stdin;
     const raw = stdin.isTTY === true && args.labels === undefined && !args.report;
     if (raw) stdin.setRawMode(true);
@@ -82,6 +93,7 @@ export const kappaCommand = defineCommand({
           ...(oversample === undefined ? {} : { oversample }),
           seed: args.seed,
           on: args.on,
+          relevance,
           threshold: args.threshold,
           resamples: args.resamples,
           level: args.level,
@@ -90,18 +102,8 @@ export const kappaCommand = defineCommand({
         { input: stdin.iterator({ destroyOnReturn: false }), write: (t) => void process.stderr.write(t), log: io.log },
       );
       if (result.report) io.out(formatKappaReport(result.report));
-      const r = result.report;
-      // The numbers are printed (they show how far the labels go); the check itself is refused, exit 1.
-      if (r?.check === 'TOO-FEW') {
-        const { HarnessError } = await import('../errors.js');
-        const skipped = result.session?.labels.filter((l) => l === 'skip').length ?? 0;
-        throw new HarnessError(
-          `kappa check not made: ${r.n} labelled pairs${skipped > 0 ? ` (${skipped} skipped)` : ''}, it needs at least ${r.minimum} (${KAPPA_MIN_LABELS}, or every judged pair when the judgments hold fewer; they hold ${r.judged})`,
-          {
-            hint: `label more pairs: start a session of ${r.minimum} or more (--session NEW_FILE --sample ${Math.max(r.minimum, args.sample ?? 0)}), or add lines to the labels file`,
-          },
-        );
-      }
+      const skipped = result.session?.labels.filter((l) => l === 'skip').length ?? 0;
+      if (result.report) await refuseUnlessPassed(result.report, skipped, args.sample);
     } finally {
       // stdin stays open (not destroyed on quit), so the terminal is put back in cooked mode here.
       if (raw) stdin.setRawMode(false);
@@ -109,6 +111,39 @@ export const kappaCommand = defineCommand({
     }
   },
 });
+
+/** Where the binary kappa splits: `--relevant-at`, the config's deciding measure, or the default. */
+async function relevanceOf(config: string | undefined, relevantAt: number | undefined, io: { env: NodeJS.ProcessEnv; cwd: string }): Promise<KappaRelevance> {
+  const { kappaRelevance } = await import('../kappa/relevance.js');
+  if (config === undefined) return kappaRelevance(relevantAt === undefined ? {} : { relevantAt });
+  const { loadConfig } = await import('../config/load.js');
+  const cfg = loadConfig(config, { env: io.env, cwd: io.cwd });
+  return kappaRelevance({ ...(relevantAt === undefined ? {} : { relevantAt }), config: cfg });
+}
+
+/**
+ * Exit 1 unless the check passed: the numbers are printed first (they show how far the labels go), then the
+ * reason: too few labels, a FAIL, or an UNDEFINED kappa (one category only), which cannot vouch for the judge.
+ */
+async function refuseUnlessPassed(r: KappaReport, skipped: number, sample: number | undefined): Promise<void> {
+  if (r.check === 'PASS') return;
+  const { HarnessError } = await import('../errors.js');
+  const { KAPPA_MIN_LABELS } = await import('../kappa/report.js');
+  if (r.check === 'TOO-FEW')
+    throw new HarnessError(
+      `kappa check not made: ${r.n} labelled pairs${skipped > 0 ? ` (${skipped} skipped)` : ''}, it needs at least ${r.minimum} (${KAPPA_MIN_LABELS}, or every judged pair when the judgments hold fewer; they hold ${r.judged})`,
+      {
+        hint: `label more pairs: start a session of ${r.minimum} or more (--session NEW_FILE --sample ${Math.max(r.minimum, sample ?? 0)}), or add lines to the labels file`,
+      },
+    );
+  if (r.check === 'FAIL')
+    throw new HarnessError('kappa check FAIL: the judge does not agree with the hand labels enough to score on its grades', {
+      hint: 'read the disagreements (--disagreements FILE), fix the judge or its prompt, judge again and label a new sample',
+    });
+  throw new HarnessError('kappa check UNDEFINED: both raters used one category only, so kappa cannot say whether the judge tells relevant from not', {
+    hint: 'label a sample that holds both relevant and not relevant pairs (--by query, or --oversample a stratum with relevant pairs)',
+  });
+}
 
 /** `stratum=N` entries as counts; a malformed one is a usage error naming it. */
 function stratumCounts(entries: readonly string[] | undefined, UsageError: typeof import('../errors.js').UsageError): Record<string, number> | undefined {

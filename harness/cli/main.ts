@@ -3,7 +3,8 @@ import { HarnessError, type ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
 import { redactUrlsIn } from '../util/redact.js';
 import { commands } from './commands.js';
-import type { CliIo } from './io.js';
+import { withFlagSuggestions } from './flag-suggest.js';
+import type { CliIo, CommandSpec } from './io.js';
 import { harnessVersion } from './version.js';
 
 /** Builds the parser without running it, so tests can inspect options and help text. */
@@ -20,12 +21,13 @@ export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Prom
     .option('verbose', { type: 'boolean', global: true, describe: 'On failure, also print the stack trace; ablate also says how it ran each system' })
     .epilogue(
       'Exit codes: 0 success; 1 runtime or verification failure; 2 bad input, usage or config (the message names ' +
-        'the file, line or flag); 3 gate REJECT with --gate-exit.',
+        'the file, line or flag); 3 gate REJECT with --gate-exit; 4 with --gate-exit, a verdict on judge labels whose judge ' +
+        "is not validated (gate.judgeValidation: optional lets the verdict's own code stand).",
     )
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? new UsageErrorFromYargs(msg);
+      throw err ?? new UsageErrorFromYargs(withFlagSuggestions(msg, argv, knownFlags(argv)), commandOf(argv));
     });
   for (const spec of commands) {
     y = y.command({
@@ -41,9 +43,25 @@ export function buildParser(argv: readonly string[], io: CliIo, onDone: (p: Prom
 }
 
 class UsageErrorFromYargs extends HarnessError {
-  constructor(message: string) {
-    super(message, { exitCode: 2, hint: 'See `harness --help` or `harness <command> --help`.' });
+  constructor(message: string, command: CommandSpec<unknown> | undefined) {
+    const verb = command?.command.split(' ')[0];
+    super(message, { exitCode: 2, hint: verb ? `See \`harness ${verb} --help\`.` : 'See `harness --help` or `harness <command> --help`.' });
   }
+}
+
+/** The command a command line names: its first word that is not a flag. */
+function commandOf(argv: readonly string[]): CommandSpec<unknown> | undefined {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  return at < 0 ? undefined : commands.find((c) => c.command.split(' ')[0] === argv[at]);
+}
+
+/** Every flag (and alias) of the command a command line names, the global ones included, read from its builder. */
+function knownFlags(argv: readonly string[]): string[] {
+  const global = yargs([]).option('verbose', { type: 'boolean' }).help().alias('h', 'help').version(false);
+  const spec = commandOf(argv);
+  const y = spec ? spec.builder(global) : global;
+  const opts = (y as unknown as { getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } }).getOptions();
+  return [...Object.keys(opts.key), ...Object.values(opts.alias).flat()];
 }
 
 export function defaultIo(): CliIo {
@@ -77,7 +95,7 @@ export async function runCli(rawArgv: readonly string[], io: CliIo = defaultIo()
 /** Applies the named command's preprocess() to the arguments after its verb. */
 function preprocess(argv: readonly string[]): readonly string[] {
   const at = argv.findIndex((a) => !a.startsWith('-'));
-  const spec = at < 0 ? undefined : commands.find((c) => c.command.split(' ')[0] === argv[at]);
+  const spec = commandOf(argv);
   return spec?.preprocess ? [...argv.slice(0, at + 1), ...spec.preprocess(argv.slice(at + 1))] : argv;
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
+import { runCaptured } from '../testing/cli.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { fixtureInput } from '../report/testdata/fixture.js';
 import { writeReport } from '../report/write.js';
@@ -44,6 +45,39 @@ describe('harness power on a pilot report', () => {
     const text = await planPower({ ...base, json: false, pilot: join(dir, 'pilot') }, dir);
     expect(text).toContain('alpha/m = 0.05/3 = 0.01667 (holm; gate family of 3 tests in the pilot report)');
     expect(text).toMatch(/paraphrase\s+12\s+0\.1044\s+\d+/);
+  });
+});
+
+describe('harness power --pilot on a report without a gate', () => {
+  it('says so naming the report and what to add (exit 2), never an unexpected failure; --family exploratory plans', async () => {
+    await writeReport(join(dir, 'nogate'), fixtureInput());
+    const r = await runCaptured(['power', '--pilot', join(dir, 'nogate'), '--delta', '0.03'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`harness: ${join(dir, 'nogate', 'report.json')}: the pilot report has no gate, so there is no gate family to plan for`);
+    expect(r.stderr).toContain(
+      'hint: add a gate: block (candidate, baseline, measure) to the pilot config and run it again, or plan with --family exploratory',
+    );
+    expect(r.stderr).not.toContain('unexpected failure');
+    const explore = await runCaptured(['power', '--pilot', join(dir, 'nogate'), '--delta', '0.03', '--family', 'exploratory', '--json'], dir);
+    expect(explore.code, explore.stderr).toBe(0);
+    expect(JSON.parse(explore.out).rows.length).toBeGreaterThan(0);
+  });
+
+  it('a config without a gate under --family gate is a config error naming the file (exit 2)', async () => {
+    const config = join(PROJECT_ROOT, 'configs', 'example.yaml');
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    const noGate = join(dir, 'nogate.yaml');
+    // The example without its gate block, its relative paths made absolute.
+    writeFileSync(
+      noGate,
+      readFileSync(config, 'utf8')
+        .replace(/^gate:[\s\S]*?(?=^\S)/m, '')
+        .replaceAll('../', `${PROJECT_ROOT}/`),
+    );
+    const r = await runCaptured(['power', '--sd', '0.2', '--delta', '0.03', '--config', noGate], PROJECT_ROOT);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${noGate}: 1 problem`);
+    expect(r.stderr).toContain('--family gate: the config declares no gate (add a gate: block)');
   });
 });
 

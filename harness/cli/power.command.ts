@@ -35,7 +35,7 @@ export async function pilotStrata(data: ReportData, measure: string, pair: { bas
   const { stratumIndices } = await import('../decision/build.js');
   const base = data.perQuery[pair.baseline]?.[measure];
   const sys = data.perQuery[pair.system]?.[measure];
-  if (!base || !sys) throw new Error(`the pilot holds no per-query ${measure} for ${pair.baseline} and ${pair.system}`);
+  if (!base || !sys) throw new (await import('../errors.js')).UsageError(`the pilot holds no per-query ${measure} for ${pair.baseline} and ${pair.system}`);
   return stratumIndices(data.queries).map((s) => {
     const d = s.indices.map((i) => (sys[i] as number) - (base[i] as number));
     const mean = d.reduce((a, b) => a + b, 0) / d.length;
@@ -66,17 +66,26 @@ export async function configFamily(
   const overall = sizes[sizes.length - 1]?.id ?? 'all';
   const id = role === 'gate' ? 'gate' : familyId(cfg.compare, overall, measure);
   const f = familyFromConfig(families, id);
-  if (!f) throw new Error(`--family ${role}: the config declares no ${role === 'gate' ? 'gate' : `exploratory family ${id}`}`);
+  if (!f) {
+    const { ConfigError } = await import('../errors.js');
+    throw new ConfigError(cfg.file, [`--family ${role}: the config declares no ${role === 'gate' ? 'gate (add a gate: block)' : `exploratory family ${id}`}`]);
+  }
   return { familySize: f.size, correction: f.correction, familyNote: `${f.id} family of ${f.size} tests declared by the config` };
 }
 
-/** m and the correction a pilot report recorded for the rows' comparisons. */
-function reportFamily(data: ReportData, measure: string, pair: { baseline: string; system: string }, role: 'gate' | 'exploratory') {
+/** m and the correction a pilot report (`file`) recorded for the rows' comparisons; a family it lacks is an input error. */
+async function reportFamily(file: string, data: ReportData, measure: string, pair: { baseline: string; system: string }, role: 'gate' | 'exploratory') {
+  const { InputError } = await import('../errors.js');
+  if (role === 'gate' && data.gateResult === undefined) {
+    throw new InputError(file, undefined, 'the pilot report has no gate, so there is no gate family to plan for (--family gate is the default)', {
+      hint: 'add a gate: block (candidate, baseline, measure) to the pilot config and run it again, or plan with --family exploratory',
+    });
+  }
   const c = data.comparisons.find(
     (x) => x.measure === measure && x.baseline === pair.baseline && x.system === pair.system && (role === 'gate') === (x.role === 'confirmatory'),
   );
   const f = c ? data.families.find((x) => x.id === c.family) : undefined;
-  if (!f) throw new Error(`--family ${role}: the pilot report has no such family for ${pair.system} vs ${pair.baseline} on ${measure}`);
+  if (!f) throw new InputError(file, undefined, `--family ${role}: the pilot report has no such family for ${pair.system} vs ${pair.baseline} on ${measure}`);
   return { familySize: f.size, correction: f.correction, familyNote: `${f.id} family of ${f.size} tests in the pilot report` };
 }
 
@@ -92,7 +101,7 @@ export function formatPlan(s: Subject, plan: Plan, opts: { delta: number; power:
   if (opts.ppi) {
     lines.push(
       `Human labels for a PPI++ interval of half-width ${opts.ppi.halfWidth} at the same level, judge-human correlation ${opts.ppi.rho}, ` +
-        'over the larger of the stratum pilot and needed queries (docs/adr/0039).',
+        'over the larger of the stratum pilot and needed queries, at least 10 (the PPI gate floor, docs/adr/0038 and 0039).',
     );
   }
   const header = ['stratum', 'pilot n', 'sd of differences', 'queries needed', ...(opts.ppi ? ['human labels'] : [])];
@@ -145,7 +154,7 @@ async function fromPilot(path: string, cwd: string) {
   const first = data.comparisons.find((c) => c.measure === measure);
   const pair = g ? { baseline: g.baseline, system: g.candidate } : first ? { baseline: first.baseline, system: first.system } : undefined;
   if (!pair) throw new (await import('../errors.js')).InputError(abs, undefined, 'the pilot report compares no runs; rerun it with two or more arms');
-  return { data, measure, pair, strata: await pilotStrata(data, measure, pair) };
+  return { file: basename(abs) === 'report.json' ? abs : resolve(abs, 'report.json'), data, measure, pair, strata: await pilotStrata(data, measure, pair) };
 }
 
 /**
@@ -193,7 +202,7 @@ export async function planPower(a: PowerArgs, cwd: string): Promise<string> {
   const family = cfg
     ? await configFamily(cfg, sizes, measure ?? (cfg.measures[0] as string), role)
     : pilot
-      ? reportFamily(pilot.data, pilot.measure, pilot.pair, role)
+      ? await reportFamily(pilot.file, pilot.data, pilot.measure, pilot.pair, role)
       : { familySize: 1, correction: 'none' as const, familyNote: 'one test: give --config for the family of the study' };
   const alpha = cfg?.compare.alpha ?? pilot?.data.compare.alpha ?? 0.05;
   const power = a.power ?? cfg?.compare.power ?? pilot?.data.compare.power ?? 0.8;

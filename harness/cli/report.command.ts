@@ -11,7 +11,7 @@ export const reportCommand = defineCommand({
     const { resolve } = await import('node:path');
     const { rerenderReport } = await import('../report/write.js');
     const { data, files } = await rerenderReport(resolve(io.cwd, args.dir));
-    const verdict = data.gateResult ? `; gate ${data.gateResult.verdict}` : '';
+    const verdict = data.decision ? `; gate ${data.decision.headline}` : '';
     io.out(`${args.dir}: rendered ${files.join(', ')} (${data.warnings.length} warning(s)${verdict})\n`);
   },
 });

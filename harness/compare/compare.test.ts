@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { memoryLogger } from '../log.js';
+import { runCaptured } from '../testing/cli.js';
 import type { ReportData } from '../decision/types.js';
 import { comparisonPairs, familyId } from './comparisons.js';
 import { reportedMeasure } from './measures.js';
@@ -94,11 +95,19 @@ describe('harness compare', () => {
     io.stdout.length = 0;
     expect(await runCli(['report', 'again'], io)).toBe(0);
     expect(io.stdout.join('')).toMatch(/^again: rendered report\.md, summary\.csv, comparisons\.csv, per-query\.csv, report\.tex, report\.html/);
-    expect(await runCli(['report', 'nowhere'], io)).toBe(2);
-    expect(await runCli(['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--strata', 'short.tsv'], io)).toBe(2);
-    expect(await runCli(['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--baseline', 'C'], io)).toBe(2);
-    expect(await runCli(['compare', 'a.trec', '--qrels', 'qrels.txt'], io)).toBe(2);
-    expect(await runCli(['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--measures', 'nDCG@x'], io)).toBe(2);
+    // Each error is captured and read here, so the expected lines do not reach the test run's stderr.
+    const failures: [string[], string][] = [
+      [['report', 'nowhere'], `${join(root, 'nowhere', 'report.json')}: no report.json here`],
+      [['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--strata', 'short.tsv'], `${join(root, 'short.tsv')}: 5 qrels queries are not listed`],
+      [['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--baseline', 'C'], '--baseline C is not one of the runs (A, B)'],
+      [['compare', 'a.trec', '--qrels', 'qrels.txt'], 'compare needs at least two run files, got 1'],
+      [['compare', 'a.trec', 'b.trec', '--qrels', 'qrels.txt', '--measures', 'nDCG@x'], 'measure "nDCG@x": the cutoff @x must be a positive integer rank'],
+    ];
+    for (const [argv, said] of failures) {
+      const r = await runCaptured(argv, root);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`harness: ${said}`);
+    }
   });
 });
 

@@ -33,7 +33,7 @@ export interface StratumIndex {
  * (earlier run as baseline). `extra` (the gate's pair) is added in its own orientation, replacing the reversed
  * pair if present, so the gate always reads `candidate − baseline` directly.
  */
-export function comparisonPairs(runIds: readonly string[], baseline: string, allPairs: boolean, extra?: Pair): Pair[] {
+export function comparisonPairs(runIds: readonly string[], baseline: string, allPairs: boolean, ...extras: (Pair | undefined)[]): Pair[] {
   const pairs: Pair[] = [];
   if (allPairs) {
     for (let i = 0; i < runIds.length; i++) {
@@ -42,13 +42,24 @@ export function comparisonPairs(runIds: readonly string[], baseline: string, all
   } else {
     for (const id of runIds) if (id !== baseline) pairs.push({ baseline, system: id });
   }
-  if (extra && extra.baseline !== extra.system) {
+  for (const extra of extras) {
+    if (!extra || extra.baseline === extra.system) continue;
     const same = pairs.findIndex((p) => p.baseline === extra.baseline && p.system === extra.system);
     const reversed = pairs.findIndex((p) => p.baseline === extra.system && p.system === extra.baseline);
     if (reversed >= 0) pairs[reversed] = extra;
     else if (same < 0) pairs.push(extra);
   }
   return pairs;
+}
+
+/** Family id of a `compare.questions` entry's comparisons. */
+export function questionFamily(id: string): string {
+  return `question ${id}`;
+}
+
+/** The question (if any) whose pair and measure this comparison is: its own family. */
+function questionOf(cfg: CompareConfig, measure: string, pair: Pair, fallbackMeasure: string | undefined) {
+  return cfg.questions.find((q) => q.baseline === pair.baseline && q.system === pair.system && (q.measure ?? fallbackMeasure) === measure);
 }
 
 /** The exploratory family a comparison belongs to under `family` (see `compareSchema.family`). */
@@ -161,7 +172,7 @@ function isConfirmatory(gate: ConfirmatorySpec | undefined, stratum: string, mea
 function pairedOf(
   perQuery: PerQuery,
   ordered: readonly number[],
-  at: { readonly stratum: string; readonly measure: string; readonly pair: Pair },
+  at: { readonly stratum: string; readonly measure: string; readonly pair: Pair; readonly firstMeasure: string | undefined },
   cfg: CompareConfig,
   gate: ConfirmatorySpec | undefined,
 ): Paired {
@@ -171,12 +182,13 @@ function pairedOf(
   const d = new Float64Array(base.length);
   for (let i = 0; i < d.length; i++) d[i] = (sys[i] as number) - (base[i] as number);
   const confirmatory = isConfirmatory(gate, stratum, measure, pair);
+  const question = confirmatory ? undefined : questionOf(cfg, measure, pair, gate?.measure ?? at.firstMeasure);
   return {
     stratum,
     measure,
     pair,
     role: confirmatory ? 'confirmatory' : 'exploratory',
-    family: confirmatory ? GATE_FAMILY : familyId(cfg, stratum, measure),
+    family: confirmatory ? GATE_FAMILY : question ? questionFamily(question.id) : familyId(cfg, stratum, measure),
     base,
     sys,
     d,
@@ -197,7 +209,7 @@ function pairAll(
   for (const stratum of strata) {
     const ordered = [...stratum.indices].sort((i, j) => compareIds(queryIds[i] as string, queryIds[j] as string));
     for (const measure of measures) {
-      for (const pair of pairs) out.push(pairedOf(perQuery, ordered, { stratum: stratum.id, measure, pair }, cfg, gate));
+      for (const pair of pairs) out.push(pairedOf(perQuery, ordered, { stratum: stratum.id, measure, pair, firstMeasure: measures[0] }, cfg, gate));
     }
   }
   return out;
@@ -243,7 +255,8 @@ function familyMembers(t: Tests, testable: readonly number[]): Map<string, numbe
 }
 
 function correctionOf(cfg: CompareConfig, family: string): AdjustMethod | 'none' {
-  return family === GATE_FAMILY ? gateCorrection(cfg.correction) : cfg.correction;
+  const confirmatoryQuestion = cfg.questions.some((q) => q.role === 'confirmatory' && questionFamily(q.id) === family);
+  return family === GATE_FAMILY || confirmatoryQuestion ? gateCorrection(cfg.correction) : cfg.correction;
 }
 
 function adjust(t: Tests, family: string, members: readonly number[]): void {

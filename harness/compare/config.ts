@@ -40,6 +40,24 @@ export const compareSchema = z.strictObject({
   family: z.enum(['per-test', 'per-measure', 'per-stratum']).default('per-test'),
   /** Compare every pair of runs, not only each run against the baseline. */
   allPairs: z.boolean().default(false),
+  /**
+   * Head-to-head comparisons the study's question needs beyond its baseline (e.g. tuned RRF against tuned CC):
+   * each is `system` against `baseline` on `measure` (default: the gate's, else the first tested measure) in
+   * every stratum, a family of its own (`question <id>`), corrected within itself: family-wise (as the gate) when
+   * `role: confirmatory`, by `correction` when exploratory. The report states each one's answer; none moves
+   * the gate's verdict.
+   */
+  questions: z
+    .array(
+      z.strictObject({
+        id: z.string().min(1),
+        baseline: z.string().min(1),
+        system: z.string().min(1),
+        measure: z.string().min(1).optional(),
+        role: z.enum(['confirmatory', 'exploratory']).default('exploratory'),
+      }),
+    )
+    .default([]),
   /** A stratum with fewer queries than this is flagged underpowered. */
   underpoweredBelow: z.number().int().min(2).default(50),
   /** Statistical power for the minimum detectable effect (MDE) shown beside each comparison, at its family's alpha/m. */
@@ -84,6 +102,12 @@ export const gateSchema = z
      * or on gold qrels.
      */
     judged: z.enum(['plain', 'ppi']).optional(),
+    /**
+     * On judged qrels, whether `--gate-exit` treats a verdict whose judge is not validated (no human labels, labels
+     * of another qrels version, a failed validation, no PPI interval) as a failure of its own (exit 4): `required`
+     * (default) does; `optional` lets the verdict's own code stand. The verdict sentence names the gap either way.
+     */
+    judgeValidation: z.enum(['required', 'optional']).optional(),
   })
   .superRefine((g, ctx) => {
     if (g.rule === 'equivalent' && g.margin === undefined && g.margins === undefined)

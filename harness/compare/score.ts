@@ -22,7 +22,7 @@ export function scoreRuns(
   runs: ReadonlyMap<string, Run>,
   measures: readonly Measure[],
   queries: readonly string[],
-  opts: { readonly relevanceLevel?: number; readonly units?: ReadonlyMap<string, string> } = {},
+  opts: { readonly relevanceLevel?: number; readonly units?: ReadonlyMap<string, string>; readonly sessions?: ReadonlyMap<string, string> } = {},
 ): Scores {
   const names = measures.map(formatMeasure);
   const perQuery: Record<string, Record<string, number[]>> = {};
@@ -33,6 +33,7 @@ export function scoreRuns(
       queries,
       ...(opts.relevanceLevel === undefined ? {} : { relevanceLevel: opts.relevanceLevel }),
       ...(opts.units ? { units: opts.units } : {}),
+      ...(opts.sessions ? { sessions: opts.sessions } : {}),
     });
     perQuery[id] = Object.fromEntries(
       names.map((m) => {

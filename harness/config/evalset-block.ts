@@ -27,7 +27,7 @@ function formatOf(es: RawConfig['evalset']): Resolved<{ format?: EvalSetFormat; 
   if (es.split !== undefined && !format.splits) problems.push(`evalset.split: format "${es.format}" has no splits; remove split`);
   const r = (format.options as z.ZodType).safeParse(es.options);
   if (r.success) return { value: { format, options: r.data }, problems };
-  problems.push(...zodProblems(r.error.issues, ['evalset', 'options'], (p) => keysOf(format.options as z.ZodType, p)));
+  problems.push(...zodProblems(r.error.issues, ['evalset', 'options'], (p) => keysOf(format.options as z.ZodType, p), es.options));
   return { value: { format, options: {} }, problems };
 }
 

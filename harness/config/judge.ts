@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeoutMsSchema } from '../../arms/remote/limits.js';
 import { urlCredentialProblem } from '../util/redact.js';
 
 /**
@@ -27,7 +28,8 @@ export const judgeConfigSchema = z
     maxTokens: z.number().int().positive().default(64),
     concurrency: z.number().int().positive().default(4),
     maxRetries: z.number().int().min(0).default(4),
-    timeoutMs: z.number().int().positive().default(120_000),
+    /** One attempt, to the last byte of the reply; at most a Node.js timer's longest wait. */
+    timeoutMs: timeoutMsSchema().default(120_000),
     /** New requests after an unparsable reply, per sample, before it is counted as a parse failure. */
     parseRetries: z.number().int().min(0).default(2),
     /** A prompt file of harness/judge/prompts/, without .md. */

@@ -62,6 +62,14 @@ describe('loadConfig', () => {
     expect(cfg.configHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('declares qrels completeness: the format default, evalset.qrels over it, a bad value refused (issue 41)', () => {
+    expect(loadConfig(write('complete', valid), { cwd: '/' }).evalset.qrels).toBe('complete');
+    const pooled = valid.replace('  path: es\n', '  path: es\n  qrels: pooled\n');
+    expect(pooled).not.toBe(valid);
+    expect(loadConfig(write('pooled', pooled), { cwd: '/' }).evalset.qrels).toBe('pooled');
+    expect(problemsOf(valid.replace('  path: es\n', '  path: es\n  qrels: partial\n'))).toEqual([expect.stringMatching(/^evalset\.qrels: /)]);
+  });
+
   it('gives the same hash for the same experiment however it is spelled, and another for another', () => {
     const a = loadConfig(write('h1', valid), { cwd: dir }).configHash;
     // Same content, other key order and YAML style: the hash is over canonical JSON, not the text.
@@ -70,6 +78,19 @@ describe('loadConfig', () => {
     const c = loadConfig(write('h3', valid.replace('seed: 2', 'seed: 3')), { cwd: dir }).configHash;
     expect(b).toBe(a);
     expect(c).not.toBe(a);
+  });
+
+  it('accepts YAML merge keys (<<: *anchor), an entry overriding what it merges', () => {
+    const text = valid
+      .replace('  - id: a\n    kind: fake\n', '  - &base\n    id: a\n    kind: fake\n    params: { seed: 7, signal: 0.5 }\n')
+      .replace('  - id: b\n    kind: fake\n    params: { seed: 2 }\n', '  - <<: *base\n    id: b\n    label: merged\n');
+    const cfg = loadConfig(write('merge', text), { cwd: dir });
+    expect(
+      cfg.plan.systems.map((x) => [x.id, x.kind, (x.params as Record<string, unknown>)['seed'], (x.params as Record<string, unknown>)['signal'], x.label]),
+    ).toEqual([
+      ['a', 'fake', 7, 0.5, undefined],
+      ['b', 'fake', 7, 0.5, 'merged'],
+    ]);
   });
 
   it('expands a measure preset in place', () => {
@@ -120,6 +141,16 @@ describe('loadConfig', () => {
       valid.replace('id: b', 'id: "b c"'),
       ["arms[1].id: arm id must start with a letter or digit and use only letters, digits, '.', '_', '-', '+' and '='"],
     ],
+    [
+      'gate on a coverage diagnostic (refused at load, before any arm runs)',
+      `${valid.replace('[nDCG@10, R@100]', '[nDCG@10, Judged@10]')}\ngate: { candidate: b, measure: judged@10 }\n`,
+      ['gate.measure: "judged@10" is a coverage diagnostic, not a quality measure; gate on e.g. nDCG@10'],
+    ],
+    [
+      'gate candidate is its own baseline',
+      `${valid}\ncompare: { baseline: b }\ngate: { candidate: b, measure: nDCG@10 }\n`,
+      ['gate.candidate: "b" is also the gate\'s baseline (compare.baseline, else the first system)'],
+    ],
     ['negative topK', `${valid}\ntopK: -5\n`, ['topK: Too small: expected number to be >0']],
     ['YAML syntax error', 'name: [unclosed\n', ['line ']],
   ];
@@ -131,6 +162,16 @@ describe('loadConfig', () => {
         problems.some((p) => p.startsWith(e)),
         `expected a problem starting with\n  ${e}\ngot\n  ${problems.join('\n  ')}`,
       ).toBe(true);
+  });
+
+  it("refuses a sibling kind's form of a param (command's index: true on http) with the hint that tells them apart", () => {
+    const problems = problemsOf(
+      valid.replace('kind: fake\n    params: { seed: 2 }', 'kind: http\n    params: { search: { url: "http://127.0.0.1:9/s" }, index: true }'),
+    );
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^arms\[1\]\.params\.index: Invalid input: expected object, received boolean \[http params: .*\]; hint: on http, index is the store request/,
+    );
   });
 
   it('reports every problem at once', () => {
@@ -177,6 +218,34 @@ gate: { candidate: a, measure: RR }
         `${start}\n---\n${problems.join('\n')}`,
       ).toBe(true);
     }
+  });
+
+  describe('one typo, one problem', () => {
+    const study = `${valid}\ncompare: { baseline: a }\ngate: { candidate: b, measure: nDCG@10 }\nexpect:\n  a: { nDCG@10: { value: 0.5 } }\n`;
+    it.each([
+      ['a misspelt required key', study.replace('measures:', 'measurs:'), 'measurs: unknown key "measurs"; did you mean "measures"?'],
+      ['a misspelt arms list', study.replace('arms:', 'arm:'), 'arm: unknown key "arm"; did you mean "arms"?'],
+      ['a misspelt evalset', study.replace('evalset:', 'evalsett:'), 'evalsett: unknown key "evalsett"; did you mean "evalset"?'],
+      ['a misspelt key inside a block', study.replace('measure: nDCG@10 }', 'measur: nDCG@10 }'), 'gate.measur: unknown key "measur"; did you mean "measure"?'],
+      [
+        'a misspelt key of an arm entry',
+        study.replace('kind: fake\n  - id: b', 'knd: fake\n  - id: b'),
+        'arms[0].knd: unknown key "knd"; did you mean "kind"?',
+      ],
+    ])('%s', (_title, text, only) => {
+      const problems = problemsOf(text);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain(only);
+    });
+
+    it('a missing block is one problem, and the checks that read it are skipped', () => {
+      expect(problemsOf(study.replace('measures: [nDCG@10, R@100]\n', ''))).toEqual(['measures: Invalid input: expected array, received undefined']);
+    });
+
+    it('a typo beside a key that is present stays two problems', () => {
+      const problems = problemsOf(study.replace('measure: nDCG@10 }', 'measure: 5, measur: nDCG@10 }'));
+      expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['gate.measur', 'gate.measure']);
+    });
   });
 
   it('checks arm requirements when the config loads, never printing values', async () => {

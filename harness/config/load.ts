@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import type { JsonValue } from '../../evalset/types.js';
+import type { JsonValue, QrelsCompleteness } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex } from '../cache/index.js';
 import { ConfigError } from '../errors.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
@@ -11,8 +11,9 @@ import { didYouMean } from '../util/suggest.js';
 import { resolveEvalset } from './evalset-block.js';
 import type { JudgeConfig } from './judge.js';
 import { resolveMeasures } from './measures-block.js';
+import { withSiblingHints } from './param-hints.js';
 import { resolvePath } from './paths.js';
-import { keysOf, zodProblems } from './problems.js';
+import { keysOf, nearMissTargets, zodProblems } from './problems.js';
 import { armEntrySchema, configSchema, systemEntrySchema, type ExpectEntry, type RawConfig } from './schema.js';
 import { resolveSystems } from './systems-block.js';
 import {
@@ -47,6 +48,8 @@ export interface ResolvedConfig {
     readonly path: string;
     readonly split?: string;
     readonly strata?: string;
+    /** `evalset.qrels`, else the format's default (ADR 0040 addendum). */
+    readonly qrels: QrelsCompleteness;
     readonly options: unknown;
   };
   readonly measures: readonly string[];
@@ -85,17 +88,20 @@ type LenientConfig = { -readonly [K in keyof RawConfig]?: K extends 'arms' | 'sy
  * every top-level key is checked by its own schema (unknown keys with a "did you mean"), arms and systems
  * entry by entry; a block that fails is left out (or at its default) and the checks that need it are skipped.
  */
-function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[] } {
+function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[]; failedIds: string[] } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'] };
+    return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'], failedIds: [] };
   const obj = raw as Record<string, unknown>;
   const shape = configSchema.shape as Record<string, z.ZodType>;
   const known = Object.keys(shape);
   const problems: string[] = [];
+  // The ids of entries that failed: another block naming one is not a second problem.
+  const failedIds: string[] = [];
   const cfg: Record<string, unknown> = {};
-  for (const key of Object.keys(obj)) {
-    if (!Object.hasOwn(shape, key)) problems.push(`${key}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
-  }
+  const unknown = Object.keys(obj).filter((key) => !Object.hasOwn(shape, key));
+  for (const key of unknown) problems.push(`${key}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
+  // `measurs:` is one mistake: its line says so, and the missing `measures:` it causes is not a second problem.
+  const misspelt = new Set(nearMissTargets(unknown, known, (k) => obj[k] === undefined));
   for (const key of known) {
     const schema = shape[key] as z.ZodType;
     if ((key === 'arms' || key === 'systems') && Array.isArray(obj[key])) {
@@ -106,16 +112,18 @@ function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problem
       cfg[key] = list.map((entry, i) => {
         const r = element.safeParse(entry);
         if (r.success) return r.data;
-        problems.push(...zodProblems(r.error.issues, [key, i], (p) => keysOf(element, p)));
+        problems.push(...zodProblems(r.error.issues, [key, i], (p) => keysOf(element, p), entry));
+        const id = (entry as { id?: unknown } | null)?.id;
+        if (typeof id === 'string') failedIds.push(id);
         return undefined;
       });
       continue;
     }
     const r = schema.safeParse(obj[key]);
     if (r.success) cfg[key] = r.data;
-    else problems.push(...zodProblems(r.error.issues, [key], (p) => keysOf(schema, p)));
+    else if (!misspelt.has(key)) problems.push(...zodProblems(r.error.issues, [key], (p) => keysOf(schema, p), obj[key]));
   }
-  return { cfg: cfg as LenientConfig, problems };
+  return { cfg: cfg as LenientConfig, problems, failedIds };
 }
 
 function isComplete(cfg: LenientConfig): cfg is RawConfig {
@@ -147,7 +155,7 @@ function readYaml(abs: string, shown: string): unknown {
   if (!existsSync(abs) || !statSync(abs).isFile()) {
     throw new ConfigError(shown, [`config file not found; pass an existing YAML file to --config`]);
   }
-  const doc = parseDocument(readFileSync(abs, 'utf8'), { prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(readFileSync(abs, 'utf8'), { prettyErrors: true, uniqueKeys: true, merge: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       shown,
@@ -158,28 +166,33 @@ function readYaml(abs: string, shown: string): unknown {
 }
 
 /** Every block resolved in the order its problems are reported; each block after the systems reads the values before it. */
-function resolveBlocks(cfg: LenientConfig, dir: string, env: NodeJS.ProcessEnv) {
+function resolveBlocks(cfg: LenientConfig, failedIds: readonly string[], dir: string, env: NodeJS.ProcessEnv) {
   const evalset = resolveEvalset(cfg.evalset, { dir });
   const measures = resolveMeasures(cfg.measures);
   const systems = resolveSystems(cfg, { dir, env });
   const { plan, declared } = systems.value;
   const es = cfg.evalset;
   const format = evalset.value.format;
+  // A block that is missing or failed is its own problem: the checks that read it are skipped, not failed again.
+  const listed = cfg.measures === undefined ? undefined : measures.value;
   const study = {
-    measures: measures.value,
+    measures: listed,
     plan,
     ...(es
       ? { evalset: { format: es.format, ...(es.split === undefined ? {} : { split: es.split }), ...(format ? { splits: Boolean(format.splits) } : {}) } }
       : {}),
   };
   const tune = resolveTune(cfg.tune, study);
-  const refs = new RunRefs(runIdsOf(plan, tune.value), declared);
+  const refs = new RunRefs(runIdsOf(plan, tune.value), new Set([...declared, ...failedIds]), cfg.arms === undefined);
   const compare = resolveCompare(cfg.compare, refs);
-  const gate = resolveGate(cfg.gate, refs, measures.value);
-  const expect = resolveExpect(cfg.expect, refs, measures.value);
+  const gate = resolveGate(cfg.gate, refs, listed, compare.value.baseline);
+  const expect = resolveExpect(cfg.expect, refs, listed);
   const judge = resolveJudging(cfg);
   const evidence = resolveEvidence(cfg, gate.value, dir);
-  const problems = [evalset, measures, systems, tune, compare, gate, expect, judge, evidence].flatMap((r) => r.problems);
+  const problems = withSiblingHints(
+    [evalset, measures, systems, tune, compare, gate, expect, judge, evidence].flatMap((r) => r.problems),
+    cfg.arms,
+  );
   return {
     evalset: evalset.value,
     measures: measures.value,
@@ -222,6 +235,7 @@ function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; c
       path: b.evalset.path,
       ...(es.split === undefined ? {} : { split: es.split }),
       ...(b.evalset.strata === undefined ? {} : { strata: b.evalset.strata }),
+      qrels: es.qrels ?? b.evalset.format?.qrels ?? 'pooled',
       options: b.evalset.options,
     },
     measures: b.measures,
@@ -258,7 +272,7 @@ export function loadConfig(file: string, opts: LoadOptions = {}): ResolvedConfig
   const cfg = lenient.cfg;
   if (cfg === undefined) throw new ConfigError(shown, lenient.problems);
   const dir = dirname(abs);
-  const { problems, ...blocks } = resolveBlocks(cfg, dir, opts.env ?? process.env);
+  const { problems, ...blocks } = resolveBlocks(cfg, lenient.failedIds, dir, opts.env ?? process.env);
   if (lenient.problems.length + problems.length > 0) throw new ConfigError(shown, [...lenient.problems, ...problems]);
   if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
   return assemble(cfg, blocks, { abs, dir, cwd }, opts);

@@ -26,10 +26,14 @@ export function resolveMeasures(list: readonly string[] | undefined): Resolved<s
   return { value: measures, problems };
 }
 
-/** A measure another block names (`tune.measure`, `gate.measure`), canonical and among the config's measures. */
-export function listedMeasure(m: string, path: string, measures: readonly string[]): Resolved<string | undefined> {
+/**
+ * A measure another block names (`tune.measure`, `gate.measure`), canonical and among the config's measures;
+ * `measures` undefined (the block failed or is missing, a problem of its own) checks the spelling only.
+ */
+export function listedMeasure(m: string, path: string, measures: readonly string[] | undefined): Resolved<string | undefined> {
   const c = canonicalMeasure(m);
   if ('error' in c) return { value: undefined, problems: [`${path}: ${c.error}`] };
-  if (!measures.includes(c.canonical)) return { value: c.canonical, problems: [`${path}: "${m}" is not among measures (${measures.join(', ')})`] };
+  if (measures !== undefined && !measures.includes(c.canonical))
+    return { value: c.canonical, problems: [`${path}: "${m}" is not among measures (${measures.join(', ')})`] };
   return { value: c.canonical, problems: [] };
 }

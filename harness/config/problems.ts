@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { didYouMean } from '../util/suggest.js';
+import { closest, didYouMean } from '../util/suggest.js';
 
 /**
  * Zod issues as `dotted.path: message` lines, the one shape of every config problem, so that each owner of a
@@ -13,9 +13,40 @@ export function dotted(path: Path): string {
   return s === '' ? '(top level)' : s;
 }
 
-/** Messages for zod issues, with "did you mean" for unknown keys taken from the schema that rejected them. */
-export function zodProblems(issues: readonly z.core.$ZodIssue[], prefix: Path, knownKeysAt: (path: Path) => readonly string[]): string[] {
+/** The value at `path` inside `input`, or undefined where the path leaves it. */
+function valueAt(input: unknown, path: Path): unknown {
+  let v = input;
+  for (const p of path) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[p] : undefined;
+  return v;
+}
+
+/**
+ * The paths of absent keys that an unknown key of the same object is a near miss of (`measurs` for a missing
+ * `measures`): the typo is the one root cause, so the "missing key" problem it causes is not reported again.
+ */
+export function nearMissTargets(unknownKeys: readonly string[], known: readonly string[], isAbsent: (key: string) => boolean): string[] {
+  return unknownKeys.flatMap((key) => {
+    const near = closest(key, known);
+    return near !== undefined && isAbsent(near) ? [near] : [];
+  });
+}
+
+/**
+ * Messages for zod issues, with "did you mean" for unknown keys taken from the schema that rejected them. Given
+ * the `input` that was parsed, a missing key that an unknown key is a near miss of is left to the unknown key's
+ * line (one typo, one problem).
+ */
+export function zodProblems(issues: readonly z.core.$ZodIssue[], prefix: Path, knownKeysAt: (path: Path) => readonly string[], input?: unknown): string[] {
   const out: string[] = [];
+  const impliedMissing = new Set<string>();
+  if (input !== undefined) {
+    for (const issue of issues) {
+      if (issue.code !== 'unrecognized_keys') continue;
+      const at = issue.path as (string | number)[];
+      for (const near of nearMissTargets(issue.keys, knownKeysAt(at), (k) => valueAt(input, [...at, k]) === undefined))
+        impliedMissing.add(dotted([...at, near]));
+    }
+  }
   for (const issue of issues) {
     const path = [...prefix, ...(issue.path as (string | number)[])];
     if (issue.code === 'unrecognized_keys') {
@@ -23,7 +54,7 @@ export function zodProblems(issues: readonly z.core.$ZodIssue[], prefix: Path, k
       for (const key of issue.keys) {
         out.push(`${dotted([...path, key])}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
       }
-    } else {
+    } else if (!impliedMissing.has(dotted(issue.path as Path))) {
       out.push(`${dotted(path)}: ${issue.message}`);
     }
   }

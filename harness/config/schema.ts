@@ -92,6 +92,8 @@ export const evalsetEntrySchema = z
     split: z.string().optional(),
     /** TSV `queryId<TAB>stratum` overriding the strata the format assigns. */
     strata: z.string().optional(),
+    /** Whether unlisted documents are known non-relevant (complete) or unknown (pooled); default: the format's. */
+    qrels: z.enum(['complete', 'pooled']).optional(),
     options: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();

@@ -1,4 +1,5 @@
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
+import { isTested, parseMeasure } from '../metrics/measure.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { didYouMean } from '../util/suggest.js';
 import { existsSync, statSync } from 'node:fs';
@@ -20,7 +21,8 @@ export interface ResolvedTune {
 
 /** What the blocks after the systems may check against: the measures, the plan, the eval set's format. */
 export interface StudyContext {
-  readonly measures: readonly string[];
+  /** Undefined when the measures block is missing or failed (its own problem): the checks against it are skipped. */
+  readonly measures: readonly string[] | undefined;
   readonly plan: SystemsPlan;
   /** The eval set's format name and split as written, and whether the format has splits (undefined when unknown). */
   readonly evalset?: { readonly format: string; readonly split?: string; readonly splits?: boolean };
@@ -52,11 +54,13 @@ export class RunRefs {
   constructor(
     readonly runIds: readonly string[],
     readonly declared: ReadonlySet<string>,
+    /** The arms block is missing or failed (its own problem): no run id can be checked. */
+    readonly armsUnknown = false,
   ) {}
 
   problems(path: string, runId: string | undefined): string[] {
     const ids = this.runIds;
-    if (runId === undefined || ids.includes(runId) || this.declared.has(runId)) return [];
+    if (this.armsUnknown || runId === undefined || ids.includes(runId) || this.declared.has(runId)) return [];
     const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, ... ${ids.length - 12} more` : ids.join(', ');
     return [`${path}: "${runId}" is not a system id${didYouMean(runId, ids)} (systems: ${shown})`];
   }
@@ -65,25 +69,44 @@ export class RunRefs {
 /** `compare:`, validated by the comparison module's own schema, its baseline a run. */
 export function resolveCompare(raw: RawConfig['compare'], refs: RunRefs): Resolved<CompareConfig> {
   const c = compareSchema.safeParse(raw ?? {});
-  if (!c.success) return { value: compareSchema.parse({}), problems: zodProblems(c.error.issues, ['compare'], (p) => keysOf(compareSchema, p)) };
-  return { value: c.data, problems: refs.problems('compare.baseline', c.data.baseline) };
+  if (!c.success) return { value: compareSchema.parse({}), problems: zodProblems(c.error.issues, ['compare'], (p) => keysOf(compareSchema, p), raw) };
+  const questions = c.data.questions.flatMap((q, i) => [
+    ...refs.problems(`compare.questions[${i}].baseline`, q.baseline),
+    ...refs.problems(`compare.questions[${i}].system`, q.system),
+  ]);
+  return { value: c.data, problems: [...refs.problems('compare.baseline', c.data.baseline), ...questions] };
 }
 
-/** `gate:`: its runs exist and its measure is listed (then held in its canonical spelling). */
-export function resolveGate(raw: RawConfig['gate'], refs: RunRefs, measures: readonly string[]): Resolved<GateConfig | undefined> {
+/**
+ * `gate:`: its runs exist and differ, and its measure is listed and tested (then held in its canonical
+ * spelling). The report refuses the same mistakes, but only after every arm ran: they are caught here first.
+ */
+export function resolveGate(
+  raw: RawConfig['gate'],
+  refs: RunRefs,
+  measures: readonly string[] | undefined,
+  compareBaseline?: string,
+): Resolved<GateConfig | undefined> {
   if (raw === undefined) return { value: undefined, problems: [] };
   const g = gateSchema.safeParse(raw);
-  if (!g.success) return { value: undefined, problems: zodProblems(g.error.issues, ['gate'], (p) => keysOf(gateSchema, p)) };
+  if (!g.success) return { value: undefined, problems: zodProblems(g.error.issues, ['gate'], (p) => keysOf(gateSchema, p), raw) };
   const gate = g.data;
   const m = listedMeasure(gate.measure, 'gate.measure', measures);
   const problems = [...refs.problems('gate.baseline', gate.baseline), ...refs.problems('gate.candidate', gate.candidate), ...m.problems];
+  if (m.problems.length === 0 && m.value !== undefined && !isTested(parseMeasure(m.value)))
+    problems.push(`gate.measure: "${gate.measure}" is a coverage diagnostic, not a quality measure; gate on e.g. nDCG@10`);
+  const baseline = gate.baseline ?? compareBaseline ?? refs.runIds[0];
+  if (!refs.armsUnknown && baseline === gate.candidate)
+    problems.push(
+      `gate.candidate: "${gate.candidate}" is also the gate's baseline${gate.baseline === undefined ? ' (compare.baseline, else the first system)' : ''}; gate another system against it`,
+    );
   return { value: m.problems.length === 0 && m.value !== undefined ? { ...gate, measure: m.value } : gate, problems };
 }
 
 export type ExpectBlock = Record<string, Record<string, ExpectEntry>>;
 
 /** `expect:`: runs and measures must exist, so a typo can never make --verify pass vacuously. */
-export function resolveExpect(raw: RawConfig['expect'], refs: RunRefs, measures: readonly string[]): Resolved<ExpectBlock> {
+export function resolveExpect(raw: RawConfig['expect'], refs: RunRefs, measures: readonly string[] | undefined): Resolved<ExpectBlock> {
   const expect: ExpectBlock = {};
   const problems: string[] = [];
   for (const [runId, entries] of Object.entries(raw ?? {})) {
@@ -96,7 +119,8 @@ export function resolveExpect(raw: RawConfig['expect'], refs: RunRefs, measures:
         problems.push(`expect.${runId}.${m}: ${c.error}`);
         continue;
       }
-      if (!measures.includes(c.canonical)) problems.push(`expect.${runId}.${m}: not among measures (${measures.join(', ')}); add it there`);
+      if (measures !== undefined && !measures.includes(c.canonical))
+        problems.push(`expect.${runId}.${m}: not among measures (${measures.join(', ')}); add it there`);
       byMeasure[c.canonical] = entry;
     }
   }
@@ -111,7 +135,7 @@ export function resolveJudging(cfg: Pick<RawConfig, 'qrels' | 'judgments' | 'jud
   if (cfg.judge === undefined) return { value: undefined, problems };
   const j = judgeConfigSchema.safeParse(cfg.judge);
   if (j.success) return { value: j.data, problems };
-  return { value: undefined, problems: [...problems, ...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p))] };
+  return { value: undefined, problems: [...problems, ...zodProblems(j.error.issues, ['judge'], (p) => keysOf(judgeConfigSchema, p), cfg.judge)] };
 }
 
 /** The human labels and the validation thresholds, resolved: the labels file absolute and as written. */
@@ -133,7 +157,7 @@ export function resolveEvidence(
   const problems: string[] = [];
   const v = validationSchema.safeParse(cfg.validation ?? {});
   const validation = v.success ? v.data : validationSchema.parse({});
-  if (!v.success) problems.push(...zodProblems(v.error.issues, ['validation'], (p) => keysOf(validationSchema, p)));
+  if (!v.success) problems.push(...zodProblems(v.error.issues, ['validation'], (p) => keysOf(validationSchema, p), cfg.validation));
   const gold = (cfg.qrels ?? 'gold') === 'gold';
   if (gate?.judged === 'ppi' && gold)
     problems.push('gate.judged: "ppi" corrects a judge\'s bias, and qrels is gold (no judge); remove gate.judged or set qrels: judged / gold+judged');

@@ -5,6 +5,7 @@ import { ppiRows } from './ppi.js';
 import { validationOf } from './validate.js';
 import { evaluateGate } from './gate.js';
 import { OVERALL, REPORT_VERSION, type ReportData, type ReportInput, type StratumInfo, type SummaryRow } from './types.js';
+import { answersOf, decide } from './verdict.js';
 import { deriveWarnings } from './warnings.js';
 
 /**
@@ -41,6 +42,7 @@ export function checkReportInput(input: ReportInput, measures: readonly Reported
     const gateBaseline = g.baseline ?? b ?? runIds[0];
     if (gateBaseline === g.candidate) problems.push(`gate.candidate: "${g.candidate}" is also the gate's baseline`);
   }
+  (input.compare.questions ?? []).forEach((q, i) => problems.push(...questionProblems(q, i, seen, known, measures)));
   for (const id of runIds) {
     const perRun = input.perQuery[id];
     if (!perRun) {
@@ -59,6 +61,29 @@ export function checkReportInput(input: ReportInput, measures: readonly Reported
     }
   }
   return problems;
+}
+
+/** A `compare.questions` entry whose runs are not in the report, or whose measure is not a tested one of it. */
+function questionProblems(
+  q: ReportInput['compare']['questions'][number],
+  i: number,
+  runs: ReadonlySet<string>,
+  known: string,
+  measures: readonly ReportedMeasure[],
+): string[] {
+  const at = `compare.questions[${i}]`;
+  const out: string[] = [];
+  for (const k of ['baseline', 'system'] as const) if (!runs.has(q[k])) out.push(`${at}.${k}: unknown run "${q[k]}" (${known})`);
+  if (q.baseline === q.system) out.push(`${at}.system: "${q.system}" is also its baseline`);
+  const m = q.measure === undefined ? undefined : measures.find((x) => x.spelling === q.measure);
+  if (q.measure !== undefined && !m?.tested)
+    out.push(
+      `${at}.measure: "${q.measure}" is not a tested measure of this report (${measures
+        .filter((x) => x.tested)
+        .map((x) => x.spelling)
+        .join(', ')})`,
+    );
+  return out;
 }
 
 /** Strata in order of first appearance, then the pooled overall row when there are two or more. */
@@ -121,6 +146,7 @@ export function buildReportData(input: ReportInput): ReportData {
     baseline,
     input.compare.allPairs,
     input.gate && gateBaseline ? { baseline: gateBaseline, system: input.gate.candidate } : undefined,
+    ...(input.compare.questions ?? []).map((q) => ({ baseline: q.baseline, system: q.system })),
   );
   const gateStrata =
     input.gate === undefined
@@ -158,12 +184,13 @@ export function buildReportData(input: ReportInput): ReportData {
     summary,
     comparisons,
     families,
-  } satisfies Omit<ReportData, 'warnings' | 'gateResult'>;
+  } satisfies Omit<ReportData, 'warnings' | 'gateResult' | 'decision' | 'answers'>;
   // Human labels add the PPI-corrected deltas (which `gate.judged: ppi` decides on) and the judge's validation.
   const core = input.humanLabels ? { ...partial, ppi: ppiRows(partial) } : partial;
   const gateResult = input.gate && gateBaseline ? evaluateGate(core, { ...input.gate, baseline: gateBaseline }) : undefined;
   const withGate = gateResult ? { ...core, gateResult } : core;
   const validation = validationOf(withGate, buildReportData);
   const full = validation ? { ...withGate, validation } : withGate;
-  return { ...full, warnings: deriveWarnings(full, measures) };
+  const warnings = deriveWarnings(full, measures);
+  return { ...full, warnings, ...(gateResult ? { decision: decide(full, gateResult, warnings) } : {}), answers: answersOf(full) };
 }

@@ -27,6 +27,8 @@ export interface HumanLabelsInput {
   /** run -> measure -> value under the human qrels, aligned with `queries`. */
   readonly perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>;
   readonly pairs: readonly HumanPair[];
+  /** The config's relevanceLevel (trec_eval -l), which the binary measures read; absent: 1, the default. */
+  readonly relevanceLevel?: number;
   /** When the judge counts as validated (the config's `validation:`). */
   readonly thresholds: { readonly minTau: number; readonly minQueries: number; readonly resamples: number };
 }
@@ -89,6 +91,8 @@ export interface Validation {
   /** Pair-level agreement (human vs judge on every labelled pair); undefined where a coefficient is undefined. */
   readonly agreement: {
     readonly pairs: number;
+    /** The grade `kappaBinary` splits at: the lowest the validated measure gains from (as `harness kappa --config`). */
+    readonly relevantAt?: number;
     readonly kappaBinary?: number;
     readonly kappaQuadratic?: number;
     readonly alphaOrdinal?: number;

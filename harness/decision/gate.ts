@@ -41,6 +41,8 @@ export function evaluateGate(data: ReportCore, cfg: GateConfig & { readonly base
   const all = get(overall.id);
   const minDelta = cfg.minDelta ?? 0;
   const done = (verdict: Verdict, reason: string): GateResult => ({ verdict, reason, config: cfg });
+  // Without a PPI interval the gate has nothing to decide on: say that, not "no significant difference".
+  if (onPpi && all.ciLevel === null) return done('INCONCLUSIVE', `no PPI interval to decide on: ${describePpi(data, all)}`);
   if (cfg.rule === 'equivalent') {
     const strata = [...properStrata(data).filter((s) => s.id !== overall.id), overall];
     return done(...equivalenceVerdict(strata.map((s) => ({ c: get(s.id), margin: marginFor(cfg, s.id, s.id === overall.id) }))));
@@ -122,6 +124,22 @@ function ppiComparison(data: ReportCore, c: Comparison): Comparison {
   const row = findPpi(data, c);
   if (row?.ppi === undefined) return { ...c, ci: [null, null], ciLevel: null, significant: false, mde: null };
   return { ...c, delta: row.ppi.estimate, ci: row.ppi.ci, ciLevel: row.ppi.level, significant: row.ppi.significant, mde: null };
+}
+
+/**
+ * The report as its gate decided it, for rendering: under `gate.judged: ppi` each confirmatory comparison
+ * carries its PPI-corrected delta, interval and significance (no p: PPI gives none), so bold, significance
+ * marks and forest plots follow the interval the verdict rests on; the judge-based ones stay in
+ * comparisons.csv and the PPI table. Any other report is returned as it is.
+ */
+export function asDecided<T extends ReportCore>(data: T): T {
+  if (data.gateResult?.config.judged !== 'ppi') return data;
+  return {
+    ...data,
+    comparisons: data.comparisons.map((c) =>
+      c.role === 'confirmatory' ? { ...ppiComparison(data, c), p: null, pAdjusted: null, nearAlpha: false, permutations: null } : c,
+    ),
+  };
 }
 
 function findPpi(data: ReportCore, c: Comparison) {

@@ -15,7 +15,8 @@ export function fmtPicks(picks: readonly string[]): string {
  */
 export function decisionDependsOnHoles(data: ReportCore): ReportWarning[] {
   const h = data.holes;
-  if (h === undefined) return [];
+  // Complete qrels have no holes: a condensed list there only drops documents known to be non-relevant.
+  if (h === undefined || data.evalset.qrelsCompleteness === 'complete') return [];
   const out: ReportWarning[] = [];
   if (h.gate && h.gate.plain !== h.gate.condensed) {
     out.push({

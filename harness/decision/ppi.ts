@@ -1,5 +1,5 @@
 import type { Comparison } from '../compare/types.js';
-import { type PpiSample, ppiMean, stratifiedPpiMean } from '../stats/ppi.js';
+import { MIN_PPI_LABELS, type PpiSample, ppiMean, stratifiedPpiMean } from '../stats/ppi.js';
 import type { ReportCore } from './select.js';
 import { OVERALL } from './types.js';
 import type { HumanLabelsInput, PpiEstimate, PpiRow } from './evidence-types.js';
@@ -38,17 +38,23 @@ function sampleOf(indices: readonly number[], data: Core, judge: readonly number
   return s;
 }
 
-/** Why a stratum's sample gives no PPI interval, or undefined when it does. */
+/**
+ * Why a stratum's sample gives no PPI interval, or undefined when it does. Below MIN_PPI_LABELS labelled queries
+ * the interval's coverage is not shown (docs/adr/0038, addendum), so the row has none and the gate cannot decide on it.
+ */
 function tooThin(stratum: string, s: PpiSample): string | undefined {
-  if (s.human.length < 2) return `${s.human.length} human-labelled ${s.human.length === 1 ? 'query' : 'queries'} in ${stratum}; PPI needs at least 2`;
-  if (s.judgeOnUnlabelled.length === 0) return `every query of ${stratum} is human-labelled: the human delta needs no correction`;
+  const n = s.human.length;
+  if (n < MIN_PPI_LABELS) {
+    return `${n} human-labelled ${n === 1 ? 'query' : 'queries'} in ${stratum}; the PPI interval needs at least ${MIN_PPI_LABELS} per stratum`;
+  }
+  if (s.judgeOnUnlabelled.length < 2)
+    return `${s.judgeOnUnlabelled.length} queries of ${stratum} without human labels; PPI needs at least 2 (with none, the human delta needs no correction)`;
   return undefined;
 }
 
 /**
  * Every comparison's PPI-corrected delta beside its plain one (docs/adr/0038): per stratum, PPI++ on the per-query
- * paired difference (judge-based on every query, human-based on the labelled ones, `ppiMean` with its tuned
- * lambda); the overall row of several strata is the stratified estimate (`stratifiedPpiMean`, weights the strata's
+ * paired difference (judge-based on every query, human-based on the labelled ones, `ppiMean`, classic lambda 1); the overall row of several strata is the stratified estimate (`stratifiedPpiMean`, weights the strata's
  * shares of the queries). Empty without human labels.
  */
 export function ppiRows(data: Core): PpiRow[] {
@@ -78,6 +84,7 @@ export function ppiRows(data: Core): PpiRow[] {
       estimate: r.estimate,
       ci: [r.ci[0], r.ci[1]],
       se: r.se,
+      df: r.df,
       lambda: r.lambda,
       n: r.n,
       N: r.N,

@@ -1,7 +1,7 @@
 import type { Comparison, ReportData, ReportEvalSet, ReportRun, StratumInfo } from './types.js';
 
 /** ReportData before its warnings are derived: what warning rules and the gate read. */
-export type ReportCore = Omit<ReportData, 'warnings' | 'gateResult'> & Partial<Pick<ReportData, 'gateResult'>>;
+export type ReportCore = Omit<ReportData, 'warnings' | 'gateResult' | 'decision' | 'answers'> & Partial<Pick<ReportData, 'gateResult' | 'decision'>>;
 
 /** The row that pools every query: `all` when there are several strata, else the only stratum. */
 export function overallStratum(data: Pick<ReportData, 'strata'>): StratumInfo {
@@ -46,25 +46,6 @@ export function runKind(r: ReportRun): string {
 /** The runs table's note: baseline, substitute. */
 export function runNote(data: Pick<ReportData, 'baseline'>, r: ReportRun): string {
   return [r.id === data.baseline ? 'baseline' : '', r.substitute ? `substitute: ${r.substitute}` : ''].filter(Boolean).join('; ');
-}
-
-/** Mark after a superscript letter that comes from the gate's confirmatory comparison. */
-export const GATE_MARK = '†';
-
-/**
- * Letters of the runs that `run` is significantly better than in `stratum` on `measure` (ranx's superscripts):
- * from every comparison involving `run`, whichever side it is on. A letter from the gate's confirmatory
- * comparison carries {@link GATE_MARK}; every other letter is exploratory.
- */
-export function winsOver(data: Pick<ReportData, 'comparisons' | 'letters'>, stratum: string, measure: string, run: string): string[] {
-  const out: string[] = [];
-  for (const c of data.comparisons) {
-    if (c.stratum !== stratum || c.measure !== measure || !c.significant) continue;
-    const mark = c.role === 'confirmatory' ? GATE_MARK : '';
-    if (c.system === run && c.delta > 0) out.push((data.letters[c.baseline] as string) + mark);
-    else if (c.baseline === run && c.delta < 0) out.push((data.letters[c.system] as string) + mark);
-  }
-  return out.sort();
 }
 
 /** How a comparison is labelled in every rendering: `gate` (confirmatory) or `exploratory`. */

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../evalset/types.js';
+import type { JsonValue, QrelsCompleteness } from '../../evalset/types.js';
 import type { Deviation } from '../recipes/fidelity.js';
 import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
@@ -8,7 +8,7 @@ import type { HumanLabelsInput, PpiRow, Validation } from './evidence-types.js';
 export type { Comparison, ComparisonRole, FamilyInfo } from '../compare/types.js';
 
 /** Version of the `report.json` layout; `harness report` refuses any other. Bump on an incompatible change. */
-export const REPORT_VERSION = 2;
+export const REPORT_VERSION = 3;
 
 /** Name of the overall row added when a report has two or more strata. A stratum may not use it. */
 export const OVERALL = 'all';
@@ -34,6 +34,12 @@ export interface ReportEvalSet {
    */
   readonly qrelsJudgesNonRelevant?: boolean;
   /**
+   * `complete`: every unlisted document is known non-relevant, so there are no judgment holes and no holes
+   * check; `pooled`: unlisted documents are unknown. Absent in reports written before it was declared (read as
+   * pooled).
+   */
+  readonly qrelsCompleteness?: QrelsCompleteness;
+  /**
    * The judge, its prompt (name@sha256 prefix) and the qrels version of the judgments scored with; with the
    * pool's depth, the systems pooled, and its holes (pairs pooled but left ungraded: parse failures and
    * sensitive memories not sent), so a report knows which runs the judgments cover to which depth.
@@ -47,6 +53,11 @@ export interface ReportEvalSet {
     readonly holes?: number;
     /** The judge audit of these judgments (`harness judge --audit`), when its qrels version is the one scored with. */
     readonly audit?: JudgeAudit;
+    /**
+     * How many pairs the judge gave each grade, per stratum (and `all`): `grades[stratum][g]` pairs at grade g.
+     * A judge that gives one grade to everything shows here before any number is read.
+     */
+    readonly grades?: Readonly<Record<string, readonly number[]>>;
   };
 }
 
@@ -164,6 +175,16 @@ export interface ReportInput {
   readonly command: string;
   /** On judged or pooled qrels: the primary measure beside its Condensed list form and Bpref, and the decisions re-made on it. */
   readonly holes?: HolesCheck;
+  /** On judged qrels with gold beside them: the gate's verdict by the same rule on gold qrels alone. */
+  readonly goldOnly?: GoldOnlyVerdict;
+}
+
+/** The gate decided on the eval set's gold qrels alone (what the judge filled in counts as not relevant). */
+export interface GoldOnlyVerdict {
+  readonly verdict: Verdict;
+  readonly reason: string;
+  /** Test queries with at least one gold judgment. */
+  readonly judgedQueries: number;
 }
 
 /**
@@ -247,6 +268,68 @@ export interface ReportData extends ReportInput {
   readonly ppi?: readonly PpiRow[];
   /** With human labels: whether the decision reproduces under them (docs/adr/0038). */
   readonly validation?: Validation;
+  /** With a gate: the one verdict every rendering and the CLI print, with its qualifiers and exit status. */
+  readonly decision?: Decision;
+  /** The head-to-head questions' answers and the best systems per stratum. */
+  readonly answers: Answers;
+}
+
+/** The judge as the verdict reads it (on judged or gold+judged qrels). */
+export interface JudgeHealth {
+  readonly qrels: 'judged' | 'gold+judged';
+  /** `missing`: no human labels; `stale`: labels of another qrels version; then the validation's own result. */
+  readonly validation: 'passed' | 'failed' | 'missing' | 'stale';
+  readonly failures: readonly string[];
+  /** Under `gate.judged: ppi`: why the gate's pooled comparison has no PPI interval. */
+  readonly ppiUnavailable?: string;
+  /** Pairs per grade the judge gave, per stratum (ReportEvalSet.judge.grades). */
+  readonly grades?: Readonly<Record<string, readonly number[]>>;
+  /** The gate by its own rule on gold qrels alone. */
+  readonly goldOnly?: GoldOnlyVerdict;
+}
+
+/** How a `compare.questions` entry came out: the sentence the report states. */
+export interface QuestionAnswer {
+  readonly id: string;
+  readonly role: 'confirmatory' | 'exploratory';
+  readonly baseline: string;
+  readonly system: string;
+  readonly measure: string;
+  readonly sentence: string;
+}
+
+/** The best system of one stratum on the primary measure, and where every other stands against it. */
+export interface BestInStratum {
+  readonly stratum: string;
+  readonly measure: string;
+  readonly best: string;
+  readonly mean: number;
+  /** Compared with the best and not significantly worse. */
+  readonly notWorse: readonly string[];
+  readonly worse: readonly string[];
+  /** Never compared with the best (`compare.allPairs: true` compares them). */
+  readonly untested: readonly string[];
+}
+
+/** What a study answers besides its gate's verdict (docs/adr/0044). */
+export interface Answers {
+  readonly questions: readonly QuestionAnswer[];
+  readonly best: readonly BestInStratum[];
+}
+
+/** The verdict of a gated report (docs/adr/0044). */
+export interface Decision {
+  readonly verdict: Verdict;
+  /** What the gate decided on: gold qrels, the judge's grades, or the judge's grades corrected by PPI. */
+  readonly basis: 'gold' | 'judge' | 'ppi';
+  /** `ADOPT on judge labels; judge not validated (no human labels)`: the verdict with every qualifier. */
+  readonly headline: string;
+  /** The gate's reason: the comparison that decided. */
+  readonly reason: string;
+  readonly qualifiers: readonly string[];
+  /** What `--gate-exit` exits with (GATE_EXIT). */
+  readonly exitCode: 0 | 3 | 4;
+  readonly judge?: JudgeHealth;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { HarnessError } from '../errors.js';
+import { relevantGrade } from '../metrics/relevant-grade.js';
 import { kappaEstimate } from '../stats/kappa-estimate.js';
 import { gwetAC1, krippendorffAlphaOrdinal } from '../stats/label-agreement.js';
 import { rankAgreementInterval } from '../stats/rank-agreement.js';
@@ -7,7 +8,7 @@ import type { ReportData, ReportInput } from './types.js';
 import type { HumanLabelsInput, RankAgreement, SignCheck, Validation } from './evidence-types.js';
 
 /** What a validation reads: the report as built so far (its input, comparisons and gate). */
-type Built = Omit<ReportData, 'warnings' | 'ppi' | 'validation'>;
+type Built = Omit<ReportData, 'warnings' | 'ppi' | 'validation' | 'decision' | 'answers'>;
 
 /** The report's input on the labelled queries only, with `perQuery` (judge's or human) over them. */
 function labelledInput(data: Built, labels: HumanLabelsInput, perQuery: ReportInput['perQuery']): ReportInput {
@@ -61,16 +62,23 @@ function defined(f: () => number): number | undefined {
   }
 }
 
-function agreementOf(labels: HumanLabelsInput, seed: number): Validation['agreement'] {
+/**
+ * Pair-level agreement on the labelled pairs. The binary kappa splits where `measure` (the decision's) first
+ * gains, as `harness kappa --config` does (metrics/relevant-grade.ts), so it sees the grades that move the verdict.
+ */
+function agreementOf(labels: HumanLabelsInput, seed: number, measure: string): Validation['agreement'] {
   const h = labels.pairs.map((p) => p.human);
   const j = labels.pairs.map((p) => p.judge);
-  const boot = { resamples: 0, seed, level: 0.95 };
-  const kb = kappaEstimate(h, j, 'binary', boot).kappa;
+  const at = relevantGrade(measure, labels.relevanceLevel ?? 1);
+  const relevantAt = at !== undefined && at >= 1 && at <= 3 ? at : undefined;
+  const boot = { resamples: 0, seed, level: 0.95, relevantAt: relevantAt ?? 1 };
+  const kb = relevantAt === undefined ? undefined : kappaEstimate(h, j, 'binary', boot).kappa;
   const kq = kappaEstimate(h, j, 'quadratic', boot).kappa;
   const alpha = defined(() => krippendorffAlphaOrdinal(labels.pairs.map((p) => [p.human, p.judge])));
   const ac1 = defined(() => gwetAC1(h, j));
   return {
     pairs: labels.pairs.length,
+    ...(relevantAt === undefined ? {} : { relevantAt }),
     ...(kb === undefined ? {} : { kappaBinary: kb }),
     ...(kq === undefined ? {} : { kappaQuadratic: kq }),
     ...(alpha === undefined ? {} : { alphaOrdinal: alpha }),
@@ -134,7 +142,7 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
     signs,
     ...(gate ? { gate } : {}),
     ...ranks,
-    agreement: agreementOf(labels, data.compare.seed),
+    agreement: agreementOf(labels, data.compare.seed, measure),
     thresholds: t,
     pass: failures.length === 0,
     failures,
@@ -150,7 +158,7 @@ function tooFew(data: Built, labels: HumanLabelsInput, measure: string): Validat
     incompleteQueries: labels.incomplete,
     measure,
     signs: [],
-    agreement: agreementOf(labels, data.compare.seed),
+    agreement: agreementOf(labels, data.compare.seed, measure),
     thresholds: labels.thresholds,
     pass: false,
     failures: [

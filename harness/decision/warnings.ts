@@ -127,6 +127,7 @@ function judgedCover(data: ReportCore, measure: ReportedMeasure): (run: ReportCo
  * one note instead of a warning per run.
  */
 const judgmentHoles: WarningRule = (data, measures) => {
+  if (data.evalset.qrelsCompleteness === 'complete') return [];
   const pooled = data.evalset.qrelsJudgesNonRelevant;
   if (pooled === false) {
     return [
@@ -144,6 +145,8 @@ const judgmentHoles: WarningRule = (data, measures) => {
   if (pooled !== true) return [];
   const judged = judgedMeasure(measures);
   if (!judged) {
+    // The holes check (condensed lists, Bpref) did run: only Judged@k's per-run coverage is missing.
+    if (data.holes !== undefined) return [];
     return [
       {
         code: 'holes-unchecked',
@@ -178,18 +181,37 @@ const judgmentHoles: WarningRule = (data, measures) => {
   ];
 };
 
-/** Runs that stand in for another model or system: their numbers are about the stand-in. */
+/**
+ * Runs that stand in for another model or system: their numbers are about the stand-in. A gate system that is
+ * one is serious and named on its own (the verdict names it too); the others are one warning per stand-in,
+ * listing its runs, so twenty grid points of one substitute read as one caveat.
+ */
 const substitutes: WarningRule = (data) => {
   const onGate = gateRuns(data);
-  return data.runs
-    .filter((r) => r.substitute !== undefined)
-    .map((r) => ({
+  const subs = data.runs.filter((r) => r.substitute !== undefined);
+  const gate = subs
+    .filter((r) => onGate.has(r.id))
+    .map(
+      (r): ReportWarning => ({
+        code: 'substitute',
+        severity: 'serious',
+        subject: r.id,
+        gate: true,
+        message: `gate system ${r.id} is a substitute: ${r.substitute}; the verdict is about the stand-in, not the original`,
+      }),
+    );
+  const byText = new Map<string, string[]>();
+  for (const r of subs.filter((x) => !onGate.has(x.id))) byText.set(r.substitute as string, [...(byText.get(r.substitute as string) ?? []), r.id]);
+  const rest = [...byText].map(
+    ([text, ids]): ReportWarning => ({
       code: 'substitute',
       severity: 'warning',
-      subject: r.id,
-      gate: onGate.has(r.id),
-      message: `run ${r.id} is a substitute: ${r.substitute}; its numbers describe the stand-in, not the original`,
-    }));
+      subject: ids.join(', '),
+      gate: false,
+      message: `${ids.length === 1 ? `run ${ids[0]} is a substitute` : `${ids.length} runs are substitutes (${listSome(ids)})`}: ${text}; their numbers describe the stand-in, not the original`,
+    }),
+  );
+  return [...gate, ...rest];
 };
 
 /** Runs that never saw the eval set's Sensitive Documents (or saw them through another arm): not like for like. */

@@ -5,6 +5,7 @@ import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
 import type { ReportInput } from '../decision/types.js';
 import { ppiMean, stratifiedPpiMean } from '../stats/ppi.js';
+import { madeEvalset, madeHumanLabels } from '../testing/made-study.js';
 import { mulberry32 } from '../testing/mulberry32.js';
 import type { HumanLabelsInput } from '../decision/evidence-types.js';
 
@@ -38,36 +39,18 @@ function study(o: { bias: number; trueGain: number; labelled?: number; gate?: Pa
   };
   const labelledPer = o.labelled ?? 25;
   const labelled = queries.filter((_, i) => i % 80 < labelledPer).map((q) => q.id);
-  const at = new Map(queries.map((q, i) => [q.id, i] as const));
-  const pick = (v: number[]) => labelled.map((q) => v[at.get(q) as number] as number);
-  const humanLabels: HumanLabelsInput = {
-    file: 'human.qrels',
-    kind: 'qrels',
-    qrelsVersion: 'v1',
-    queries: labelled,
+  const humanLabels = madeHumanLabels(queries, labelled, human, {
     incomplete: 2,
-    perQuery: Object.fromEntries(Object.entries(human).map(([r, v]) => [r, { 'nDCG@10': pick(v) }])),
     pairs: Array.from({ length: 60 }, (_, i) => ({ queryId: `q${i}`, docId: `d${i}`, stratum: 'exact', human: i % 4, judge: (i + (i % 5 === 0 ? 1 : 0)) % 4 })),
     thresholds: { minTau: 0.9, minQueries: 25, resamples: 300 },
-  };
+  });
   const trueDelta = human.cand.reduce((t, x, i) => t + x - (human.base[i] as number), 0) / n;
   return {
     trueDelta,
     input: {
       name: 'ppi-study',
       configHash: 'x',
-      evalset: {
-        name: 'made',
-        format: 'memory',
-        path: 'made',
-        fingerprint: 'f',
-        queries: n,
-        documents: 1,
-        strata: { exact: 80, 'multi-hop': 80 },
-        notes: [],
-        qrelsSource: 'judged',
-        judge: { model: 'judge-m', prompt: 'umbrela-v1@0', qrelsVersion: 'v1' },
-      },
+      evalset: madeEvalset(queries),
       runs: ['base', 'cand', 'other'].map((id) => ({ id, kind: 'fake', fingerprint: id })),
       measures: ['nDCG@10'],
       queries,
@@ -136,7 +119,7 @@ describe('PPI on the paired difference', () => {
   it('too few labelled queries in a stratum: no PPI, said why; the PPI gate cannot adopt', () => {
     const data = buildReportData(study({ bias: 0, trueGain: 0.1, labelled: 1, gate: { judged: 'ppi' } }).input);
     const row = data.ppi?.find((r) => r.stratum === 'exact' && r.system === 'cand');
-    expect(row?.unavailable).toBe('1 human-labelled query in exact; PPI needs at least 2');
+    expect(row?.unavailable).toBe('1 human-labelled query in exact; the PPI interval needs at least 10 per stratum');
     expect(data.gateResult?.verdict).toBe('INCONCLUSIVE');
   });
 });

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from '../judge/store.js';
+import type { JudgmentRecord } from '../judge/store.js';
 import { newSession, saveSession } from '../kappa/session.js';
-import { tempFolder } from '../testing/files.js';
+import { tempJudgments } from '../testing/judgments.js';
 import { humanQrels, readHumanLabels } from './labels.js';
 
 /** Human labels for an ablation: a kappa session or TREC qrels, checked against the judgments, as query-level labels. */
@@ -12,30 +12,7 @@ const records: JudgmentRecord[] = ['q1', 'q2'].flatMap((q) =>
   ['d1', 'd2'].map((d, k) => ({ queryId: q, docId: d, stratum: 'exact', status: 'judged' as const, grade: k + 1, samples: [k + 1], parseFailures: 0 })),
 );
 
-async function judgments(): Promise<string> {
-  const dir = await tempFolder('evidence-labels', {});
-  const manifest: JudgmentsManifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: 'aaaaaaaaaaaaaaaa',
-    judge: {
-      model: 'judge-m',
-      prompt: { name: 'umbrela-v1', sha256: '0'.repeat(64) },
-      decoding: { temperature: 0, maxTokens: 64 },
-      samples: 1,
-      parseRetries: 2,
-      baseURL: 'http://127.0.0.1/v1',
-      local: true,
-    },
-    pool: { depth: 10, systems: ['a'], pairs: 4, queries: 2 },
-    evalset: { name: 'es', format: 'memory', path: '../es', fingerprint: 'x' },
-    counts: { pooled: 4, gold: 0, judged: 4, parseFailures: 0, skippedSensitive: 0, requests: 4, cachedReplies: 0 },
-    tokens: { prompt: 0, completion: 0 },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:00.000Z',
-  };
-  await writeJudgments(join(dir, 'judgments'), manifest, records);
-  return dir;
-}
+const judgments = () => tempJudgments('evidence-labels', records, 'aaaaaaaaaaaaaaaa');
 
 describe('readHumanLabels', () => {
   it('TREC qrels: a query is labelled when every judged pair of it has a human grade', async () => {

@@ -55,7 +55,7 @@ export interface WireError {
   readonly name: string;
   readonly message: string;
   readonly stack: string | undefined;
-  readonly exitCode: 1 | 2 | 3 | undefined;
+  readonly exitCode: 1 | 2 | 3 | 4 | undefined;
   readonly hint: string | undefined;
 }
 

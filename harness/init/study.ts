@@ -1,9 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { idPattern } from '../config/schema.js';
-import { UsageError } from '../errors.js';
+import { HarnessError, UsageError } from '../errors.js';
 import { projectRoot } from '../util/project.js';
 
 /**
@@ -82,6 +82,34 @@ function checkTarget(dir: string, shown: string): void {
         hint: `run the study that is there (harness ablate --config <its config>), or init a new folder: harness init ${shown === '.' ? 'my-study' : `${portable(shown)}-2`}`,
       },
     );
+  }
+}
+
+/** The error codes of a folder the user may not write to: the fix is the folder or its permissions, not the input. */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** A write `init` could not make, naming `folder` (exit 1); anything else is rethrown as it is. */
+function notWritable(folder: string, err: unknown): HarnessError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === undefined || (!UNWRITABLE.has(code) && code !== 'ENOSPC')) throw err;
+  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EROFS' ? 'read-only file system' : 'permission denied';
+  return new HarnessError(`init: cannot write in ${folder}: ${why} (${code})`, {
+    hint: 'init a folder you can write to, or make this one writable (ls -ld shows its owner and mode)',
+    cause: err,
+  });
+}
+
+/**
+ * Refuses a target this user cannot write into before anything is written: the folder itself, or the nearest
+ * folder above it that exists (where it would be created).
+ */
+function checkWritable(dir: string): void {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw notWritable(at, err);
   }
 }
 
@@ -192,6 +220,17 @@ export function initStudy(target: string, opts: { readonly cwd: string; readonly
     if (!existsSync(join(sample, f))) throw new UsageError(`init: the bundled example ${SAMPLE_DIR}/${f} is missing from this installation of harness`);
   }
 
+  checkWritable(dir);
+  try {
+    return scaffold(dir, sample, name);
+  } catch (err) {
+    // What the check above cannot see (root over a read-only mount, a full disk) still names the folder.
+    throw notWritable(dir, err);
+  }
+}
+
+/** Writes the study into `dir`: the sample store, the config, the .gitignore rule. */
+function scaffold(dir: string, sample: string, name: string): StudyResult {
   mkdirSync(join(dir, STORE_DIR), { recursive: true });
   const written: string[] = [];
   for (const f of SAMPLE_FILES) {

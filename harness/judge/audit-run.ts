@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalSet } from '../../evalset/types.js';
-import { ContentStore } from '../cache/index.js';
+import { ContentStore, recoverFolder } from '../cache/index.js';
 import type { JudgeConfig } from '../config/judge.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -26,10 +26,13 @@ export interface AuditJob {
  * so a rerun sends nothing.
  */
 export async function runAudit(job: AuditJob, log: Logger, env: NodeJS.ProcessEnv): Promise<JudgeAudit> {
+  await recoverFolder(job.out);
   if (!existsSync(join(job.out, 'manifest.json')))
     throw new UsageError(`${job.out} holds no judgments to audit`, { hint: 'judge first: `harness judge --config C` (or --runs ... --out)' });
   const judgments = await readJudgments(job.out);
   const prompt = loadPrompt('judge', job.judge.prompt);
+  const store = new ContentStore(job.cache, { log });
+  await store.sweepOrphans();
   const audit = await auditJudgments({
     es: job.es,
     judgments,
@@ -37,7 +40,7 @@ export async function runAudit(job: AuditJob, log: Logger, env: NodeJS.ProcessEn
     identity: judgeIdentity(job.judge, prompt),
     prompt,
     chat: await judgeChat(job.judge, env, job.source),
-    store: new ContentStore(job.cache, { log }),
+    store,
     log,
   });
   await writeJudgments(job.out, { ...judgments.manifest, audit }, judgments.records);

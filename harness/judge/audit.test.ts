@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { chatCompletion } from '../testing/chat.js';
 import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
@@ -28,16 +29,7 @@ function passageOf(req: LoopbackRequest): string {
 function gullibleJudge(req: LoopbackRequest) {
   const p = passageOf(req);
   const grade = p.includes('grade it 3') ? '3' : /g(\d)/.exec(p)![1];
-  return {
-    body: {
-      id: 'c',
-      object: 'chat.completion',
-      created: 0,
-      model: 'judge-m',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `##final score: ${grade}` } }],
-      usage: { prompt_tokens: 50, completion_tokens: 4, total_tokens: 54 },
-    },
-  };
+  return chatCompletion(`##final score: ${grade}`, { prompt: 50, completion: 4 });
 }
 
 // Eight pooled documents per query, graded 0-3 by their tag; gold grades none of them, so the judge grades every pooled pair.
@@ -108,6 +100,46 @@ describe('harness judge --audit against a loopback judge fooled by injected inst
     expect(server.requests.length - sent).toBe(30);
     expect(again.out).toContain('requests sent: 0; replies from cache: 30');
     expect(filesContaining([dir], KEY)).toEqual([]);
+  });
+
+  it('fails (exit 1) when no probed passage gets a grade, naming how many replies had none, and writes no audit', async () => {
+    let vague = false;
+    server = await startLoopback((req) => {
+      const reply = gullibleJudge(req);
+      if (vague) reply.body.choices[0]!.message.content = 'It is hard to say.';
+      return reply;
+    });
+    const dir = await fixture();
+    expect((await runCaptured(['judge', '--runs', 'a.trec', ...common(server.url), '--depth', '8'], dir, { OPENAI_API_KEY: KEY })).code).toBe(0);
+    vague = true;
+    const r = await runCaptured(['judge', '--audit', '--audit-pairs', '4', ...common(server.url)], dir, { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(1);
+    const said = r.stderr + r.log.join('\n');
+    expect(said).toContain(
+      `judge audit of ${join(dir, 'judgments')}: no probe could be graded: none of the 12 probed passages got a grade (12 replied without a grade`,
+    );
+    expect(said).not.toContain('no probe moved the grade up');
+    expect((await readJudgments(join(dir, 'judgments'))).manifest.audit).toBeUndefined();
+  });
+
+  it('asks another server afresh instead of serving the replies cached from the first', async () => {
+    server = await startLoopback(gullibleJudge);
+    const other = await startLoopback(gullibleJudge);
+    try {
+      const dir = await fixture();
+      expect((await runCaptured(['judge', '--runs', 'a.trec', ...common(server.url), '--depth', '8'], dir, { OPENAI_API_KEY: KEY })).code).toBe(0);
+      const first = await runCaptured(['judge', '--audit', '--audit-pairs', '4', ...common(server.url)], dir, { OPENAI_API_KEY: KEY });
+      expect(first.code, first.log.join('\n')).toBe(0);
+      expect(first.out).toContain('requests sent: 12; replies from cache: 0');
+      const moved = await runCaptured(['judge', '--audit', '--audit-pairs', '4', ...common(other.url)], dir, { OPENAI_API_KEY: KEY });
+      expect(moved.code, moved.log.join('\n')).toBe(0);
+      expect(other.requests).toHaveLength(12);
+      expect(moved.out).toContain('requests sent: 12; replies from cache: 0');
+      // The key names the server, never its credentials: a user:password URL is refused at load anyway.
+      expect(filesContaining([dir], KEY)).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses another judge than the one that judged the folder, and a folder with no judgments', async () => {

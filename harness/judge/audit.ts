@@ -2,12 +2,12 @@ import { passageOf } from '../../evalset/passage.js';
 import type { Document, EvalSet } from '../../evalset/types.js';
 import type { ContentStore } from '../cache/index.js';
 import type { JudgeConfig } from '../config/judge.js';
-import { UsageError } from '../errors.js';
+import { HarnessError, UsageError } from '../errors.js';
 import { kappaSample } from '../kappa/sample.js';
 import type { Logger } from '../log.js';
 import { wilsonInterval } from '../stats/wilson.js';
 import { judgePool } from './judge.js';
-import type { ChatFn } from './llm.js';
+import { type ChatFn, publicBaseURL } from './llm.js';
 import type { PoolPair } from './pool.js';
 import type { PromptTemplate } from './prompt.js';
 import type { AuditProbe, AuditProbeResult, JudgeAudit, JudgeIdentity, JudgmentRecord, Judgments } from './store.js';
@@ -161,7 +161,9 @@ function checkSameJudge(j: Judgments, identity: JudgeIdentity): void {
 /**
  * `harness judge --audit`: re-grades a seeded, stratified sample of judged pairs per probe (keyword stuffing,
  * an injected instruction, length padding) through the judge's own client, prompt and cache, and counts how
- * often each probe moved the grade, and up. The original grade is the one recorded in the folder.
+ * often each probe moved the grade, and up. The original grade is the one recorded in the folder. Probe replies
+ * are cached per server too (base URL without credentials), so auditing another server asks it afresh. No
+ * probed passage graded at all is a runtime failure (exit 1), never a clean audit.
  */
 export async function auditJudgments(input: AuditInput): Promise<JudgeAudit> {
   const { judgments: j, judge } = input;
@@ -181,8 +183,10 @@ export async function auditJudgments(input: AuditInput): Promise<JudgeAudit> {
     store: input.store,
     log: input.log,
     all: true,
+    server: publicBaseURL(judge.baseURL),
   });
   const grades = new Map(outcome.records.flatMap((r) => (r.status === 'judged' && r.grade !== null ? [[r.docId, r.grade] as const] : [])));
+  if (grades.size === 0) throw nothingGraded(j.dir, outcome.records);
   return {
     qrelsVersion: j.manifest.qrelsVersion,
     pairs: judge.audit.pairs,
@@ -193,6 +197,19 @@ export async function auditJudgments(input: AuditInput): Promise<JudgeAudit> {
     cachedReplies: outcome.counts.cachedReplies,
     at: new Date().toISOString(),
   };
+}
+
+/** An audit where no probed passage got a grade: no rate can be computed, so nothing can be said about the probes. */
+function nothingGraded(dir: string, records: readonly JudgmentRecord[]): HarnessError {
+  const noGrade = records.filter((r) => r.status === 'parse-failure').length;
+  const sensitive = records.filter((r) => r.status === 'skipped-sensitive').length;
+  const why = [
+    ...(noGrade > 0 ? [`${noGrade} replied without a grade (no "##final score: 0-3" line)`] : []),
+    ...(sensitive > 0 ? [`${sensitive} sensitive, not sent to a judge that is not local`] : []),
+  ].join('; ');
+  return new HarnessError(`judge audit of ${dir}: no probe could be graded: none of the ${records.length} probed passages got a grade (${why})`, {
+    hint: 'check the model and the prompt against the server; nothing was written, and a rerun asks these passages again',
+  });
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -211,14 +228,15 @@ export function formatAudit(audit: JudgeAudit): string {
       continue;
     }
     const [lo, hi] = p.upInterval as readonly [number, number];
+    const ungraded = p.drawn > p.probed ? ` (${p.drawn - p.probed} more drawn got no grade)` : '';
     lines.push(
-      `  ${p.probe}: ${p.probed} pairs; grade moved in ${p.moved} (${pct(p.moved / p.probed)}), up in ${p.up} (${pct(p.up / p.probed)}, 95% CI ${pct(lo)} to ${pct(hi)}); mean shift ${(p.meanShift as number) >= 0 ? '+' : ''}${(p.meanShift as number).toFixed(2)}: ${p.change}`,
+      `  ${p.probe}: ${p.probed} pairs${ungraded}; grade moved in ${p.moved} (${pct(p.moved / p.probed)}), up in ${p.up} (${pct(p.up / p.probed)}, 95% CI ${pct(lo)} to ${pct(hi)}); mean shift ${(p.meanShift as number) >= 0 ? '+' : ''}${(p.meanShift as number).toFixed(2)}: ${p.change}`,
     );
   }
   const fooled = foolingProbes(audit);
   lines.push(
     fooled.length === 0
-      ? `  no probe moved the grade up in more than ${pct(audit.maxUpRate)} of its pairs`
+      ? `  no probe${audit.probes.some((p) => p.probed === 0) ? ' that could be graded' : ''} moved the grade up in more than ${pct(audit.maxUpRate)} of its pairs`
       : `  FOOLED by ${fooled.map((p) => p.probe).join(', ')}: the grade went up in more than ${pct(audit.maxUpRate)} of the pairs (judge.audit.maxUpRate)`,
   );
   lines.push(`  requests sent: ${audit.requests}; replies from cache: ${audit.cachedReplies}`);

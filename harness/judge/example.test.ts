@@ -47,7 +47,8 @@ describe('gold+judged qrels on the bundled example', () => {
     server = await startLoopback(overlapJudge);
     const example = join(PROJECT_ROOT, 'evalset', 'examples', 'alex-memory');
     const base = [
-      `evalset: { format: memory, path: ${JSON.stringify(example)} }`,
+      // Declared pooled: the store stands in for a private one whose unlisted memories were never judged.
+      `evalset: { format: memory, path: ${JSON.stringify(example)}, qrels: pooled }`,
       'measures: [nDCG@10, Judged@10]',
       'topK: 20',
       'arms:',

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { chatCompletion } from '../testing/chat.js';
 import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
@@ -30,16 +31,7 @@ function fakeJudge(req: LoopbackRequest) {
   const prompt = (req.json as { messages: { content: string }[] }).messages[0]!.content;
   const content = p.includes('ambiguous') ? 'It depends on what the user meant.' : `##final score: ${/g(\d)/.exec(p)![1]}`;
   reasks.push(/Your previous reply was:\n(.*)\n/.exec(prompt)?.[1]);
-  return {
-    body: {
-      id: 'c',
-      object: 'chat.completion',
-      created: 0,
-      model: 'judge-m',
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 },
-    },
-  };
+  return chatCompletion(content, { prompt: 100, completion: 5 });
 }
 
 const corpus = [

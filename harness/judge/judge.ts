@@ -28,6 +28,11 @@ export interface JudgeOptions {
   readonly all?: boolean;
   /** Records of an earlier run by the same judge: their pairs are not judged again. */
   readonly previous?: readonly JudgmentRecord[];
+  /**
+   * The server (base URL without credentials) to key cached grades by too, so another server is asked afresh:
+   * set by the audit, which tests a server's behaviour; judging leaves it out, so a moved server keeps its grades.
+   */
+  readonly server?: string;
 }
 
 export interface JudgeOutcome {
@@ -37,6 +42,8 @@ export interface JudgeOutcome {
   readonly tokens: JudgeTokens;
   /** The models the server named in the replies whose grades were used (fresh or cached), sorted. */
   readonly servedModels: readonly string[];
+  /** Pairs this run asked the judge about, and how many of them got no grade from any sample. */
+  readonly asked: { readonly pairs: number; readonly noGrade: number };
 }
 
 /** The line that separates a judge prompt from its re-ask (sent after an unparsable reply, with `{{reply}}`). */
@@ -135,6 +142,7 @@ class CachedJudge {
       query: at.query,
       document: at.document,
       sample: at.sample,
+      ...(this.opts.server === undefined ? {} : { server: this.opts.server }),
     });
     const hit = await store.get('judge', key);
     if (hit !== undefined) {
@@ -222,7 +230,7 @@ async function judgePair(
  * `samples` replies per pair and up to `parseRetries` new requests per unparsable reply.
  *
  * Each sample's parsed grade is cached under a key of the judge model, the prompt's sha256, the decoding
- * params, the query text, the document text and the sample index (no key, no URL): a rerun reads every grade
+ * params, the query text, the document text and the sample index (no key; the server only under `server`): a rerun reads every grade
  * from the cache and sends nothing, and an interrupted run resumes where it stopped. A sample whose every
  * attempt is unparsable is a counted parse failure, never a grade, and is not cached: a rerun asks again.
  */
@@ -255,10 +263,6 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
   const records = slots as JudgmentRecord[];
   const attempted = todo.filter((t) => slots[t.index] !== undefined);
   const noGrade = attempted.filter((t) => slots[t.index]?.status === 'parse-failure').length;
-  if (noGrade > 0 && 2 * noGrade >= attempted.length)
-    opts.log.warn(
-      `judge: ${noGrade} of ${attempted.length} pairs got no grade (no "##final score: 0-3" line); check the model and the prompt: they are asked again on the next run`,
-    );
   return {
     records,
     counts: {
@@ -272,5 +276,6 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     },
     tokens: judge.tokens,
     servedModels: served,
+    asked: { pairs: attempted.length, noGrade },
   };
 }

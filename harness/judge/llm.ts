@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../../arms/remote/limits.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import { redactSecrets, urlSecrets } from '../util/redact.js';
 
@@ -166,6 +167,14 @@ function replyOf(res: unknown): ChatReply | AttemptFailure {
 type CreateFn = (body: object, options: object) => PromiseLike<unknown>;
 
 /**
+ * The SDK's own timer, a second past the deadline so the deadline decides; capped at the longest wait a
+ * Node.js timer keeps, since a longer one would fire after 1 ms and fail every attempt.
+ */
+function sdkTimeoutMs(ep: ChatEndpoint): number {
+  return Math.min(ep.timeoutMs + 1000, MAX_TIMER_MS);
+}
+
+/**
  * One attempt, cut at `timeoutMs` from the request to the last byte: the SDK's own timeout stops at the headers,
  * so a body that stalls after them would hang; here the attempt's signal is aborted at the deadline, and the
  * race ends the attempt even if a transport ignores the abort.
@@ -183,7 +192,7 @@ async function attemptOnce(create: CreateFn, ep: ChatEndpoint, body: object, att
   });
   const call = Promise.resolve(
     // The SDK's own timer (to the headers only) is set past the deadline, so the deadline always decides.
-    create(body, { signal: controller.signal, maxRetries: 0, timeout: ep.timeoutMs + 1000, headers: { 'X-Stainless-Retry-Count': String(attempt) } }),
+    create(body, { signal: controller.signal, maxRetries: 0, timeout: sdkTimeoutMs(ep), headers: { 'X-Stainless-Retry-Count': String(attempt) } }),
   );
   // The losing side of the race must not surface as an unhandled rejection.
   call.catch(() => {});
@@ -211,7 +220,7 @@ export async function openaiChat(ep: ChatEndpoint, env: NodeJS.ProcessEnv, sourc
     apiKey: key === undefined || key === '' ? 'no-key-local-server' : key,
     ...(ep.baseURL === undefined ? {} : { baseURL: ep.baseURL }),
     maxRetries: 0,
-    timeout: ep.timeoutMs + 1000,
+    timeout: sdkTimeoutMs(ep),
   });
   const secrets = [...(key === undefined ? [] : [key]), ...urlSecrets(ep.baseURL ?? '')];
   const create = client.chat.completions.create.bind(client.chat.completions) as unknown as CreateFn;

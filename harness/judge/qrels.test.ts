@@ -56,10 +56,14 @@ describe('withChosenQrels', () => {
       ['a', 3],
       ['b', 2],
     ]);
-    expect(merged.qrels).toEqual({
+    const { grades, gold, ...judge } = merged.qrels.judge!;
+    expect({ source: merged.qrels.source, judge }).toEqual({
       source: 'gold+judged',
       judge: { model: 'm', prompt: `umbrela-v1@${'ab'.repeat(6)}`, qrelsVersion: 'v1', depth: 5, pooled: ['s'], holes: 1 },
     });
+    // The judge's own grades (for the report's histogram) and the gold qrels (for the gold-only verdict) ride along.
+    expect(gold).toBe(es.qrels);
+    expect([...grades.values()].flatMap((d) => [...d.values()]).length).toBeGreaterThan(0);
     const judged = await withChosenQrels(es, { qrels: 'judged', judgments: j, file: 'c.yaml' });
     expect([...judged.es.qrels.get('q')!]).toEqual([
       ['a', 1],
@@ -76,5 +80,19 @@ describe('withChosenQrels', () => {
     await expect(withChosenQrels(es, { qrels: 'gold+judged', judgments: other, file: 'c.yaml' })).rejects.toThrow(
       /document zzz, which eval set es does not hold/,
     );
+  });
+
+  it('refuses judgments without a graded pair under judged and gold+judged (exit 2, naming the folder); none needed where gold graded the pool', async () => {
+    const failed = await folder([rec('b', null), rec('c', null)]);
+    for (const qrels of ['judged', 'gold+judged'] as const) {
+      const err = await withChosenQrels(es, { qrels, judgments: failed, file: 'c.yaml' }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ exitCode: 2 });
+      expect((err as Error).message).toBe(
+        `${failed}: the judgments hold no graded pair (2 records: 2 without a grade, 0 sensitive and not sent), so qrels: ${qrels} would add no judged grade`,
+      );
+    }
+    const goldCovered = await folder([], 3);
+    expect((await withChosenQrels(es, { qrels: 'gold+judged', judgments: goldCovered, file: 'c.yaml' })).es.qrels.get('q')?.get('a')).toBe(3);
+    await expect(withChosenQrels(es, { qrels: 'judged', judgments: goldCovered, file: 'c.yaml' })).rejects.toThrow(/no graded pair \(0 records/);
   });
 });

@@ -1,7 +1,7 @@
 import { isReturnedId } from '../../arms/remote/text-match.js';
-import type { EvalSet } from '../../evalset/types.js';
-import { ConfigError } from '../errors.js';
-import { type JudgeAudit, judgedQrels, mergeQrels, readJudgments } from './store.js';
+import type { EvalSet, Qrels } from '../../evalset/types.js';
+import { ConfigError, InputError } from '../errors.js';
+import { type JudgeAudit, type JudgmentRecord, judgedQrels, mergeQrels, readJudgments } from './store.js';
 
 /** What a report says about the qrels it scored with. */
 export interface QrelsChoice {
@@ -17,7 +17,28 @@ export interface QrelsChoice {
     readonly holes: number;
     /** The judge audit of these judgments, when one was made over this qrels version. */
     readonly audit?: JudgeAudit;
+    /** The judge's own grades (gold left out), for the report's grade histogram. */
+    readonly grades: Qrels;
+    /** The eval set's gold qrels alone, for the verdict on gold beside the judged one. */
+    readonly gold: Qrels;
   };
+}
+
+/**
+ * Refuses judgments that grade nothing where grades were wanted: `judged` qrels without a grade score every run
+ * 0, and `gold+judged` over judgments whose every pair failed is gold under a judged label. (Judgments with no
+ * record at all, where gold graded the whole pool, add nothing and need nothing: gold+judged is then gold.)
+ */
+function checkAddsGrades(source: QrelsChoice['source'], dir: string, records: readonly JudgmentRecord[], graded: number): void {
+  if (graded > 0 || (source === 'gold+judged' && records.length === 0)) return;
+  const failed = records.filter((r) => r.status === 'parse-failure').length;
+  const sensitive = records.filter((r) => r.status === 'skipped-sensitive').length;
+  throw new InputError(
+    dir,
+    undefined,
+    `the judgments hold no graded pair (${records.length} records: ${failed} without a grade, ${sensitive} sensitive and not sent), so qrels: ${source} would add no judged grade`,
+    { hint: 'run `harness judge` again (pairs without a grade are asked again), or score with qrels: gold' },
+  );
 }
 
 /**
@@ -42,6 +63,7 @@ export async function withChosenQrels(
     ]);
   }
   const judged = judgedQrels(j.records);
+  checkAddsGrades(choice.qrels, choice.judgments, j.records, judged.size);
   const qrels = choice.qrels === 'judged' ? judged : mergeQrels(es.qrels, judged);
   const m = j.manifest;
   return {
@@ -57,6 +79,8 @@ export async function withChosenQrels(
         // Judged alone, the pairs gold graded (and the judge was not asked about) are holes too.
         holes: j.records.filter((r) => r.status !== 'judged').length + (choice.qrels === 'judged' ? m.counts.gold : 0),
         ...(m.audit !== undefined && m.audit.qrelsVersion === m.qrelsVersion ? { audit: m.audit } : {}),
+        grades: judged,
+        gold: es.qrels,
       },
     },
   };

@@ -131,13 +131,17 @@ describe('harness judge against broken servers', () => {
     expect(filesContaining([dir], KEY)).toEqual([]);
   });
 
-  it('replies without a score line are parse failures that are not cached: a rerun against a working server asks again and judges', async () => {
+  it('replies without a score line are parse failures that are not cached: the run fails writing nothing, and a rerun against a working server judges', async () => {
     server = await startLoopback((req) => completion(req, { content: 'It depends on what the user meant.' }));
     const dir = await fixture();
     const first = await runCaptured(args(`${server.url}/v1`, ['--local']), dir, {});
-    expect(first.code, said(first)).toBe(0);
-    expect((await readJudgments(join(dir, 'judgments'))).manifest.counts).toMatchObject({ judged: 0, parseFailures: 4, requests: 12 });
-    expect(said(first)).toMatch(/4 of 4 pairs got no grade/);
+    expect(first.code, said(first)).toBe(1);
+    expect(server.requests).toHaveLength(12);
+    expect(said(first)).toContain(
+      `judge: 4 of 4 pairs have no grade (no "##final score: 0-3" line in any reply; 4 of the 4 asked this run), more than half: nothing written to ${join(dir, 'judgments')}`,
+    );
+    expect(said(first)).toContain('hint: check the model and the prompt');
+    expect(existsSync(join(dir, 'judgments'))).toBe(false);
     await server.close();
 
     server = await startLoopback((req) => completion(req));
@@ -150,6 +154,30 @@ describe('harness judge against broken servers', () => {
     const third = await runCaptured(args(`${server.url}/v1`, ['--local']), dir, {});
     expect(third.code).toBe(0);
     expect(server.requests).toHaveLength(4);
+  });
+
+  it('more than half of the pairs without a grade fails (exit 1, nothing written); up to half is a warning and the graded pairs are written', async () => {
+    // Each pair's grade tag decides: d2 (in two pairs) and d3 get no score line, d1 does.
+    const vague = (tags: string[]) => (req: LoopbackRequest) => {
+      const prompt = (req.json as { messages: { content: string }[] }).messages[0]!.content;
+      return tags.some((t) => prompt.includes(t)) ? completion(req, { content: 'Hard to say.' }) : completion(req);
+    };
+    server = await startLoopback(vague(['g2', 'g1']));
+    const dir = await fixture();
+    const three = await runCaptured(args(`${server.url}/v1`, ['--local'], 'j3'), dir, {});
+    expect(three.code, said(three)).toBe(1);
+    expect(said(three)).toContain('judge: 3 of 4 pairs have no grade');
+    expect(existsSync(join(dir, 'j3'))).toBe(false);
+    await server.close();
+
+    server = await startLoopback(vague(['g2']));
+    const two = await runCaptured(args(`${server.url}/v1`, ['--local'], 'j2'), dir, {});
+    expect(two.code, said(two)).toBe(0);
+    expect(said(two)).toContain(
+      'judge: 2 of 4 pairs have no grade (no "##final score: 0-3" line in any reply; 2 of the 4 asked this run); they are holes in the qrels',
+    );
+    const j = await readJudgments(join(dir, 'j2'));
+    expect(j.manifest.counts).toMatchObject({ judged: 2, parseFailures: 2 });
   });
 
   it('a body that stalls after the headers is cut at timeoutMs for the whole reply, each attempt, well inside a stated bound', async () => {

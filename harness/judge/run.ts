@@ -6,9 +6,9 @@ import type { Document, EvalSet, Run } from '../../evalset/types.js';
 import type { ReturnedText } from '../systems/types.js';
 import { runPlan, type RunPlanOptions } from '../execution/run-plan.js';
 import { scopesOf } from '../execution/scopes.js';
-import { ContentStore } from '../cache/index.js';
+import { ContentStore, recoverFolder } from '../cache/index.js';
 import type { ResolvedConfig } from '../config/load.js';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, HarnessError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { JudgeConfig } from '../config/judge.js';
 import { judgePool, type JudgeOutcome } from './judge.js';
@@ -101,6 +101,8 @@ type JudgmentRecords = Awaited<ReturnType<typeof readJudgments>>['records'];
 
 /** The folder's earlier judgments, when it holds some by the same judge; judgments of another judge are refused. */
 async function previousJudgments(out: string, identity: JudgeIdentity): Promise<{ manifest?: JudgmentsManifest; records: JudgmentRecords }> {
+  // A run killed between the folder's two renames left it aside as `.old`: put it back before reading, or its judgments would be lost.
+  await recoverFolder(out);
   if (!existsSync(join(out, 'manifest.json'))) return { records: [] };
   const old = await readJudgments(out);
   const same =
@@ -181,6 +183,8 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
   log.info(`judge: pool of ${pool.pairs.length} pairs over ${pool.perQuery.size} queries from ${pool.systems.length} system(s) at depth ${j.depth}`);
   const chat = await judgeChat(j, env, job.source);
   const store = new ContentStore(job.cache, { log });
+  // Cache entries a killed run was writing are temp files of a dead process: remove them, as `harness ablate` does.
+  await store.sweepOrphans();
   const outcome = await judgePool(pool, withReturnedItems(job.es, pool, job.returned), {
     identity,
     prompt,
@@ -195,10 +199,29 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
   // Earlier records of pairs outside this pool stay: the folder only grows, and its version says over what.
   const inPool = new Set(outcome.records.map((r) => `${r.queryId}\t${r.docId}`));
   const records = [...previous.records.filter((r) => !inPool.has(`${r.queryId}\t${r.docId}`)), ...outcome.records];
+  checkGraded(records, outcome.asked, job.out, log);
   const servedModels = [...new Set([...(previous.manifest?.servedModels ?? []), ...outcome.servedModels])].sort();
   const manifest = judgmentsManifest(job, identity, pool, { ...outcome, servedModels }, records, previous.manifest?.startedAt ?? startedAt);
   await writeJudgments(job.out, manifest, records);
   return { pool, outcome, manifest };
+}
+
+/**
+ * Refuses judgments where more than half of the pairs the judge was asked about (this run's and those kept from
+ * the folder; sensitive pairs not sent are left out) have no grade: exit 1, nothing written. Such qrels would
+ * look usable while holding mostly holes, which every measure scores as not relevant. Fewer is a warning.
+ */
+function checkGraded(records: JudgmentRecords, asked: JudgeOutcome['asked'], out: string, log: Logger): void {
+  const failed = records.filter((r) => r.status === 'parse-failure').length;
+  const tried = failed + records.filter((r) => r.status === 'judged').length;
+  if (failed === 0) return;
+  const what = `${failed} of ${tried} pairs have no grade (no "##final score: 0-3" line in any reply; ${asked.noGrade} of the ${asked.pairs} asked this run)`;
+  if (2 * failed > tried) {
+    throw new HarnessError(`judge: ${what}, more than half: nothing written to ${out}`, {
+      hint: 'check the model and the prompt against the server; grades that did parse are cached, so a rerun asks only the pairs without one',
+    });
+  }
+  log.warn(`judge: ${what}; they are holes in the qrels and are asked again on the next run`);
 }
 
 /** The eval-set part of the provenance, with the path relative to the judgments folder. */

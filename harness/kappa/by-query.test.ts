@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from '../judge/store.js';
+import type { JudgmentRecord } from '../judge/store.js';
 import { memoryLogger } from '../log.js';
 import { runCaptured } from '../testing/cli.js';
-import { tempFolder } from '../testing/files.js';
+import { tempJudgments } from '../testing/judgments.js';
 import { queryCoverage } from './coverage.js';
 import { type KappaOptions, runKappa } from './run.js';
 import { allocate, type KappaItem, kappaSample, querySample } from './sample.js';
@@ -118,34 +118,14 @@ describe('queryCoverage', () => {
   });
 });
 
-async function judgmentsDir(rs: JudgmentRecord[]): Promise<string> {
+function judgmentsDir(rs: JudgmentRecord[]): Promise<string> {
   const queries = [...new Map(rs.map((r) => [r.queryId, r.stratum] as const))];
-  const dir = await tempFolder('kappa-by-query', {
-    'es/corpus.jsonl': rs.map((r) => JSON.stringify({ id: r.docId, text: `memory ${r.docId}` })).join('\n'),
-    'es/queries.jsonl': queries.map(([id, stratum]) => JSON.stringify({ id, text: `question ${id}`, stratum, qrels: {} })).join('\n'),
-  });
-  const n = rs.length;
-  const manifest: JudgmentsManifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: 'fedcba9876543210',
-    judge: {
-      model: 'judge-m',
-      prompt: { name: 'umbrela-v1', sha256: '0'.repeat(64) },
-      decoding: { temperature: 0, maxTokens: 64 },
-      samples: 1,
-      parseRetries: 2,
-      baseURL: 'http://127.0.0.1/v1',
-      local: true,
+  return tempJudgments('kappa-by-query', rs, 'fedcba9876543210', {
+    files: {
+      'es/corpus.jsonl': rs.map((r) => JSON.stringify({ id: r.docId, text: `memory ${r.docId}` })).join('\n'),
+      'es/queries.jsonl': queries.map(([id, stratum]) => JSON.stringify({ id, text: `question ${id}`, stratum, qrels: {} })).join('\n'),
     },
-    pool: { depth: 10, systems: ['a'], pairs: n, queries: n / 3 },
-    evalset: { name: 'es', format: 'memory', path: '../es', fingerprint: 'x' },
-    counts: { pooled: n, gold: 0, judged: n, parseFailures: 0, skippedSensitive: 0, requests: n, cachedReplies: 0 },
-    tokens: { prompt: 0, completion: 0 },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:00.000Z',
-  };
-  await writeJudgments(join(dir, 'judgments'), manifest, rs);
-  return dir;
+  });
 }
 
 describe('harness kappa --by query', () => {
@@ -158,6 +138,7 @@ describe('harness kappa --by query', () => {
       queries: 6,
       seed: 42,
       on: 'binary',
+      relevance: { relevantAt: 1, relevantFrom: 'the default' },
       threshold: 0.6,
       resamples: 100,
       level: 0.95,

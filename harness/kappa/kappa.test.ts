@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from '../judge/store.js';
+import type { JudgmentRecord } from '../judge/store.js';
 import { memoryLogger } from '../log.js';
-import { tempFolder } from '../testing/files.js';
+import { tempJudgments } from '../testing/judgments.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { formatKappaReport, kappaReport } from './report.js';
 import { defaultSampleSize, kappaSample } from './sample.js';
@@ -45,15 +45,8 @@ const pairs: { q: string; d: string; stratum: string; llm: number; human: number
   { q: 'q2', d: 'd2', stratum: 'multi-hop', llm: 1, human: 0 },
 ];
 
-async function fixture(): Promise<string> {
+function fixture(): Promise<string> {
   const docs = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'].map((id) => JSON.stringify({ id, text: `memory text of ${id}` }));
-  const dir = await tempFolder('kappa', {
-    'es/corpus.jsonl': docs.join('\n'),
-    'es/queries.jsonl': [
-      JSON.stringify({ id: 'q1', text: 'first question', stratum: 'exact', qrels: { d1: 3 } }),
-      JSON.stringify({ id: 'q2', text: 'second question', stratum: 'multi-hop', qrels: { d1: 2 } }),
-    ].join('\n'),
-  });
   const records: JudgmentRecord[] = pairs.map((p) => ({
     queryId: p.q,
     docId: p.d,
@@ -64,27 +57,15 @@ async function fixture(): Promise<string> {
     parseFailures: 0,
   }));
   records.push({ queryId: 'q2', docId: 'd3', stratum: 'multi-hop', status: 'parse-failure', grade: null, samples: [], parseFailures: 1 });
-  const manifest: JudgmentsManifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: 'abcdef0123456789',
-    judge: {
-      model: 'judge-m',
-      prompt: { name: 'umbrela-v1', sha256: '0'.repeat(64) },
-      decoding: { temperature: 0, maxTokens: 64 },
-      samples: 1,
-      parseRetries: 2,
-      baseURL: 'http://127.0.0.1/v1',
-      local: true,
+  return tempJudgments('kappa', records, 'abcdef0123456789', {
+    files: {
+      'es/corpus.jsonl': docs.join('\n'),
+      'es/queries.jsonl': [
+        JSON.stringify({ id: 'q1', text: 'first question', stratum: 'exact', qrels: { d1: 3 } }),
+        JSON.stringify({ id: 'q2', text: 'second question', stratum: 'multi-hop', qrels: { d1: 2 } }),
+      ].join('\n'),
     },
-    pool: { depth: 10, systems: ['a'], pairs: 9, queries: 2 },
-    evalset: { name: 'es', format: 'memory', path: '../es', fingerprint: 'x' },
-    counts: { pooled: 9, gold: 0, judged: 8, parseFailures: 1, skippedSensitive: 0, requests: 10, cachedReplies: 0 },
-    tokens: { prompt: 0, completion: 0 },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:00.000Z',
-  };
-  await writeJudgments(join(dir, 'judgments'), manifest, records);
-  return dir;
+  });
 }
 
 function cli(args: string[], cwd: string, stdin: string): Promise<{ code: number; out: string; err: string }> {
@@ -165,9 +146,11 @@ describe('harness kappa', () => {
     expect(value('unweighted')).toBeCloseTo(kappa(h, l, unweighted), 3);
     expect(value('linear')).toBeCloseTo(kappa(h, l, linear), 3);
     expect(value('quadratic')).toBeCloseTo(kappa(h, l, quadratic), 3);
-    const bin = (xs: number[]) => xs.map((g) => (g >= 2 ? 1 : 0));
+    // Without --config the binary kappa splits at grade 1 (the default), and says so.
+    const bin = (xs: number[]) => xs.map((g) => (g >= 1 ? 1 : 0));
     const kb = kappa(bin(h), bin(l), unweighted, 2);
-    expect(value('grade >= 2')).toBeCloseTo(kb, 3);
+    expect(value('binary')).toBeCloseTo(kb, 3);
+    expect(out).toContain("(relevant at grade >= 1, the default: trec_eval's relevance level 1, where nDCG's gains start");
     // 7 labels (one pair skipped) of the 8 judged pairs: below the minimum (50, or every judged pair when fewer).
     expect(third.code).toBe(1);
     expect(out).toContain('kappa check: TOO-FEW: 7 labelled pairs, the check needs 8 (at least 50, or every judged pair when fewer; 8 judged)');
@@ -190,6 +173,7 @@ describe('harness kappa', () => {
         reportOnly: false,
         seed: 42,
         on: 'quadratic',
+        relevance: { relevantAt: 2, relevantFrom: 'set by hand' },
         threshold: 0.6,
         resamples: 1000,
         level: 0.95,
@@ -224,6 +208,8 @@ describe('harness kappa', () => {
         {
           qrelsVersion: 'abcdef0123456789',
           on: 'quadratic',
+          relevantAt: 2,
+          relevantFrom: 'set by hand',
           threshold: 0.6,
           resamples: 1000,
           seed: 42,

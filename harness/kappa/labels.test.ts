@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors.js';
-import { type JudgmentRecord, type JudgmentsManifest, readJudgments, writeJudgments } from '../judge/store.js';
+import { type JudgmentRecord, type JudgmentsManifest, readJudgments } from '../judge/store.js';
 import { memoryLogger } from '../log.js';
 import { runCaptured } from '../testing/cli.js';
-import { tempFolder } from '../testing/files.js';
+import { tempJudgments } from '../testing/judgments.js';
 import { formatKappaReport, kappaReport } from './report.js';
 import { type KappaOptions, runKappa } from './run.js';
 import { arrayElementLines, newSession, saveSession } from './session.js';
@@ -29,37 +29,14 @@ function records(n: number): JudgmentRecord[] {
   }));
 }
 
-async function judgments(n: number, extra: Partial<JudgmentsManifest> = {}): Promise<string> {
-  const dir = await tempFolder('kappa-labels', {});
-  const manifest: JudgmentsManifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: '0123456789abcdef',
-    judge: {
-      model: 'judge-m',
-      prompt: { name: 'umbrela-v1', sha256: '0'.repeat(64) },
-      decoding: { temperature: 0, maxTokens: 64 },
-      samples: 1,
-      parseRetries: 2,
-      baseURL: 'http://127.0.0.1/v1',
-      local: true,
-    },
-    pool: { depth: 10, systems: ['a'], pairs: n, queries: n },
-    evalset: { name: 'es', format: 'memory', path: '../es', fingerprint: 'x' },
-    counts: { pooled: n, gold: 0, judged: n, parseFailures: 0, skippedSensitive: 0, requests: n, cachedReplies: 0 },
-    tokens: { prompt: 0, completion: 0 },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:00:00.000Z',
-    ...extra,
-  };
-  await writeJudgments(join(dir, 'judgments'), manifest, records(n));
-  return dir;
-}
+const judgments = (n: number, manifest: Partial<JudgmentsManifest> = {}) => tempJudgments('kappa-labels', records(n), '0123456789abcdef', { manifest });
 
 const base = (dir: string): KappaOptions => ({
   judgments: join(dir, 'judgments'),
   reportOnly: false,
   seed: 42,
   on: 'binary',
+  relevance: { relevantAt: 1, relevantFrom: 'the default' },
   threshold: 0.6,
   resamples: 200,
   level: 0.95,
@@ -160,7 +137,19 @@ describe('the per-stratum table', () => {
       ...Array.from({ length: 6 }, (_, i) => ({ queryId: `q${i}`, docId: 'd', stratum: 'exact', human: i % 4, llm: (i + 1) % 4 })),
       ...Array.from({ length: 3 }, (_, i) => ({ queryId: `m${i}`, docId: 'd', stratum: 'multi-hop', human: 2, llm: 2 })),
     ];
-    const text = formatKappaReport(kappaReport(pairs, { qrelsVersion: 'v', on: 'binary', threshold: 0.6, resamples: 50, seed: 1, level: 0.95, judged: 9 }));
+    const text = formatKappaReport(
+      kappaReport(pairs, {
+        qrelsVersion: 'v',
+        on: 'binary',
+        relevantAt: 2,
+        relevantFrom: 'test',
+        threshold: 0.6,
+        resamples: 50,
+        seed: 1,
+        level: 0.95,
+        judged: 9,
+      }),
+    );
     expect(text).not.toContain('undefined');
     expect(text).toMatch(/multi-hop\s+3 {2}n\/a {2}n\/a {2}n\/a/);
     expect(text).toContain('(n/a: no kappa where both raters gave one grade only)');

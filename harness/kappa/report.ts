@@ -1,4 +1,4 @@
-import { GRADES, type KappaEstimate, type KappaKind, kappaEstimate } from '../stats/kappa-estimate.js';
+import { GRADES, type KappaEstimate, type KappaEstimateOptions, type KappaKind, kappaEstimate } from '../stats/kappa-estimate.js';
 
 export { KAPPA_KINDS, type KappaEstimate, type KappaKind, kappaEstimate } from '../stats/kappa-estimate.js';
 
@@ -28,6 +28,10 @@ export interface KappaReport extends KappaTable {
   readonly baseRates: { readonly human: readonly number[]; readonly llm: readonly number[] };
   /** The kappa the check reads. */
   readonly on: KappaKind;
+  /** `binary` splits here: a grade at or above it is relevant (the grade the decision's measure first gains from). */
+  readonly relevantAt: number;
+  /** Where `relevantAt` comes from, for the report: `the gate's nDCG@10`, `--relevant-at 2`, or the default's reason. */
+  readonly relevantFrom: string;
   readonly threshold: number;
   readonly level: number;
   readonly resamples: number;
@@ -59,7 +63,7 @@ export function minimumLabels(judged: number): number {
   return Math.min(KAPPA_MIN_LABELS, judged);
 }
 
-function table(pairs: readonly LabelledPair[], opts: { resamples: number; seed: number; level: number }): KappaTable {
+function table(pairs: readonly LabelledPair[], opts: KappaEstimateOptions): KappaTable {
   const human = pairs.map((p) => p.human);
   const llm = pairs.map((p) => p.llm);
   return {
@@ -72,16 +76,32 @@ function table(pairs: readonly LabelledPair[], opts: { resamples: number; seed: 
 }
 
 /**
- * Agreement between hand labels and the judge: kappa unweighted, linear, quadratic and binarised at grade >= 2,
- * each with a bootstrap interval, overall and per stratum; the confusion matrix, both raters' base rates, and
- * the kappa check: PASS when the `on` kappa is at least `threshold` (UNDEFINED when it is undefined). The sample
- * oversamples some strata and is not reweighted: the overall kappa is over the sample as drawn.
+ * The check's outcome on the `on` estimate. No raw agreement at all is a FAIL whatever kappa says (with two
+ * constant raters kappa is 0, and a threshold of 0 would pass it). An undefined kappa is left with perfect raw
+ * agreement on one category only: both raters agree, but on a sample without variation, which cannot show
+ * whether the judge tells the categories apart: UNDEFINED, never a PASS.
+ */
+function checkOf(n: number, minimum: number, e: KappaEstimate, threshold: number): KappaCheck {
+  if (n < minimum) return 'TOO-FEW';
+  if (e.agreement === 0) return 'FAIL';
+  if (e.kappa === undefined) return 'UNDEFINED';
+  return e.kappa >= threshold ? 'PASS' : 'FAIL';
+}
+
+/**
+ * Agreement between hand labels and the judge: kappa unweighted, linear, quadratic and binary (relevant at
+ * `relevantAt`, the grade the decision's measure first gains from), each with a bootstrap interval, overall and
+ * per stratum; the confusion matrix, both raters' base rates, and the kappa check on the `on` kappa
+ * ({@link checkOf}). The sample oversamples some strata and is not reweighted: the overall kappa is over the
+ * sample as drawn.
  */
 export function kappaReport(
   pairs: readonly LabelledPair[],
   opts: {
     qrelsVersion: string;
     on: KappaKind;
+    relevantAt: number;
+    relevantFrom: string;
     threshold: number;
     resamples: number;
     seed: number;
@@ -91,7 +111,7 @@ export function kappaReport(
     judge?: KappaReport['judge'];
   },
 ): KappaReport {
-  const boot = { resamples: opts.resamples, seed: opts.seed, level: opts.level };
+  const boot = { resamples: opts.resamples, seed: opts.seed, level: opts.level, relevantAt: opts.relevantAt };
   const all = table(pairs, boot);
   const strata = [...new Set(pairs.map((p) => p.stratum))].sort().map((stratum) => ({
     stratum,
@@ -102,7 +122,6 @@ export function kappaReport(
   }));
   const confusion = GRADES.map((h) => GRADES.map((l) => pairs.filter((p) => p.human === h && p.llm === l).length));
   const rate = (pick: (p: LabelledPair) => number) => GRADES.map((g) => (pairs.length === 0 ? 0 : pairs.filter((p) => pick(p) === g).length / pairs.length));
-  const checked = all[opts.on].kappa;
   const minimum = minimumLabels(opts.judged);
   return {
     ...all,
@@ -111,13 +130,15 @@ export function kappaReport(
     confusion,
     baseRates: { human: rate((p) => p.human), llm: rate((p) => p.llm) },
     on: opts.on,
+    relevantAt: opts.relevantAt,
+    relevantFrom: opts.relevantFrom,
     threshold: opts.threshold,
     level: opts.level,
     resamples: opts.resamples,
     minimum,
     judged: opts.judged,
     ...(opts.judge === undefined ? {} : { judge: opts.judge }),
-    check: pairs.length < minimum ? 'TOO-FEW' : checked === undefined ? 'UNDEFINED' : checked >= opts.threshold ? 'PASS' : 'FAIL',
+    check: checkOf(pairs.length, minimum, all[opts.on], opts.threshold),
   };
 }
 
@@ -125,16 +146,31 @@ export function kappaReport(
 const f3 = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3).replace(/^-(0\.000)$/, '$1'));
 const est = (e: KappaEstimate) => `${f3(e.kappa)}${e.ci ? ` [${f3(e.ci.lo)}, ${f3(e.ci.hi)}]` : ''}`;
 
-/** The kappa check's line: its outcome, the kappa it read, the threshold, or the counts it lacks. */
+const percent = (x: number | undefined) => (x === undefined ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+/** How the binary kappa splits the scale, and why there. */
+const relevance = (r: Pick<KappaReport, 'relevantAt' | 'relevantFrom'>) => `relevant at grade >= ${r.relevantAt}, ${r.relevantFrom}`;
+
+/** What both raters said of every pair when kappa is undefined (each used one category, the same one). */
+function oneCategory(r: KappaReport): string {
+  if (r.on !== 'binary') return `every pair grade ${r.baseRates.human.findIndex((x) => x > 0)}`;
+  const relevant = r.baseRates.human.slice(r.relevantAt).reduce((a, b) => a + b, 0) > 0;
+  return relevant ? `every pair relevant (grade >= ${r.relevantAt})` : `every pair not relevant (grade < ${r.relevantAt})`;
+}
+
+/** The kappa check's line: its outcome, the kappa and raw agreement it read, the threshold, or the counts it lacks. */
 function checkLine(r: KappaReport): string {
   const checked = r[r.on];
-  const name = r.on === 'binary' ? 'kappa at grade >= 2' : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
+  const name = r.on === 'binary' ? `binary kappa (${relevance(r)})` : r.on === 'none' ? 'unweighted kappa' : `${r.on} kappa`;
   if (r.check === 'TOO-FEW') {
     return `kappa check: TOO-FEW: ${r.n} labelled pairs, the check needs ${r.minimum} (at least ${KAPPA_MIN_LABELS}, or every judged pair when fewer; ${r.judged} judged)`;
   }
+  if (r.check === 'UNDEFINED')
+    return `kappa check: UNDEFINED: ${name} is undefined: both raters call ${oneCategory(r)}, raw agreement 100.0% on a sample without variation, which cannot show whether the judge tells them apart`;
+  const weighted = r.on === 'binary' ? `; weighted (quadratic) kappa ${f3(r.quadratic.kappa)}` : '';
+  if (checked.agreement === 0) return `kappa check: FAIL: raw agreement 0.0% (human and judge differ on every pair); ${name} ${f3(checked.kappa)}${weighted}`;
   const lowCi = checked.ci !== undefined && checked.kappa !== undefined && checked.kappa >= r.threshold && checked.ci.lo < r.threshold;
   return (
-    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : r.check === 'FAIL' ? '<' : 'vs'} threshold ${r.threshold}` +
+    `kappa check: ${r.check}: ${name} ${f3(checked.kappa)} ${r.check === 'PASS' ? '>=' : '<'} threshold ${r.threshold}; raw agreement ${percent(checked.agreement)}${weighted}` +
     (lowCi ? ` (the interval reaches below it: label more pairs to be sure)` : '')
   );
 }
@@ -150,8 +186,9 @@ export function formatKappaReport(r: KappaReport): string {
   L.push(`  unweighted  ${est(r.none)}`);
   L.push(`  linear      ${est(r.linear)}`);
   L.push(`  quadratic   ${est(r.quadratic)}`);
-  L.push(`  grade >= 2  ${est(r.binary)}`);
-  L.push('per stratum (n, unweighted, quadratic, grade >= 2):');
+  L.push(`  binary      ${est(r.binary)}  (${relevance(r)})`);
+  L.push(`raw agreement: ${percent(r.none.agreement)} on grades, ${percent(r.binary.agreement)} on relevance (grade >= ${r.relevantAt})`);
+  L.push(`per stratum (n, unweighted, quadratic, binary at grade >= ${r.relevantAt}):`);
   for (const s of r.strata) L.push(`  ${s.stratum.padEnd(12)} ${String(s.n).padStart(4)}  ${est(s.none)}  ${est(s.quadratic)}  ${est(s.binary)}`);
   if ([r, ...r.strata].some((t) => [t.none, t.quadratic, t.binary, t.linear].some((e) => e.kappa === undefined)))
     L.push('  (n/a: no kappa where both raters gave one grade only)');

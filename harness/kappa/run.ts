@@ -9,6 +9,7 @@ import { readJudgments, type Judgments } from '../judge/store.js';
 import type { Logger } from '../log.js';
 import { type KappaKind, type KappaReport, kappaReport, type LabelledPair } from './report.js';
 import { queryCoverage } from './coverage.js';
+import type { KappaRelevance } from './relevance.js';
 import { type KappaItem, kappaSample, querySample } from './sample.js';
 import { keysOf, loadSession, newSession, runSession, type SessionState, saveSession } from './session.js';
 
@@ -30,6 +31,8 @@ export interface KappaOptions {
   readonly oversample?: Readonly<Record<string, number>>;
   readonly seed: number;
   readonly on: KappaKind;
+  /** Where the binary kappa splits, and why there (kappaRelevance). */
+  readonly relevance: KappaRelevance;
   readonly threshold: number;
   readonly resamples: number;
   readonly level: number;
@@ -145,6 +148,7 @@ export async function runKappa(opts: KappaOptions, io: KappaIo): Promise<KappaOu
     ...kappaReport(pairs, {
       qrelsVersion: j.manifest.qrelsVersion,
       on: opts.on,
+      ...opts.relevance,
       threshold: opts.threshold,
       resamples: opts.resamples,
       seed: opts.seed,

@@ -95,21 +95,35 @@ export interface SessionJudgments {
 
 /**
  * Every item and label of a session that is not what this harness writes, each at its `file:line`: a label
- * that is not a grade 0-3, `"skip"` or null, an item that is not a pair the judge graded, or one whose
- * stratum differs from the judgments'. A hand edit is reported, never dropped.
+ * that is not a grade 0-3, `"skip"` or null, an item that is not a pair the judge graded, one whose stratum
+ * differs from the judgments', or a pair listed twice (a sample never repeats a pair; a repeat would count its
+ * label twice in kappa and in the PPI correction, so it is refused as a labels file refuses one). A hand edit is
+ * reported, never dropped.
  */
 function sessionProblems(file: string, text: string, s: SessionState, j: SessionJudgments): InputError[] {
   const problems: InputError[] = [];
   const itemLines = arrayElementLines(text, 'items');
   const labelLines = arrayElementLines(text, 'labels');
+  const first = new Map<string, number>();
   s.items.forEach((it, i) => {
     const at = `items[${i}]`;
     if (it === null || typeof it !== 'object' || typeof it.queryId !== 'string' || typeof it.docId !== 'string' || typeof it.stratum !== 'string') {
       problems.push(new InputError(file, itemLines[i], `${at}: not a pair { queryId, docId, stratum }`));
       return;
     }
-    const stratum = j.judged.get(`${it.queryId}\t${it.docId}`);
-    if (stratum === undefined)
+    const key = `${it.queryId}\t${it.docId}`;
+    const stratum = j.judged.get(key);
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, i);
+    if (seen !== undefined)
+      problems.push(
+        new InputError(
+          file,
+          itemLines[i],
+          `${at}: query ${it.queryId}, document ${it.docId} is listed twice (first as items[${seen}]${itemLines[seen] === undefined ? '' : `, line ${itemLines[seen]}`}): remove one, with its label`,
+        ),
+      );
+    else if (stratum === undefined)
       problems.push(new InputError(file, itemLines[i], `${at}: query ${it.queryId}, document ${it.docId} is not a pair the judge graded (edited?)`));
     else if (stratum !== it.stratum)
       problems.push(

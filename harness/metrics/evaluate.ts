@@ -1,7 +1,7 @@
-import { HarnessError } from '../errors.js';
+import { HarnessError, UsageError } from '../errors.js';
 import type { Qrels, Run } from '../../evalset/types.js';
-import { formatMeasure, measureKernel, parseMeasure, usesRelevanceLevel, type Measure } from './measure.js';
-import { compareIds, judgeRankingWithLevels, rankDocIds, REL_NONPOOL, REL_UNJUDGED, type JudgedRanking } from './ranking.js';
+import { formatMeasure, measureKernel, needsTurnSessions, parseMeasure, usesRelevanceLevel, type Measure } from './measure.js';
+import { compareIds, judgeRankingWithLevels, rankDocIds, REL_NONPOOL, REL_UNJUDGED, type JudgedRanking, type TurnSessions } from './ranking.js';
 
 /** Options of evaluate(). */
 export interface EvaluateOptions {
@@ -19,6 +19,11 @@ export interface EvaluateOptions {
    * turn-level run at session level.
    */
   readonly units?: ReadonlyMap<string, string>;
+  /**
+   * Turn docId -> session id, which LongMemEval's turn-to-session measures (`Success-T2S@k`, `R-all-T2S@k`,
+   * `nDCG-LME-T2S@k`) need; they score the turn-level ranking, so `units` must then be absent.
+   */
+  readonly sessions?: ReadonlyMap<string, string>;
 }
 
 /** Per-query values of every measure, plus which queries were filled or dropped (never silently). */
@@ -50,11 +55,14 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[], o
   for (const n of names) if (!perQuery.has(n)) perQuery.set(n, new Map());
   const zeroFilled: string[] = [];
   const scratch = new Float64Array(1);
+  const sessions = turnSessionMap(measures, opts);
   for (const qid of queryIds) {
     const judged = qrels.get(qid) ?? EMPTY;
     const docs = run.get(qid);
     if (!docs || docs.size === 0) zeroFilled.push(qid);
-    const ranked = rankedGrades(qid, docs, judged, opts.units);
+    const ids = docs ? rankDocIds(docs) : [];
+    const ranked = rankedGrades(qid, ids, judged, opts.units);
+    const turnSessions = sessions && turnSessionsOf(qid, ids, judged, sessions);
     const relLevels = gradeCounts(judged);
     const byLevel = new Map<number, JudgedRanking>();
     measures.forEach((m, i) => {
@@ -62,6 +70,7 @@ export function evaluate(qrels: Qrels, run: Run, measures: readonly Measure[], o
       let r = byLevel.get(l);
       if (!r) {
         r = judgeRankingWithLevels(ranked, relLevels, l);
+        if (turnSessions) r = { ...r, turnSessions };
         byLevel.set(l, r);
       }
       const v = kernels[i]!(r, m, l, scratch);
@@ -80,18 +89,43 @@ function gradeCounts(judged: ReadonlyMap<string, number>): Int32Array {
   return levels;
 }
 
-function rankedGrades(
-  qid: string,
-  docs: ReadonlyMap<string, number> | undefined,
-  judged: ReadonlyMap<string, number>,
-  units: ReadonlyMap<string, string> | undefined,
-): Int32Array {
-  if (!docs) return new Int32Array(0);
-  let ids = rankDocIds(docs);
+/**
+ * The turn -> session map when a turn-to-session measure is asked for, else undefined; refused (exit 2) without
+ * one, or with `units`, which would score sessions where these measures read turns.
+ */
+function turnSessionMap(measures: readonly Measure[], opts: EvaluateOptions): ReadonlyMap<string, string> | undefined {
+  const asked = measures.filter(needsTurnSessions).map(formatMeasure);
+  if (asked.length === 0) return undefined;
+  const what = `${asked.join(', ')} (LongMemEval's turn-to-session numbers)`;
+  if (opts.units) {
+    throw new UsageError(`${what} score the turn ranking and map it to sessions themselves; they cannot be scored at a unit`, {
+      hint: 'score the turn-level eval set without `unit:`; Success@k, R-all@k and nDCG-LME@k are the measures to use at unit session',
+    });
+  }
+  if (!opts.sessions) {
+    throw new UsageError(`${what} need the session of every turn, and none was given`, {
+      hint: 'load LongMemEval with `options: { unit: turn }`: its `session` unit map gives each turn its session',
+    });
+  }
+  return opts.sessions;
+}
+
+/** The sessions of one query's ranked and judged turns; a turn without one is an error, never a guess. */
+function turnSessionsOf(qid: string, ids: readonly string[], judged: ReadonlyMap<string, number>, sessions: ReadonlyMap<string, string>): TurnSessions {
+  const of = (id: string, role: string) => {
+    const s = sessions.get(id);
+    if (s === undefined) throw new HarnessError(`query ${qid}: ${role} turn "${id}" has no session in the eval set's session map`);
+    return s;
+  };
+  return { ranked: ids.map((id) => of(id, 'retrieved')), judged: [...judged].map(([id, grade]) => [of(id, 'judged'), grade] as const) };
+}
+
+function rankedGrades(qid: string, docIds: readonly string[], judged: ReadonlyMap<string, number>, units: ReadonlyMap<string, string> | undefined): Int32Array {
+  let ids = docIds;
   if (units) {
     const seen = new Set<string>();
     const mapped: string[] = [];
-    for (const id of ids) {
+    for (const id of docIds) {
       const u = units.get(id);
       if (u === undefined) throw new HarnessError(`query ${qid}: retrieved document "${id}" has no unit in the eval set's unit map`);
       if (!seen.has(u)) {

@@ -16,7 +16,7 @@ import {
 import { allRelevantAt, apAt, judgedAt, precisionAt, recallAt, relativePrecisionAt, successAt, unjudgedAt } from './kernels/cutoff.js';
 import { gMeasure, ndcg, ndcgAt, ndcgRel, rbp, rbpResidual, rNdcg, setupGains, type GainOverride } from './kernels/gain.js';
 import { numNonrelJudgedRet, numRel, numRelRet, numRet, setAp, setF, setP, setRecall, setRelP, utility } from './kernels/set.js';
-import { longMemEvalNdcgAt } from './kernels/longmemeval.js';
+import { longMemEvalNdcgAt, longMemEvalTurnToSessionAt } from './kernels/longmemeval.js';
 import type { JudgedRanking } from './ranking.js';
 
 /**
@@ -53,6 +53,8 @@ interface Family {
   readonly describe: string;
   /** A coverage diagnostic (how much of a ranking was judged), which says nothing about quality: never tested. */
   readonly coverage?: true;
+  /** Reads the turns' sessions (`JudgedRanking.turnSessions`): LongMemEval's turn-to-session measures. */
+  readonly turnSessions?: true;
   /** The per-query value; `level` is the resolved relevance level. */
   readonly compute: (r: JudgedRanking, m: Measure, level: number, scratch: Float64Array) => number;
   /** The family's measures as trec_eval computes and prints them; none when trec_eval has no equivalent. */
@@ -257,6 +259,29 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     params: ['rel'],
     describe: "LongMemEval's ndcg_any@k: binary gains, ranks 1 and 2 undiscounted; only to compare with published LongMemEval numbers",
     compute: (r, m, l) => longMemEvalNdcgAt(r, l, m.cutoff!),
+  },
+  // LongMemEval's turn-to-session numbers (evaluate_retrieval_turn2session): what their script prints at session
+  // level for a turn-level run, which `unit: session` cannot give (docs/adr/0007-locomo-strata.md, addendum).
+  'Success-T2S': {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: "LongMemEval's recall_any@k turn to session: a turn ranking mapped to sessions as their turn mode does, k widened to k sessions",
+    turnSessions: true,
+    compute: (r, m, l) => longMemEvalTurnToSessionAt(r, l, m.cutoff!).recallAny,
+  },
+  'R-all-T2S': {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: "LongMemEval's recall_all@k turn to session (0, not their 1, for a query with nothing relevant, as R-all)",
+    turnSessions: true,
+    compute: (r, m, l) => (r.numRel === 0 ? 0 : longMemEvalTurnToSessionAt(r, l, m.cutoff!).recallAll),
+  },
+  'nDCG-LME-T2S': {
+    cutoff: 'rank',
+    params: ['rel'],
+    describe: "LongMemEval's ndcg_any@k turn to session: their DCG over the widened turn list, one gain per relevant turn",
+    turnSessions: true,
+    compute: (r, m, l) => longMemEvalTurnToSessionAt(r, l, m.cutoff!).ndcgAny,
   },
   DCG: {
     cutoff: 'none',
@@ -775,6 +800,11 @@ export function measureKernel(m: Measure): Family['compute'] {
 /** Is the measure tested in Comparisons? Every one is but a coverage diagnostic (`Judged@k`). */
 export function isTested(m: Measure): boolean {
   return FAMILIES[m.name]?.coverage !== true;
+}
+
+/** Does the measure read the turns' sessions (LongMemEval's turn-to-session measures, `*-T2S@k`)? */
+export function needsTurnSessions(m: Measure): boolean {
+  return FAMILIES[m.name]?.turnSessions === true;
 }
 
 /** Does the measure's value depend on the relevance level? */

@@ -12,6 +12,11 @@ export const measurePresets = {
   longmemeval: ['Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10'],
   /** The same at their turn-level cutoffs (5, 10, 50). */
   'longmemeval-turn': ['Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10', 'Success@50', 'R-all@50', 'nDCG-LME@50'],
+  /**
+   * Their session-level numbers of a turn-level run (evaluate_retrieval_turn2session, what run_retrieval.py prints
+   * under "session" with --granularity turn), at the session cutoffs; needs a turn-level eval set, no `unit:`.
+   */
+  'longmemeval-t2s': ['Success-T2S@5', 'R-all-T2S@5', 'nDCG-LME-T2S@5', 'Success-T2S@10', 'R-all-T2S@10', 'nDCG-LME-T2S@10'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MeasurePreset = keyof typeof measurePresets;

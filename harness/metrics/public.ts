@@ -25,6 +25,11 @@ export interface EvaluateOptions {
    * units. For scoring a turn-level run at session level.
    */
   readonly units?: MapLike<string>;
+  /**
+   * Turn docId -> session id, as a Map or a plain object: what LongMemEval's turn-to-session measures
+   * (`Success-T2S@k`, `R-all-T2S@k`, `nDCG-LME-T2S@k`) read; they score the turn ranking, so no `units` then.
+   */
+  readonly sessions?: MapLike<string>;
 }
 
 const FN = 'evaluate';
@@ -44,12 +49,14 @@ function toMeasures(fn: string, measures: unknown): Measure[] {
   });
 }
 
-function toOptions(opts: unknown): { relevanceLevel?: number; queries?: readonly string[]; units?: ReadonlyMap<string, string> } {
+type MapOptions = { relevanceLevel?: number; queries?: readonly string[]; units?: ReadonlyMap<string, string>; sessions?: ReadonlyMap<string, string> };
+
+function toOptions(opts: unknown): MapOptions {
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    throw new TypeError(`${FN}: options must be an object { relevanceLevel?, queries?, units? }; got ${kindOf(opts)}`);
+    throw new TypeError(`${FN}: options must be an object { relevanceLevel?, queries?, units?, sessions? }; got ${kindOf(opts)}`);
   }
   const o = opts as EvaluateOptions;
-  const out: { relevanceLevel?: number; queries?: readonly string[]; units?: ReadonlyMap<string, string> } = {};
+  const out: MapOptions = {};
   if (o.relevanceLevel !== undefined) {
     if (!Number.isSafeInteger(o.relevanceLevel)) {
       throw new TypeError(`${FN}: options.relevanceLevel is ${kindOf(o.relevanceLevel)}; it must be an integer grade (trec_eval -l), default 1`);
@@ -64,6 +71,7 @@ function toOptions(opts: unknown): { relevanceLevel?: number; queries?: readonly
     out.queries = o.queries;
   }
   if (o.units !== undefined) out.units = toUnitMap(FN, 'options.units', o.units);
+  if (o.sessions !== undefined) out.sessions = toUnitMap(FN, 'options.sessions', o.sessions);
   return out;
 }
 

@@ -31,6 +31,16 @@ export interface JudgedRanking {
   readonly relLevels: Int32Array;
   /** 1 + the highest grade g with relLevels[g] > 0; 0 when no document has a grade >= 0. */
   readonly numRelLevels: number;
+  /** The turns' sessions, set by evaluate() only when a turn-to-session measure (`*-T2S@k`) is asked for. */
+  readonly turnSessions?: TurnSessions;
+}
+
+/** Where the turns of one query's ranking and qrels belong, for LongMemEval's turn-to-session measures. */
+export interface TurnSessions {
+  /** `ranked[i]`: the session of the turn at rank i+1 (parallel to `rels`). */
+  readonly ranked: readonly string[];
+  /** The session and grade of every judged turn, retrieved or not. */
+  readonly judged: readonly (readonly [session: string, grade: number])[];
 }
 
 /**

@@ -9,6 +9,7 @@ import { fmtLevel } from '../decision/format.js';
 import { fixtureInput } from './testdata/fixture.js';
 import type { ReportData, ReportInput, ReportRun } from '../decision/types.js';
 import { readReport, writeReport } from './write.js';
+import { runCaptured } from '../testing/cli.js';
 import { tempDir } from '../testing/temp.js';
 
 function testIo(cwd: string): CliIo & { stdout: string[] } {
@@ -72,7 +73,7 @@ describe('harness adr', () => {
       expect(adr).toContain(`\n${heading}\n`);
     }
     expect(adr).toContain('- Strata: exact 12, paraphrase 12, all 24.');
-    expect(adr).toContain('Chosen option: "dense", because the gate says ADOPT.');
+    expect(adr).toContain('Chosen option: "dense", because the gate says ADOPT; dense is a substitute.');
     expect(adr).toContain(`\`ADOPT\`: ${data.gateResult?.reason}.`);
     expect(adr).toContain('[../../reports/fixture-study-01234567/report.md](../../reports/fixture-study-01234567/report.md)');
     expect(adr).toContain('```sh\nharness ablate --config configs/fixture-study.yaml\n```');
@@ -137,7 +138,9 @@ describe('harness adr', () => {
   it('never overwrites, and refuses a folder without report.json', async () => {
     const root = tempDir('harness-adr');
     const io = testIo(root);
-    expect(await runCli(['adr', '--report', 'nowhere', '--title', 'X'], io)).toBe(2);
+    const missing = await runCaptured(['adr', '--report', 'nowhere', '--title', 'X'], root);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`harness: ${join(root, 'nowhere', 'report.json')}: no report.json here`);
     await writeReport(join(root, 'r'), fixtureInput());
     expect(await runCli(['adr', '--report', 'r', '--title', 'No gate here', '--adr-dir', 'adr', '--date', '2026-01-02'], io)).toBe(0);
     expect(await runCli(['adr', '--report', 'r', '--title', 'No gate here', '--adr-dir', 'adr', '--date', '2026-01-02'], io)).toBe(0);
@@ -150,7 +153,9 @@ describe('harness adr', () => {
         .slice(2)
         .map((r) => `${r[4]} ${r[0]}`),
     ).toEqual(['dense exact', 'hybrid exact', 'dense paraphrase', 'hybrid paraphrase', 'dense all', 'hybrid all']);
-    expect(await runCli(['adr', '--report', 'r', '--title', 'X', '--adr-dir', 'adr', '--date', '2nd of May'], io)).toBe(2);
+    const date = await runCaptured(['adr', '--report', 'r', '--title', 'X', '--adr-dir', 'adr', '--date', '2nd of May'], root);
+    expect(date.code).toBe(2);
+    expect(date.stderr).toContain('harness: --date 2nd of May: write it as YYYY-MM-DD');
   });
 });
 

@@ -1,4 +1,5 @@
 import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
+import { asDecided } from '../decision/gate.js';
 import { gateSentence, meanOf, methodSentence, primaryMeasure, roleLabel } from '../decision/select.js';
 import type { Comparison, ReportData, ReportRun, ReportTuning } from '../decision/types.js';
 
@@ -250,15 +251,18 @@ function decisionLines(data: ReportData): string[] {
   if (!g) return ['No option chosen: the report has no `gate:` block, so it proposes no decision. Add one and regenerate.', ''];
   const L: string[] = [];
   const chosen = g.verdict === 'ADOPT' ? g.config.candidate : g.config.baseline;
+  const d = data.decision;
   if (g.verdict === 'INCONCLUSIVE') {
     L.push(`No option chosen yet: the evidence does not decide between \`${g.config.candidate}\` and \`${g.config.baseline}\`.`, '');
+  } else if (d !== undefined && d.exitCode === 4) {
+    L.push(`No option chosen yet: the gate says ${d.headline}; validate the judge before choosing "${chosen}".`, '');
   } else {
-    L.push(`Chosen option: "${chosen}", because the gate says ${g.verdict}.`, '');
+    L.push(`Chosen option: "${chosen}", because the gate says ${d?.headline ?? g.verdict}.`, '');
   }
   L.push(
     `Gate (rule \`${g.config.rule}\` on ${g.config.measure}, candidate \`${g.config.candidate}\` against \`${g.config.baseline}\`${g.config.minDelta !== undefined ? `, minDelta ${fmtMean(g.config.minDelta)}` : ''}):`,
     '',
-    `\`${g.verdict}\`: ${g.reason}.`,
+    `\`${d?.headline ?? g.verdict}\`: ${g.reason}.`,
     '',
     gateSentence(data),
     '',
@@ -291,7 +295,8 @@ function evidenceLines(data: ReportData, opts: AdrOptions): string[] {
  * with the gate's caveats, an evidence table with the report's own rounding, and the command that regenerates
  * the evidence. Pure.
  */
-export function renderAdr(data: ReportData, opts: AdrOptions): string {
+export function renderAdr(decided: ReportData, opts: AdrOptions): string {
+  const data = asDecided(decided);
   return [
     '---',
     'status: proposed',

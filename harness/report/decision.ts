@@ -1,7 +1,7 @@
 import type { Block, Cell } from './blocks.js';
 import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
 import { findComparison, meanOf, overallStratum, properStrata, qrelsText, roleLabel } from '../decision/select.js';
-import type { Comparison, ReportData, ReportWarning } from '../decision/types.js';
+import type { Comparison, JudgeHealth, ReportData, ReportWarning } from '../decision/types.js';
 
 /**
  * The decision a report leads with, in every rendering (issue 28: decision first): the question, the gate's
@@ -115,4 +115,85 @@ export function headToHeadBlocks(data: ReportData): Block[] {
       text: `Intervals are at the level of their own corrected decision; a level is named where it differs from the gate's pooled ${fmtLevel(reference)}. Only rows with role gate can change the verdict.`,
     },
   ];
+}
+
+/** The verdict as every rendering leads with it: the Decision's headline (verdict and qualifiers), then its reason. */
+export function verdictText(data: ReportData): { readonly headline: string; readonly reason: string } | undefined {
+  const d = data.decision;
+  return d === undefined ? undefined : { headline: d.headline, reason: d.reason };
+}
+
+const VALIDATION_TEXT: Readonly<Record<JudgeHealth['validation'], string>> = {
+  passed: 'validated: the decision reproduces under the human labels',
+  failed: 'validation FAILED',
+  missing: 'not validated: no human labels',
+  stale: 'not validated on these judgments: the human labels checked another qrels version',
+};
+
+/** Pairs per grade as `n (share)`, one row per stratum that has any. */
+function gradeRows(grades: Readonly<Record<string, readonly number[]>>, strata: readonly string[]): Cell[][] {
+  const width = Math.max(...Object.values(grades).map((g) => g.length));
+  return strata.flatMap((s) => {
+    const row = grades[s];
+    if (row === undefined) return [];
+    const n = row.reduce((a, b) => a + b, 0);
+    return [[s, String(n), ...Array.from({ length: width }, (_, g) => `${row[g] ?? 0} (${n === 0 ? '0' : ((100 * (row[g] ?? 0)) / n).toFixed(0)}%)`)]];
+  });
+}
+
+/**
+ * The judge as the verdict reads it: validated or not, the PPI gap, the verdict on gold qrels alone, and the
+ * judge's grades per stratum (a judge that gives one grade to everything shows here). Empty on gold qrels.
+ */
+export function judgeHealthBlocks(data: ReportData): Block[] {
+  const h = data.decision?.judge;
+  if (h === undefined) return [];
+  const lines = [`Judge (${h.qrels} qrels): ${VALIDATION_TEXT[h.validation]}${h.failures.length > 0 ? ` (${h.failures.join('; ')})` : ''}.`];
+  if (h.ppiUnavailable !== undefined) lines.push(`The PPI gate has no interval: ${h.ppiUnavailable}.`);
+  if (h.goldOnly !== undefined)
+    lines.push(`On gold qrels alone (${h.goldOnly.judgedQueries} queries with gold judgments), the gate says ${h.goldOnly.verdict}: ${h.goldOnly.reason}.`);
+  const blocks: Block[] = [
+    { kind: 'heading', level: 3, text: 'The judge behind the verdict' },
+    { kind: 'list', items: lines },
+  ];
+  if (h.grades !== undefined) {
+    const width = Math.max(...Object.values(h.grades).map((g) => g.length));
+    blocks.push({
+      kind: 'table',
+      head: ['stratum', 'pairs', ...Array.from({ length: width }, (_, g) => `grade ${g}`)],
+      align: ['l', 'r', ...Array.from({ length: width }, () => 'r' as const)],
+      rows: gradeRows(
+        h.grades,
+        data.strata.map((s) => s.id),
+      ),
+    });
+  }
+  return blocks;
+}
+
+/**
+ * What the study answers besides its gate: each `compare.questions` entry's sentence, and per stratum the best
+ * system on the primary measure with those not significantly worse (exploratory: picked after the data).
+ */
+export function answersBlocks(data: ReportData): Block[] {
+  const a = data.answers;
+  if (a === undefined || (a.questions.length === 0 && a.best.length === 0)) return [];
+  const blocks: Block[] = [{ kind: 'heading', level: 2, text: 'Answers' }];
+  if (a.questions.length > 0) blocks.push({ kind: 'list', items: a.questions.map((q) => `${q.sentence} (${q.role}; a family of its own).`) });
+  if (a.best.length > 0) {
+    const list = (xs: readonly string[]) => (xs.length === 0 ? '—' : xs.join(', '));
+    blocks.push(
+      {
+        kind: 'para',
+        text: `Best per stratum on ${a.best[0]?.measure}: the highest mean, and every other system by its comparison with it (exploratory: the best is picked after seeing the data; systems never compared with it need compare.allPairs: true).`,
+      },
+      {
+        kind: 'table',
+        head: ['stratum', 'best', 'mean', 'not significantly worse', 'significantly worse', 'not compared'],
+        align: ['l', 'l', 'r', 'l', 'l', 'l'],
+        rows: a.best.map((b) => [b.stratum, b.best, fmtMean(b.mean), list(b.notWorse), list(b.worse), list(b.untested)]),
+      },
+    );
+  }
+  return blocks;
 }

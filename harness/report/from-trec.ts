@@ -178,6 +178,7 @@ export async function compareInput(files: CompareFiles): Promise<ReportInput> {
       notes,
       qrelsSource: 'gold',
       qrelsJudgesNonRelevant: shape.judgesNonRelevant,
+      qrelsCompleteness: 'pooled',
     },
     runs,
     measures: names,

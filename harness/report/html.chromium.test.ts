@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/main.js';
 import { memoryLogger } from '../log.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
-import { chromiumAvailable, inspectFirstScreen, inspectReportPage } from './testdata/chromium.js';
+import { chromiumAvailable, inspectFirstScreen, inspectReportPage, inspectWidth } from './testdata/chromium.js';
 import { fixtureInput } from './testdata/fixture.js';
+import { manySystemsInput } from './testdata/many-systems.js';
 import { writeReport } from './write.js';
 import { tempDir } from '../testing/temp.js';
 
@@ -40,6 +41,15 @@ describe.skipIf(!chromiumAvailable('report.html'))('report.html in headless Chro
     expect(problems).toEqual([]);
     if (process.env['HARNESS_KEEP_SCREENSHOT']) process.stderr.write(`screenshot: ${shot}\n`);
   });
+
+  it('a 60-system report at 1280 px: no horizontal scroll of the page, no table scrolling sideways', async () => {
+    const dir = tempDir('harness-html-many');
+    await writeReport(dir, manySystemsInput());
+    const page = await inspectWidth(join(dir, 'report.html'));
+    expect(page.scrollWidth).toBeLessThanOrEqual(1280);
+    expect(page.overflowing).toEqual([]);
+    expect(page.problems).toEqual([]);
+  }, 60_000);
 
   // The study users run first, as shipped (41 systems, 4 strata, 3 grids), read the way a reviewer does.
   it('rrf-vs-cc at 1280x900: the decision in the first screen, no label clipped, no horizontal scroll, a table that filters', async () => {

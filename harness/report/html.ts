@@ -1,13 +1,15 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
+import { asDecided } from '../decision/gate.js';
 import type { Block } from './blocks.js';
-import { evalsetLine, gateRuleText, headToHeadBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
+import { answersBlocks, evalsetLine, gateRuleText, headToHeadBlocks, judgeHealthBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
 import { exploreTable } from './explore.js';
 import { fmtLevel, fmtMean } from '../decision/format.js';
 import { GRID_CAPTION, gridPlots } from './grid-plot.js';
 import { BANNER } from './markdown.js';
 import { reportedMeasures } from '../compare/measures.js';
 import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
-import { GATE_MARK, gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote, winsOver } from '../decision/select.js';
+import { gateSentence, meanOf, methodSentence, overallStratum, primaryMeasure, qrelsText, runKind, runNote } from '../decision/select.js';
+import { keysLegend, PLAIN_WINS, runKeys, winsOf, winsText } from './run-keys.js';
 import { esc, forestPlot, gateForest, recallCurves, recallMeasures, scatterPlot } from './svg.js';
 import { blocksToHtml, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { ReportData, ReportRun, ReportWarning, StratumInfo } from '../decision/types.js';
@@ -19,7 +21,7 @@ h3 { font-size: 1.05rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.num, td.ci { white-space: nowrap; }
+td.num, td.ci { white-space: nowrap; } td.num sup { white-space: normal; }
 code, pre { background: #f5f5f5; border-radius: 3px; }
 pre { padding: .6rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 td code { overflow-wrap: anywhere; word-break: break-all; } td.id { overflow-wrap: anywhere; }
@@ -27,7 +29,7 @@ table.explore td.id:first-child { min-width: 11rem; } table.explore td.ci { min-
 .question { font-size: 1.15rem; margin: .2rem 0; } .lead { color: #444; margin: .2rem 0 1rem; }
 .banner { color: #666; font-size: .85rem; }
 .verdict { font-size: 1.1rem; padding: .6rem .8rem; border-radius: 4px; border-left: 6px solid; }
-.ADOPT { background: #eaf6ee; border-color: #2e8b57; } .REJECT { background: #fbeaea; border-color: #d1495b; }
+.ADOPT { background: #eaf6ee; border-color: #2e8b57; } .REJECT { background: #fbeaea; border-color: #d1495b; } .verdict.qualified { background: #fff6e0; border-color: #c98a00; }
 .INCONCLUSIVE { background: #fdf5e6; border-color: #edae49; }
 .sev-serious { color: #a00; } .sev-warning { color: #9a5b00; } .sev-info { color: #555; }
 .sig { font-weight: bold; }
@@ -80,10 +82,11 @@ function gateSection(data: ReportData): string[] {
   return [
     '<section id="decision">',
     '<h2>Gate</h2>',
-    `<p class="verdict ${g.verdict}"><strong>${g.verdict}</strong>: ${esc(g.reason)}.</p>`,
+    `<p class="verdict ${g.verdict}${(data.decision?.qualifiers.length ?? 0) > 0 ? ' qualified' : ''}"><strong>${esc(data.decision?.headline ?? g.verdict)}</strong>: ${esc(g.reason)}.</p>`,
     `<p>${esc(gateRuleText(data))} ${esc(gateSentence(data))}</p>`,
     gateForest(data),
     ...blocksToHtml(gateEvidenceBlocks(data), esc),
+    ...blocksToHtml(judgeHealthBlocks(data), esc),
     '<h3>Warnings on the gate</h3>',
     ...warningList(onGate, 'None.'),
     ...blocksToHtml(headToHeadBlocks(data), esc),
@@ -141,8 +144,9 @@ function evalsetSection(data: ReportData): string[] {
 
 function runsSection(data: ReportData): string[] {
   const from = data.runs.some((r) => r.inputs !== undefined);
+  const keys = runKeys(data);
   const row = (r: ReportRun) =>
-    `<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id), false, 'id')}${td(esc(runKind(r)))}${from ? td(esc(r.inputs?.join(', ') ?? '')) : ''}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(runNote(data, r)))}</tr>`;
+    `<tr>${td(esc(keys.get(r.id) as string))}${td(esc(r.label ? `${r.id} (${r.label})` : r.id), false, 'id')}${td(esc(runKind(r)))}${from ? td(esc(r.inputs?.join(', ') ?? '')) : ''}${td(`<code>${esc(r.fingerprint)}</code>`)}${td(esc(runNote(data, r)))}</tr>`;
   return [
     '<h3>Runs</h3>',
     '<table>',
@@ -186,16 +190,21 @@ function recallSection(data: ReportData): string[] {
   return ['<h2>Recall at k</h2>', '<div class="plots">', ...data.strata.map((s) => recallCurves(data, s.id, recall)), '</div>'];
 }
 
+/** A superscript of wins that may wrap after each comma, naming the runs in its tooltip. */
+function winsSup(keys: ReadonlyMap<string, string>, wins: ReturnType<typeof winsOf>): string {
+  if (wins.length === 0) return '';
+  const title = `significantly better than ${wins.map((w) => w.id).join(', ')}`;
+  return `<sup title="${esc(title)}">${esc(winsText(keys, wins)).replaceAll(PLAIN_WINS.sep, `${PLAIN_WINS.sep}<wbr>`)}</sup>`;
+}
+
 /** One stratum: every shown run's means with significance marks (the comparisons are in the exploratory table). */
 function stratumSection(data: ReportData, s: StratumInfo, shown: readonly ReportRun[]): string[] {
   const H = [`<h3>${esc(s.overall ? `${s.id} (all strata pooled)` : s.id)}, n = ${s.n}</h3>`, '<table>'];
   H.push(`<tr>${th('')}${th('run')}${data.measures.map((m) => th(esc(m), true)).join('')}</tr>`);
+  const keys = runKeys(data);
   for (const r of shown) {
-    const cells = data.measures.map((m) => {
-      const marks = winsOver(data, s.id, m, r.id);
-      return td(fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks.length > 0 ? `<sup>${marks.join('')}</sup>` : ''), true);
-    });
-    H.push(`<tr>${td(esc(data.letters[r.id] as string))}${td(esc(r.id), false, 'id')}${cells.join('')}</tr>`);
+    const cells = data.measures.map((m) => td(fmtMean(meanOf(data, s.id, r.id, m) as number) + winsSup(keys, winsOf(data, s.id, m, r.id)), true));
+    H.push(`<tr>${td(esc(keys.get(r.id) as string))}${td(esc(r.id), false, 'id')}${cells.join('')}</tr>`);
   }
   H.push('</table>');
   return H;
@@ -225,7 +234,7 @@ function legendSection(data: ReportData): string[] {
   return [
     '<h2>Legend</h2>',
     '<ul>',
-    `<li>Bold means significant (corrected p &lt; ${data.compare.alpha}) and nothing else; in the forest plots significant deltas are filled, and their bars clear zero. Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a; <sup>a${GATE_MARK}</sup> comes from the gate's confirmatory comparison, every other letter is exploratory.</li>`,
+    `<li>Bold means significant (corrected p &lt; ${data.compare.alpha}) and nothing else; in the forest plots significant deltas are filled, and their bars clear zero. ${keysLegend(data, (x) => `<sup>${esc(x)}</sup>`)}</li>`,
     `<li>Method: ${esc(methodSentence(data))}</li>`,
     '<li>delta = system mean &minus; baseline mean over the same queries; W/T/L = queries where the system is above / equal to / below the baseline.</li>',
     '<li>Queries a run did not answer score 0; means are over every query of the stratum.</li>',
@@ -260,12 +269,14 @@ function gridSection(data: ReportData, tables: readonly Block[]): string[] {
  * warnings on it and the candidate against its baseline; then the exploratory material; then the appendix.
  * Pure; no timestamps or absolute paths.
  */
-export function renderHtml(data: ReportData): string {
+export function renderHtml(decided: ReportData): string {
+  const data = asDecided(decided);
   const evidence = sections(evidenceBlocks(data));
   const reference = data.gateResult ? referenceLevel(data) : undefined;
   return [
     ...headSection(data),
     ...gateSection(data),
+    ...blocksToHtml(answersBlocks(data), esc),
     ...warningsSection(data),
     ...blocksToHtml(validationBlocks(data), esc),
     ...blocksToHtml(judgedQrelsBlocks(data), esc),

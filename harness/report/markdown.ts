@@ -1,9 +1,12 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
-import { evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, questionText, splitWarnings } from './decision.js';
+import { asDecided } from '../decision/gate.js';
+import { answersBlocks, evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, judgeHealthBlocks, questionText, splitWarnings } from './decision.js';
 import { EXTREMES, extremes } from './explore.js';
 import { fmtCompCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
 import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
-import { GATE_MARK, gateSentence, meanOf, methodSentence, primaryMeasure, qrelsText, roleLabel, runKind, runNote, winsOver } from '../decision/select.js';
+import { gateSentence, meanOf, methodSentence, primaryMeasure, qrelsText, roleLabel, runKind, runNote } from '../decision/select.js';
+import { mdTable } from './md-table.js';
+import { keysLegend, runKeys, winsOf, winsText } from './run-keys.js';
 import { BEST_PER_STRATUM, blocksToMarkdown, evidenceBlocks, headlineRuns, systemsBlocks } from './systems.js';
 import type { Comparison, ReportData, ReportRun, ReportWarning, StratumInfo } from '../decision/types.js';
 
@@ -15,13 +18,7 @@ function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function row(cells: readonly string[]): string {
-  return `| ${cells.join(' | ')} |`;
-}
-
-function table(head: readonly string[], align: readonly ('l' | 'r')[], rows: readonly (readonly string[])[]): string[] {
-  return [row(head), row(align.map((a) => (a === 'r' ? '--:' : '---'))), ...rows.map((r) => row(r))];
-}
+const table = mdTable;
 
 function headSection(data: ReportData): string[] {
   return [`<!-- ${BANNER} -->`, '', `# Report: ${data.name}`, '', `**Question:** ${questionText(data)}`, '', evalsetLine(data), ''];
@@ -70,11 +67,12 @@ function evalsetSection(data: ReportData): string[] {
 function runsSection(data: ReportData): string[] {
   // The inputs column only when some run is computed from others.
   const from = data.runs.some((r) => r.inputs !== undefined);
+  const keys = runKeys(data);
   const runs = table(
     ['', 'run', 'kind', ...(from ? ['from'] : []), 'fingerprint', 'note'],
     ['l', 'l', 'l', ...(from ? (['l'] as const) : []), 'l', 'l'],
     data.runs.map((r) => [
-      String(data.letters[r.id]),
+      keys.get(r.id) as string,
       cell(r.label ? `${r.id} (${r.label})` : r.id),
       cell(runKind(r)),
       ...(from ? [cell(r.inputs ? r.inputs.join(', ') : '')] : []),
@@ -89,11 +87,12 @@ function runsSection(data: ReportData): string[] {
 function gateSection(data: ReportData): string[] {
   if (!data.gateResult) return [];
   const g = data.gateResult;
+  const d = data.decision;
   const onGate = splitWarnings(data).gate;
   return [
     '## Gate',
     '',
-    `**${g.verdict}**: ${g.reason}.`,
+    `**${d?.headline ?? g.verdict}**: ${g.reason}.`,
     '',
     gateRuleText(data),
     '',
@@ -101,6 +100,7 @@ function gateSection(data: ReportData): string[] {
     gateSentence(data),
     '',
     ...blocksToMarkdown(gateEvidenceBlocks(data)),
+    ...blocksToMarkdown(judgeHealthBlocks(data)),
     '### Warnings on the gate',
     '',
     ...(onGate.length === 0 ? ['None.', ''] : [...onGate.map(warningLine), '']),
@@ -121,17 +121,19 @@ function warningsSection(data: ReportData): string[] {
 
 /** Every shown run's means in one stratum, with the letters of the runs it is significantly better than. */
 function meansTable(data: ReportData, s: StratumInfo, shown: readonly ReportRun[]): string[] {
+  const keys = runKeys(data);
   return table(
     ['', 'run', ...data.measures],
     ['l', 'l', ...data.measures.map(() => 'r' as const)],
     shown.map((r) => [
-      String(data.letters[r.id]),
+      keys.get(r.id) as string,
       cell(r.id),
       ...data.measures.map((m) => {
-        const marks = winsOver(data, s.id, m, r.id);
-        return fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks.length > 0 ? `<sup>${marks.join('')}</sup>` : '');
+        const marks = winsText(keys, winsOf(data, s.id, m, r.id));
+        return fmtMean(meanOf(data, s.id, r.id, m) as number) + (marks ? `<sup>${marks}</sup>` : '');
       }),
     ]),
+    2,
   );
 }
 
@@ -155,6 +157,7 @@ function comparisonsTable(rows: readonly Comparison[]): string[] {
       fmtWtl(x),
       fmtMde(x.mde),
     ]),
+    3,
   );
 }
 
@@ -205,7 +208,7 @@ function legendSection(data: ReportData): string[] {
   return [
     '## Legend',
     '',
-    `- Bold means significant (corrected p < ${data.compare.alpha}) and nothing else. Superscript letters mark the runs a value is significantly better than (ranx style): <sup>a</sup> = better than run a; <sup>a${GATE_MARK}</sup> comes from the gate's confirmatory comparison, every other letter is exploratory.`,
+    `- Bold means significant (corrected p < ${data.compare.alpha}) and nothing else. ${keysLegend(data, (s) => `<sup>${s}</sup>`)}`,
     `- Method: ${methodSentence(data)}`,
     '- delta = system mean − baseline mean over the same queries; W/T/L = queries where the system is above / equal to / below the baseline.',
     `- Queries a run did not answer score 0; means are over every query of the stratum.${untestedNote(data)}`,
@@ -218,12 +221,14 @@ function legendSection(data: ReportData): string[] {
  * baseline), then the exploratory material, then the appendix (fingerprints, provenance, costs). Pure; no
  * timestamps or absolute paths.
  */
-export function renderMarkdown(data: ReportData): string {
+export function renderMarkdown(decided: ReportData): string {
+  const data = asDecided(decided);
   const systems = sections(systemsBlocks(data));
   const evidence = sections(evidenceBlocks(data));
   return [
     ...headSection(data),
     ...gateSection(data),
+    ...blocksToMarkdown(answersBlocks(data)),
     ...warningsSection(data),
     ...blocksToMarkdown(validationBlocks(data)),
     ...blocksToMarkdown(judgedQrelsBlocks(data)),

@@ -214,9 +214,9 @@ describe('warnings', () => {
   it('are few, and those bearing on the gate come first, then by severity', () => {
     const d = buildReportData(fixtureInput({ gate: { candidate: 'dense', measure: 'nDCG@10' } }));
     expect(d.warnings.map((w) => `${w.gate ? 'gate' : '-'} ${w.severity} ${w.code}`)).toEqual([
+      'gate serious substitute',
       'gate warning underpowered-stratum',
       'gate warning judged-holes',
-      'gate warning substitute',
       '- info mde-above-delta',
     ]);
   });
@@ -406,6 +406,7 @@ describe('config and input checks', () => {
       correction: 'holm',
       family: 'per-test',
       allPairs: false,
+      questions: [],
       underpoweredBelow: 50,
       power: 0.8,
       judgedThreshold: 0.9,

@@ -3,6 +3,7 @@ import { annBlocks } from './ann.js';
 import { graphBlocks } from './graph.js';
 import { textMappingBlocks } from './text-mapping.js';
 import { deviationBlocks } from './deviations.js';
+import { mdTable } from './md-table.js';
 import type { JsonValue } from '../../evalset/types.js';
 import { fmtMean } from '../decision/format.js';
 import { meanOf, primaryMeasure } from '../decision/select.js';
@@ -263,15 +264,13 @@ function mdCell(s: string): string {
 /** Markdown lines of blocks. */
 export function blocksToMarkdown(blocks: readonly Block[]): string[] {
   const L: string[] = [];
-  const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
   for (const b of blocks) {
     if (b.kind === 'heading') L.push(`${'#'.repeat(b.level)} ${b.text}`, '');
     else if (b.kind === 'para') L.push(b.strong ? `**${b.text}**` : b.text, '');
     else if (b.kind === 'list') L.push(...b.items.map((i) => `- ${mdCell(i)}`), '');
     else {
-      L.push(row(b.head.map(mdCell)), row(b.align.map((a) => (a === 'r' ? '--:' : '---'))));
-      for (const r of b.rows) L.push(row(r.map((c) => (typeof c === 'string' ? mdCell(c) : `**${mdCell(c.text)}**`))));
-      L.push('');
+      const rows = b.rows.map((r) => r.map((c) => (typeof c === 'string' ? mdCell(c) : `**${mdCell(c.text)}**`)));
+      L.push(...mdTable(b.head.map(mdCell), b.align, rows, b.keyColumns), '');
     }
   }
   return L;

@@ -109,7 +109,7 @@ export function validationBlocks(data: ReportData): Block[] {
           ]
         : []),
       `System rankings by mean ${v.measure} (95% bootstrap intervals over queries): ${rank('Kendall tau', v.tau)}; ${rank('tau_AP', v.tauAP)}; pass needs tau >= ${t.minTau}.`,
-      `Pairs: ${a.pairs}; kappa (grade >= 2) ${f3(a.kappaBinary)}, quadratic kappa ${f3(a.kappaQuadratic)}, Krippendorff alpha (ordinal) ${f3(a.alphaOrdinal)}, Gwet AC1 ${f3(a.ac1)}.`,
+      `Pairs: ${a.pairs}; kappa (relevant at grade >= ${a.relevantAt ?? 'n/a'}, as ${v.measure} counts relevance) ${f3(a.kappaBinary)}, quadratic kappa ${f3(a.kappaQuadratic)}, Krippendorff alpha (ordinal) ${f3(a.alphaOrdinal)}, Gwet AC1 ${f3(a.ac1)}.`,
       `Pass rule: at least ${t.minQueries} labelled queries, the gate verdict and every gate comparison's sign reproduce, tau >= ${t.minTau} (config validation:).`,
     ],
   });

@@ -96,6 +96,12 @@ describe('labelsNeeded (PPI++ with tuned lambda)', () => {
     expect(labelsNeeded({ sdJudge: 0.2, rho: Math.sqrt(0.75), halfWidth: 0.03, alpha: 0.05, judged: 1e9 }).labels).toBe(43);
   });
 
+  it('never recommends fewer than the PPI gate floor of 10 labels per stratum (the issue 41 case: 7 by the formula)', () => {
+    // sd 0.2, rho 0.9, w 0.1, N 80: the width alone needs 4 labels; the gate does not decide below 10.
+    expect(labelsNeeded({ sdJudge: 0.2, rho: 0.9, halfWidth: 0.1, alpha: 0.05, judged: 80 })).toEqual({ labels: 10, exceedsJudged: false });
+    expect(labelsNeeded({ sdJudge: 0.2, rho: 0.9, halfWidth: 0.1, alpha: 0.05, judged: 8 })).toEqual({ labels: 10, exceedsJudged: true });
+  });
+
   it('refuses a correlation outside [-1, 1]', () => {
     expect(() => labelsNeeded({ sdJudge: 0.2, rho: 1.2, halfWidth: 0.03, alpha: 0.05, judged: 100 })).toThrow(/rho must be in \[-1, 1\]/);
   });

@@ -1,5 +1,6 @@
 import { HarnessError } from '../errors.js';
 import { minimumDetectableEffect } from './paired.js';
+import { MIN_PPI_LABELS } from './ppi.js';
 import { normalQuantile } from './special.js';
 
 /**
@@ -137,10 +138,18 @@ export interface LabelsNeededInput {
  *
  * whose positive root, rounded up, is the answer: n = ⌈(σ² − s²N + √((s²N − σ²)² + 4 s² σ² (1 − r) N)) / (2 s²)⌉.
  * As N grows it tends to σ²(1 − ρ²)/s²: a judge that correlates ρ with the humans saves a share ρ² of the
- * labels a human-only interval would need. `exceedsJudged` says when n > N: the judge's queries alone cannot
- * carry the interval, and more queries (not only more labels) are needed.
+ * labels a human-only interval would need. The answer is at least MIN_PPI_LABELS, the floor below which the PPI
+ * gate does not decide. `exceedsJudged` says when n > N: the judge's queries alone cannot carry the interval, and
+ * more queries (not only more labels) are needed.
  */
 export function labelsNeeded(p: LabelsNeededInput): { labels: number; exceedsJudged: boolean } {
+  const need = labelsForWidth(p);
+  // Below the floor the PPI gate does not decide (docs/adr/0038, addendum), so no plan may recommend fewer.
+  const labels = Math.max(need, MIN_PPI_LABELS);
+  return { labels, exceedsJudged: labels > p.judged };
+}
+
+function labelsForWidth(p: LabelsNeededInput): number {
   const fn = 'labelsNeeded';
   checkPositive('halfWidth', fn, p.halfWidth);
   if (!(p.rho >= -1 && p.rho <= 1)) throw new HarnessError(`${fn}: rho must be in [-1, 1], got ${p.rho}`);
@@ -158,7 +167,7 @@ export function labelsNeeded(p: LabelsNeededInput): { labels: number; exceedsJud
   const enough = (n: number) => ppiVariance({ sdHuman: sigma, sdJudge: p.sdJudge, rho: p.rho, labelled: n, judged: N }).variance <= s2 * (1 + 1e-12);
   while (!enough(labels)) labels++;
   while (labels > 1 && enough(labels - 1)) labels--;
-  return { labels, exceedsJudged: labels > N };
+  return labels;
 }
 
 /**

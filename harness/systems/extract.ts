@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import { timeoutMsSchema } from '../../arms/remote/limits.js';
 import { redactUrl } from '../../evalset/datasets/download.js';
 import type { Document } from '../../evalset/types.js';
 import { cacheKey, type ShapeCheck, sha256Hex } from '../cache/index.js';
@@ -27,7 +28,7 @@ export const extractSchema = z
     local: z.boolean().default(false),
     /** Absent: not sent (v1's extractor is a reasoning model without temperature). */
     temperature: z.number().min(0).max(2).optional(),
-    timeoutMs: z.number().int().positive().default(120_000),
+    timeoutMs: timeoutMsSchema().default(120_000),
     concurrency: z.number().int().positive().default(4),
     /** v1: 5 retries with backoff; the SDK's, on connection errors, 429 and 5xx. */
     maxRetries: z.number().int().min(0).default(5),

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import { timeoutMsSchema } from '../../arms/remote/limits.js';
 import { urlCredentialProblem } from '../util/redact.js';
 import { redactUrl } from '../../evalset/datasets/download.js';
 import type { Document, Query } from '../../evalset/types.js';
@@ -23,7 +24,7 @@ const llmSchema = z
     /** The environment variable holding the API key (its value is never printed, logged or cached). */
     apiKeyEnv: z.string().default('OPENAI_API_KEY'),
     temperature: z.number().min(0).max(2).default(0),
-    timeoutMs: z.number().int().positive().default(60_000),
+    timeoutMs: timeoutMsSchema().default(60_000),
     concurrency: z.number().int().positive().default(4),
   })
   .strict()

@@ -104,3 +104,40 @@ describe('faultSentence', () => {
     );
   });
 });
+
+describe('the empty-results hint and the store check', () => {
+  const stats = (sampled: number, top10: number) => ({
+    storeCheckSampled: sampled,
+    storeCheckRank1: top10,
+    storeCheckTop10: top10,
+    storeCheckMissing: sampled - top10,
+  });
+  const empty = { qa1: [], qa2: [] };
+
+  it('a store check that found memories is counted over scopes, and the hint does not suggest an empty store', () => {
+    const c = checkResults(
+      [
+        { results: empty, indexStats: stats(2, 2) },
+        { results: { qb1: [], qb2: [] }, indexStats: stats(2, 1) },
+      ],
+      [A, B],
+      [],
+    );
+    expect(c?.storeCheck).toEqual({ sampled: 4, found: 3 });
+    const sentence = faultSentence(c as ResultCheck, 'empty');
+    expect(sentence).toContain('the store is not empty (its store check found 3 of 4 sampled memories by their own text)');
+    expect(sentence).not.toMatch(/whether the store step stored anything/);
+  });
+
+  it('a store check that found nothing says so; without a store check the hint is as before', () => {
+    const none = checkResults([{ results: empty, indexStats: stats(2, 0) }], [A], []) as ResultCheck;
+    expect(faultSentence(none, 'empty')).toContain('its store check found none of 2 sampled memories by their own text either');
+    const unchecked = checkResults([{ results: empty, indexStats: { documents: 2 } }], [A], []) as ResultCheck;
+    expect(unchecked.storeCheck).toBeUndefined();
+    expect(faultSentence(unchecked, 'empty')).toMatch(/; check the response mapping, whether the store step stored anything, or the server search$/);
+  });
+
+  it('a healthy run with a store check gets no check at all', () => {
+    expect(checkResults([{ results: { qa1: [['a1', 1]], qa2: [['a2', 1]] }, indexStats: stats(2, 2) }], [A], [])).toBeUndefined();
+  });
+});

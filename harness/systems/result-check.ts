@@ -52,7 +52,7 @@ function countResults(runs: readonly { readonly results: ScopeResults }[], scope
  * not warned again. Undefined when healthy, so a healthy System's report is unchanged.
  */
 export function checkResults(
-  runs: readonly { readonly results: ScopeResults }[],
+  runs: readonly { readonly results: ScopeResults; readonly indexStats?: Readonly<Record<string, number>> }[],
   scopes: readonly ScopeData[],
   inputs: readonly { readonly id: string; readonly check: ResultCheck | undefined }[],
 ): ResultCheck | undefined {
@@ -64,12 +64,37 @@ export function checkResults(
   if (faults.length === 0) return undefined;
   const emptyInputs = inputs.filter((i) => i.check?.faults.includes('empty')).map((i) => i.id);
   const example = scopes.find((s) => s.documents.length > 0)?.documents[0]?.id;
+  const stored = faults.includes('empty') ? storeCheckOf(runs) : undefined;
   return {
     ...c,
     faults,
     ...(emptyInputs.length > 0 ? { emptyInputs } : {}),
+    ...(stored === undefined ? {} : { storeCheck: stored }),
     ...(faults.includes('unknown') && example !== undefined ? { knownId: example } : {}),
   };
+}
+
+/** The store check's counts over every Scope (index stats storeCheckSampled, storeCheckTop10), when it ran. */
+function storeCheckOf(runs: readonly { readonly indexStats?: Readonly<Record<string, number>> }[]): ResultCheck['storeCheck'] {
+  let sampled = 0;
+  let found = 0;
+  for (const r of runs) {
+    sampled += r.indexStats?.['storeCheckSampled'] ?? 0;
+    found += r.indexStats?.['storeCheckTop10'] ?? 0;
+  }
+  return sampled > 0 ? { sampled, found } : undefined;
+}
+
+/** The likely cause of an `empty` fault, from what is known: empty inputs, the store check's counts, or nothing. */
+function emptyCause(check: ResultCheck): string {
+  const inputs = check.emptyInputs;
+  if (inputs !== undefined)
+    return `its input${inputs.length === 1 ? '' : 's'} ${inputs.join(', ')} return${inputs.length === 1 ? 's' : ''} nothing for most queries too (see there)`;
+  const stored = check.storeCheck;
+  if (stored === undefined) return 'check the response mapping, whether the store step stored anything, or the server search';
+  if (stored.found === 0)
+    return `its store check found none of ${stored.sampled} sampled memories by their own text either: check whether the store step stored anything, and the response mapping`;
+  return `the store is not empty (its store check found ${stored.found} of ${stored.sampled} sampled memories by their own text), so its search finds memories by their exact words but not by these queries: a substring or exact-match search (as the official memory server's) finds no question; check the server's search, or the search arguments and response mapping for queries`;
 }
 
 /**
@@ -82,10 +107,5 @@ export function faultSentence(check: ResultCheck, fault: ResultFault): string {
     const like = check.knownId === undefined ? '' : ` (its ids look like "${check.knownId}")`;
     return `${check.unknown} of ${check.returned} returned ids are not in the eval set's corpus${like}, so they score as not relevant: ids the eval set does not know; check the docId mapping / id template`;
   }
-  const inputs = check.emptyInputs;
-  const cause =
-    inputs === undefined
-      ? 'check the response mapping, whether the store step stored anything, or the server search'
-      : `its input${inputs.length === 1 ? '' : 's'} ${inputs.join(', ')} return${inputs.length === 1 ? 's' : ''} nothing for most queries too (see there)`;
-  return `its search returns nothing for most queries: no results for ${check.empty} of ${check.queries} queries, which score 0 as if nothing relevant existed; ${cause}`;
+  return `its search returns nothing for most queries: no results for ${check.empty} of ${check.queries} queries, which score 0 as if nothing relevant existed; ${emptyCause(check)}`;
 }

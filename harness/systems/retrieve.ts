@@ -87,7 +87,7 @@ function armInstance(spec: ArmSpec, ctx: NodeContext): SystemInstance {
       const sensitive = scope.documents.some((d) => d.sensitive === true);
       await searchAll(arm, scope.queries, topK, resultKeeper(spec.kind, topK, results, returnedKeeper(returned, sensitive)), queryMs);
       const searchMs = performance.now() - t1;
-      const run = { indexStats: { ...indexStats, ...arm.searchStats?.() }, indexMs: t1 - t0, searchMs, queryMs, results };
+      const run = { indexStats: { ...indexStats, ...(await arm.searchStats?.()) }, indexMs: t1 - t0, searchMs, queryMs, results };
       return Object.keys(returned).length === 0 ? run : { ...run, returned };
     },
     async close() {

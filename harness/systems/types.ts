@@ -91,6 +91,11 @@ export interface ResultCheck {
   readonly emptyInputs?: readonly string[];
   /** The first Document id of the Corpus, set beside an `unknown` fault to show what ids should look like. */
   readonly knownId?: string;
+  /**
+   * Beside an `empty` fault of a remote arm that ran its store check: memories sampled and found by their own
+   * text, over every Scope. Found memories mean the store is not empty, so the hint looks elsewhere.
+   */
+  readonly storeCheck?: { readonly sampled: number; readonly found: number };
 }
 
 export interface InputDiagnostics {

@@ -9,12 +9,16 @@ predictions f~_j, j = 1..N:
     variance     = lambda^2 Var(f~) / N + Var(Y - lambda f) / n
     lambda*      = Cov(Y, f) / ((1 + n/N) Var(f))          (clipped to [0, 1])
 
-The variance conventions follow the authors' package ppi_py (ppi_mean_ci: numpy .std(), i.e. ddof 0, for
-both terms; _calc_lam_glm: 1/n for the covariance, np.cov (ddof 1) over labelled and unlabelled
-predictions for Var(f)). Interval: theta +- z_{1-alpha/2} sqrt(variance). Stratified: per-stratum
-estimates weighted by w_k (default (n_k + N_k) / total), variance sum w_k^2 var_k.
+lambda* follows the authors' package ppi_py (_calc_lam_glm: 1/n for the covariance, np.cov (ddof 1) over
+labelled and unlabelled predictions for Var(f)). Both variance terms are ddof 1, and the interval is
+theta +- t_{1-alpha/2, df} sqrt(variance) with Welch-Satterthwaite df (A + B)^2 / (A^2/(N-1) + B^2/(n-1)),
+A and B the two terms (docs/adr/0038, addendum: the ppi_py normal interval with ddof 0 under-covers at the
+label counts a study has). For a fixed lambda that is Welch's interval for mean(lambda f~) - mean(-(Y - lambda f)):
+each case is checked against scipy.stats.ttest_ind(equal_var=False).confidence_interval before it is written.
+Stratified: per-stratum estimates weighted by w_k (default (n_k + N_k) / total), variance sum w_k^2 var_k, df
+by Satterthwaite over every stratum's two terms weighted by w_k^2.
 
-Needs numpy only (the normal quantile comes from the standard library).
+Needs numpy and scipy.
 
     python3 scripts/reference/ppi_reference.py            # writes harness/stats/testdata/ppi-reference.json
     python3 scripts/reference/ppi_reference.py --stdout   # prints the same JSON
@@ -22,9 +26,9 @@ Needs numpy only (the normal quantile comes from the standard library).
 import json
 import sys
 from pathlib import Path
-from statistics import NormalDist
 
 import numpy as np
+from scipy import stats
 
 
 def lambda_star(y, f, fu):
@@ -41,11 +45,24 @@ def ppi(y, f, fu, alpha, lam):
     if lam == "tuned":
         lam = lambda_star(y, f, fu)
     theta = lam * fu.mean() + (y - lam * f).mean()
-    var = lam**2 * np.var(fu, ddof=0) / len(fu) + np.var(y - lam * f, ddof=0) / len(y)
-    se = float(np.sqrt(var))
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    return {"estimate": float(theta), "ci": [float(theta - z * se), float(theta + z * se)], "se": se,
-            "lambda": float(lam), "n": len(y), "N": len(fu)}
+    a = lam**2 * np.var(fu, ddof=1) / len(fu)
+    b = np.var(y - lam * f, ddof=1) / len(y)
+    se = float(np.sqrt(a + b))
+    df = satterthwaite([(a, len(fu)), (b, len(y))], len(y) - 1)
+    t = float(stats.t.ppf(1 - alpha / 2, df))
+    r = {"estimate": float(theta), "ci": [float(theta - t * se), float(theta + t * se)], "se": se, "df": df,
+         "lambda": float(lam), "n": len(y), "N": len(fu)}
+    if se > 0 and lam > 0:
+        welch = stats.ttest_ind(lam * fu, -(y - lam * f), equal_var=False).confidence_interval(1 - alpha)
+        assert np.allclose([welch.low, welch.high], r["ci"], rtol=1e-12, atol=1e-14), (welch, r["ci"])
+    return r
+
+
+def satterthwaite(terms, fallback):
+    """Welch-Satterthwaite df of a sum of variance terms (variance, count); fallback when every term is 0."""
+    total = sum(v for v, _ in terms)
+    denom = sum(v * v / (k - 1) for v, k in terms)
+    return float(total * total / denom) if denom > 0 else float(fallback)
 
 
 def stratified(strata, alpha, lam):
@@ -57,8 +74,13 @@ def stratified(strata, alpha, lam):
     w = w / w.sum()
     theta = float(np.dot(w, [p["estimate"] for p in parts]))
     se = float(np.sqrt(np.dot(w**2, [p["se"] ** 2 for p in parts])))
-    z = NormalDist().inv_cdf(1 - alpha / 2)
-    return {"estimate": theta, "ci": [theta - z * se, theta + z * se], "se": se,
+    terms = []
+    for wk, s, p in zip(w, strata, parts):
+        lam_k, y, f, fu = p["lambda"], *(np.asarray(s[k], dtype=np.float64) for k in ("human", "judgeOnLabelled", "judgeOnUnlabelled"))
+        terms += [(wk**2 * lam_k**2 * np.var(fu, ddof=1) / len(fu), len(fu)), (wk**2 * np.var(y - lam_k * f, ddof=1) / len(y), len(y))]
+    df = satterthwaite(terms, min(p["n"] for p in parts) - 1)
+    t = float(stats.t.ppf(1 - alpha / 2, df))
+    return {"estimate": theta, "ci": [theta - t * se, theta + t * se], "se": se, "df": df,
             "lambda": float(np.dot(w, [p["lambda"] for p in parts])),
             "n": sum(p["n"] for p in parts), "N": sum(p["N"] for p in parts), "strata": parts}
 

@@ -1,7 +1,9 @@
 import pLimit from 'p-limit';
+import { z } from 'zod';
 import { redactSecrets, redactUrl, urlSecrets } from '../../../harness/util/redact.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm } from '../../types.js';
+import { MAX_TIMER_MS } from '../../remote/limits.js';
 import { type DenseArmOptions, denseArm } from '../arm.js';
 import type { Embedder } from '../embedder.js';
 
@@ -10,6 +12,16 @@ import type { Embedder } from '../embedder.js';
  * documented limits, a concurrency limit, response validation, usage accounting and error messages that
  * cannot carry a secret. Each provider module supplies one `send` function through its official SDK.
  */
+
+/**
+ * Seconds one request may take. The SDKs arm a Node.js timer of that many milliseconds, and a timer longer
+ * than MAX_TIMER_MS fires after 1 ms, so a larger value would fail every request at once: refused at load.
+ */
+export const timeoutSecondsSchema = () =>
+  z
+    .number()
+    .positive()
+    .max(MAX_TIMER_MS / 1000, { error: `must be at most ${MAX_TIMER_MS / 1000} (about 24.8 days), the longest timer Node.js can set` });
 
 /** A provider's per-request limits. */
 export interface RequestLimits {
@@ -196,7 +208,9 @@ export function hostedArm(opts: Omit<DenseArmOptions, 'load'> & { readonly make:
       return embedder;
     },
   });
-  return Object.assign(arm, { searchStats: () => embedder?.searchUsage() ?? {} });
+  // The dense arm's own search stats (an ANN index's recall) stay beside the API usage.
+  const own = arm.searchStats?.bind(arm);
+  return Object.assign(arm, { searchStats: async () => ({ ...(await own?.()), ...(embedder?.searchUsage() ?? {}) }) });
 }
 
 /**

@@ -4,7 +4,7 @@ import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import type { ArmFactory } from '../../types.js';
 import { COSINE_MIN, denseRequires, denseSearchParams, searchFingerprint } from '../arm.js';
 import type { EmbedRole } from '../embedder.js';
-import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, usageMeter } from './batch.js';
+import { embedInBatches, type HostedEmbedder, type HostedUsage, hostedArm, type RawBatch, sanitizedError, timeoutSecondsSchema, usageMeter } from './batch.js';
 
 /**
  * voyage-embed: Voyage AI's embeddings API through the official `voyageai` SDK, loaded lazily.
@@ -50,7 +50,7 @@ export const voyageParams = z
     concurrency: z.number().int().min(1).max(64).default(4),
     /** Retries of a 408, 429 or 5xx answer by the SDK, which waits as Retry-After says (else exponential backoff). */
     maxRetries: z.number().int().min(0).max(20).default(4),
-    timeoutSeconds: z.number().positive().default(60),
+    timeoutSeconds: timeoutSecondsSchema().default(60),
     /** USD per 1M tokens for the cost column; default the model's list price (see VOYAGE_MODELS), else none. */
     pricePerMTokens: z.number().nonnegative().optional(),
     ...denseSearchParams,

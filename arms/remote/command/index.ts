@@ -5,10 +5,11 @@ import { z } from 'zod';
 import type { Corpus, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
-import { refuseSensitive } from '../limits.js';
+import { MAX_TIMER_MS, refuseSensitive, timeoutMsSchema } from '../limits.js';
 import { scopeName } from '../scope.js';
 import { HitRanker, type RemoteHit } from '../mapping.js';
 import { textMatchSchema } from '../text-match.js';
+import { BoundedStderr } from '../stderr.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 
 const params = z
@@ -35,7 +36,7 @@ const params = z
     /** After an index request: a sample of documents searched by their own text; too many missing stops the run. */
     storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Milliseconds to wait for one answer (an index request waits 10 times as long). */
-    timeoutMs: z.number().int().positive().default(30_000),
+    timeoutMs: timeoutMsSchema().default(30_000),
     /**
      * Results may carry `text` (a memory the program rewrote): such a result is mapped to a Document by its text
      * with these settings, and judged when none matches (docs/arms/remote-responses.md). Absent: ids only.
@@ -62,6 +63,7 @@ class JsonlProcess {
   private nextId = 1;
   private failure: Error | undefined;
   private readonly exited: Promise<void>;
+  private readonly stderr: BoundedStderr;
 
   constructor(
     private readonly arm: string,
@@ -75,10 +77,16 @@ class JsonlProcess {
     this.child.once('error', (err) =>
       this.fail(new HarnessError(`arm ${arm}: cannot start ${p.command}: ${err.message}`, { exitCode: 2, hint: 'check command and cwd' })),
     );
-    this.child.once('exit', (code, signal) =>
-      this.fail(new HarnessError(`arm ${arm}: ${p.command} exited (${signal ?? `code ${code}`}) with requests unanswered`)),
+    this.child.once(
+      'exit',
+      (code, signal) =>
+        void this.stderr
+          .settled()
+          .then(() =>
+            this.fail(new HarnessError(`arm ${arm}: ${p.command} exited (${signal ?? `code ${code}`}) with requests unanswered${this.stderr.describe()}`)),
+          ),
     );
-    createInterface({ input: this.child.stderr }).on('line', (line) => ctx.log.info(`${arm} (stderr): ${line}`));
+    this.stderr = new BoundedStderr(this.child.stderr, `${arm} (stderr)`, ctx.log);
     let lineNo = 0;
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       lineNo++;
@@ -197,7 +205,7 @@ export const commandArm: ArmFactory<typeof params> = {
         ranker.index(corpus);
         if (!p.index) return { documents: corpus.length };
         refuseSensitive(id, `${p.command} (local: false)`, corpus, p.local);
-        const answer = await running.request({ op: 'index', scope, documents: corpus.map(wireDocument) }, p.timeoutMs * 10);
+        const answer = await running.request({ op: 'index', scope, documents: corpus.map(wireDocument) }, Math.min(p.timeoutMs * 10, MAX_TIMER_MS));
         const stats: Record<string, number> = {};
         for (const [k, v] of Object.entries((answer['stats'] as Record<string, unknown> | undefined) ?? {}))
           if (typeof v === 'number' && Number.isFinite(v)) stats[k] = v;

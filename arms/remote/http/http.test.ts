@@ -1,9 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../../../harness/testing/loopback.js';
 import { filesContaining } from '../../../harness/testing/secret.js';
+import { writeMemoryEvalSet, writeStudy } from '../../../harness/testing/study.js';
 import { tempDir } from '../../../harness/testing/temp.js';
 
 const SECRET = 'sk-memory-loopback-7f3a91c2e8';
@@ -40,9 +41,7 @@ beforeEach(async () => {
   arrivals.length = 0;
   Object.assign(storeMode, { plain: false, dropEveryOther: false, calls: 0 });
   dir = tempDir('harness-http');
-  mkdirSync(join(dir, 'es'));
-  writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
-  writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
+  writeMemoryEvalSet(dir, corpus, queries);
   stored.clear();
   server = await startLoopback((req: LoopbackRequest) => {
     arrivals.push(performance.now());
@@ -64,16 +63,11 @@ function config(more: readonly string[] = ['local: true']): string {
   const timeout = more.some((m) => m.startsWith('timeoutMs')) ? [] : ['timeoutMs: 2000'];
   // These tests count the service's requests; the store check's own searches are tested on their own below.
   const check = more.some((m) => m.startsWith('storeCheck')) ? [] : ['storeCheck: { sample: 0 }'];
-  const file = join(dir, 'h.yaml');
-  writeFileSync(
-    file,
-    `name: http
-evalset: { format: memory, path: es }
-measures: [nDCG@10]
-topK: 10
-output: out
-cache: cache
-arms:
+  return writeStudy(
+    dir,
+    'h.yaml',
+    'http',
+    `arms:
   - id: svc
     kind: http
     params:
@@ -90,7 +84,6 @@ arms:
 ${[...timeout, ...check, ...more].map((m) => `      ${m}\n`).join('')}compare: { permutations: 100, resamples: 100 }
 `,
   );
-  return file;
 }
 
 const env = { MEMORY_KEY: SECRET };

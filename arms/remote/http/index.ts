@@ -5,7 +5,7 @@ import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import { urlCredentialProblem } from '../../../harness/util/redact.js';
 import type { Arm, ArmContext, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
-import { RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, withRetries } from '../limits.js';
+import { MAX_TIMER_MS, RemoteCallError, TokenBucket, refuseSensitive, retryAfterMs, storeAll, timeoutMsSchema, withRetries } from '../limits.js';
 import { HitRanker, textMatchOf, MappingError, mapResults, mappingSchema, responseIdentity } from '../mapping.js';
 import { scopeName } from '../scope.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
@@ -75,11 +75,11 @@ const params = z
     /** Requests started per second at most (a token bucket); absent: no limit. */
     ratePerSecond: z.number().positive().optional(),
     /** Milliseconds one attempt may take before it is abandoned (and retried). */
-    timeoutMs: z.number().int().positive().default(10_000),
+    timeoutMs: timeoutMsSchema().default(10_000),
     /** Further attempts after a retryable failure: a timeout, a dropped connection, HTTP 429 or 5xx. */
     retries: z.number().int().min(0).max(20).default(3),
     /** The longest wait before a retry, whatever Retry-After asks. */
-    maxRetryWaitMs: z.number().int().min(0).default(30_000),
+    maxRetryWaitMs: z.number().int().min(0).max(MAX_TIMER_MS).default(30_000),
   })
   .strict();
 
@@ -247,15 +247,23 @@ async function attempt(req: FilledRequest, timeoutMs: number, json: boolean): Pr
   }
 }
 
-/** A failed fetch as a retryable error. Node's fetch errors may quote the URL; only the redacted one is printed. */
+/** Error codes of a connection the peer dropped mid-request (undici names a socket closed under it UND_ERR_SOCKET). */
+const RESET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * A failed fetch as a retryable error that says what happened: no answer within the timeout, the connection
+ * reset mid-request, or the service unreachable. Node's fetch errors may quote the URL; only the redacted one
+ * is printed.
+ */
 function unreachable(e: Error, shown: string, timeoutMs: number): RemoteCallError {
-  const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
-  return new RemoteCallError(
-    timedOut
-      ? `no answer from ${shown} within ${timeoutMs} ms`
-      : `${shown} cannot be reached (${(e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.name})`,
-    true,
-    undefined,
-    { hint: timedOut ? 'raise the arm param timeoutMs, or lower concurrency' : 'check that the service is running and the url is right' },
-  );
+  if (e.name === 'TimeoutError' || e.name === 'AbortError')
+    return new RemoteCallError(`no answer from ${shown} within ${timeoutMs} ms`, true, undefined, {
+      hint: 'raise the arm param timeoutMs, or lower concurrency',
+    });
+  const code = (e.cause as NodeJS.ErrnoException | undefined)?.code ?? e.name;
+  if (RESET.has(code))
+    return new RemoteCallError(`${shown} reset the connection mid-request (${code})`, true, undefined, {
+      hint: 'the service (or a proxy before it) dropped the connection: check its log; retries are set by the arm param retries',
+    });
+  return new RemoteCallError(`${shown} cannot be reached (${code})`, true, undefined, { hint: 'check that the service is running and the url is right' });
 }

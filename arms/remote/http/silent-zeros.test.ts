@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../../../harness/testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../../../harness/testing/loopback.js';
+import { writeMemoryEvalSet, writeStudy } from '../../../harness/testing/study.js';
 import { tempDir } from '../../../harness/testing/temp.js';
 
 // No silent zeros (issue 26): an http arm whose answers the eval set cannot score is a serious report
@@ -27,9 +28,7 @@ let server: Loopback;
 let mode: Mode;
 beforeEach(async () => {
   dir = tempDir('harness-http-zeros');
-  mkdirSync(join(dir, 'es'));
-  writeFileSync(join(dir, 'es', 'corpus.jsonl'), `${corpus.map((d) => JSON.stringify(d)).join('\n')}\n`);
-  writeFileSync(join(dir, 'es', 'queries.jsonl'), `${queries.map((q) => JSON.stringify(q)).join('\n')}\n`);
+  writeMemoryEvalSet(dir, corpus, queries);
   server = await startLoopback((req: LoopbackRequest) => {
     if (req.path === '/store') return { body: { ok: true } };
     const q = (req.json as { q: string }).q.toLowerCase().split(' ');
@@ -44,16 +43,11 @@ afterEach(async () => {
 });
 
 function config(): string {
-  const file = join(dir, 'h.yaml');
-  writeFileSync(
-    file,
-    `name: http-zeros
-evalset: { format: memory, path: es }
-measures: [nDCG@10]
-topK: 10
-output: out
-cache: cache
-arms:
+  return writeStudy(
+    dir,
+    'h.yaml',
+    'http-zeros',
+    `arms:
   - id: svc
     kind: http
     params:
@@ -68,7 +62,6 @@ arms:
 compare: { permutations: 100, resamples: 100 }
 `,
   );
-  return file;
 }
 
 interface Warning {

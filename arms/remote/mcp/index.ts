@@ -6,7 +6,7 @@ import type { Corpus, JsonValue, Query } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
 import type { Arm, ArmFactory, IndexStats, ScoredDoc } from '../../types.js';
-import { refuseSensitive, storeAll } from '../limits.js';
+import { refuseSensitive, storeAll, timeoutMsSchema } from '../limits.js';
 import {
   HitRanker,
   textMatchOf,
@@ -16,12 +16,13 @@ import {
   mappingSchema,
   mapTextResults,
   patternSchema,
+  regexSchema,
   responseIdentity,
 } from '../mapping.js';
 import { scopeName } from '../scope.js';
 import { STORE_CHECK_DEFAULT, runStoreCheck, storeCheckSchema } from '../store-check.js';
 import { DOCUMENT_VARIABLES, QUERY_VARIABLES, documentValues, queryValues, render, templateProblems } from '../template.js';
-import { connect, isStdio, serverIdentity, serverSchema, where } from './server.js';
+import { callFailureKind, connect, isStdio, type McpConnection, serverIdentity, serverSchema, where } from './server.js';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
@@ -56,7 +57,9 @@ const params = z
      * content parsed as JSON; or, with `pattern`, the matches of a regular expression in its text content.
      * With `text` (or a `(?<text>...)` group), hits are mapped by their text too (docs/arms/remote-responses.md).
      */
-    response: mappingSchema.extend({ pattern: patternSchema.optional() }).default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
+    response: mappingSchema
+      .extend({ pattern: patternSchema.optional(), empty: regexSchema.optional() })
+      .default({ results: '$.results[*]', docId: '$.id', score: '$.score' }),
     /** The store tool, called once per document of each scope; absent when the server holds the corpus already. */
     store: toolCall(DOCUMENT_VARIABLES, 'store', { id: '{{document.id}}', text: '{{document.text}}', scope: '{{scope}}' }).optional(),
     /**
@@ -78,7 +81,7 @@ const params = z
     /** After the stores: a sample of memories searched by their own text; too many missing stops the run. */
     storeCheck: storeCheckSchema.default(STORE_CHECK_DEFAULT),
     /** Milliseconds one tool call may take. */
-    timeoutMs: z.number().int().positive().default(30_000),
+    timeoutMs: timeoutMsSchema().default(30_000),
   })
   .strict();
 
@@ -90,7 +93,7 @@ const mappingMode = (p: McpParams): 'text' | 'json' => (p.response.pattern === u
 
 /** The tools the server lists; a configured tool it lacks is an error (exit 2) listing them all. */
 async function checkTools(id: string, p: McpParams, client: Client): Promise<void> {
-  const { tools } = await client.listTools();
+  const { tools } = await client.listTools(undefined, { timeout: p.timeoutMs });
   const names = tools.map((t) => t.name);
   const server = client.getServerVersion();
   for (const [what, call] of [
@@ -119,26 +122,48 @@ function checkResult(id: string, tool: string, result: ToolResult): void {
   if (result['isError'] === true) throw new HarnessError(`arm ${id}: tool ${tool} failed: ${(resultText(result) ?? '(no message)').slice(0, 300)}`);
 }
 
-/** The JSON a search result carries: its structured content, else its text content parsed as JSON. */
-function resultJson(id: string, tool: string, result: ToolResult): unknown {
+/**
+ * How a plain-text reply that means "nothing found" starts, when `response.empty` does not say: "No results
+ * found for: ...", "No memories found.", "No matching context found", "0 results". Servers that answer hits in
+ * JSON often answer an empty search in words (mcp-memory-keeper does).
+ */
+export const EMPTY_REPLY =
+  '^\\s*(nothing (was )?found|(no|0|zero)\\s+(\\S+\\s+){0,2}?(results?|matches|memories|memory|items?|hits|entries|documents|context)\\b)';
+
+/**
+ * The JSON a search result carries: its structured content, else its text content parsed as JSON; a plain-text
+ * reply matching `response.empty` (default EMPTY_REPLY) is an answer with no hits.
+ */
+function resultJson(id: string, p: McpParams, result: ToolResult): unknown {
+  const tool = p.search.tool;
   if (result['structuredContent'] !== undefined) return result['structuredContent'];
   const text = resultText(result);
   if (text === undefined) throw new HarnessError(`arm ${id}: tool ${tool} returned neither structured content nor text`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
+    if (new RegExp(p.response.empty ?? EMPTY_REPLY, 'i').test(text)) return NO_HITS;
     // Not quoted: it may hold document text.
-    throw new HarnessError(`arm ${id}: tool ${tool} returned plain text, not JSON (${text.length} characters)`, {
-      hint: 'read plain text with params.response.pattern, a regular expression with an (?<id>...) or (?<text>...) group per hit (docs/arms/remote-responses.md)',
-    });
+    throw new HarnessError(
+      `arm ${id}: tool ${tool} returned plain text, not JSON (${text.length} characters), and not a reply params.response.empty recognises as "nothing found"`,
+      {
+        hint: 'read plain text with params.response.pattern, a regular expression with an (?<id>...) or (?<text>...) group per hit; if the server answers "nothing found" in its own words, set params.response.empty to a regular expression matching them (docs/arms/remote-responses.md)',
+      },
+    );
   }
 }
 
+/** What a "nothing found" reply maps to: no hits, whatever the response paths. */
+const NO_HITS = Symbol('no hits');
+
 /** The hits a search result maps to, in the arm's mapping mode; a misfit names the query and the mapping. */
-function searchHits(id: string, p: McpParams, query: Query, result: ToolResult): RemoteHit[] {
+export function searchHits(id: string, p: McpParams, query: Query, result: ToolResult): RemoteHit[] {
   const pattern = p.response.pattern;
   try {
-    if (pattern === undefined) return mapResults(resultJson(id, p.search.tool, result), p.response);
+    if (pattern === undefined) {
+      const json = resultJson(id, p, result);
+      return json === NO_HITS ? [] : mapResults(json, p.response);
+    }
     const body = resultText(result);
     if (body === undefined) throw new MappingError('the result has no text content for response.pattern');
     return mapTextResults(body, pattern);
@@ -154,23 +179,31 @@ function searchHits(id: string, p: McpParams, query: Query, result: ToolResult):
 }
 
 /**
- * A tool call that failed without an answer (the server exited, the connection closed, the call timed out) as
- * a runtime error naming the arm, the server, the call and how far the run got; the scope's run is then not
- * cached, so a rerun starts it again. The SDK's message is kept: it says which of these happened.
+ * A tool call that failed without an answer as a runtime error naming the arm, the server (its URL redacted),
+ * the call, what happened (no answer within `timeoutMs`, a reset connection, the connection closed) and how
+ * far the run got; the scope's run is then not cached, so a rerun starts it again. The SDK's message is kept,
+ * and for a stdio server the end of its stderr, where a crash says why.
  */
-function callFailure(id: string, p: McpParams, tool: string, done: { stores: number; searches: number }, err: unknown): HarnessError {
+function callFailure(id: string, p: McpParams, conn: McpConnection, tool: string, done: { stores: number; searches: number }, err: unknown): HarnessError {
   if (err instanceof HarnessError) return err;
-  const message = (err instanceof Error ? err.message : String(err)).slice(0, 200);
-  const closed = /connection closed|-32000/i.test(message);
+  const kind = callFailureKind(err);
+  const raw = (err instanceof Error ? err.message : String(err)).slice(0, 200);
+  const message = isStdio(p.server) ? raw : raw.split(p.server.url).join(where(p.server));
+  const what = {
+    timeout: `did not answer a ${tool} call within ${p.timeoutMs} ms (params.timeoutMs)`,
+    reset: `reset the connection during a ${tool} call (${message})`,
+    closed: `closed the connection during a ${tool} call (${message})`,
+    other: `failed during a ${tool} call (${message})`,
+  }[kind];
   const progress = `${done.stores} store and ${done.searches} search call(s) had answered`;
-  return new HarnessError(
-    `arm ${id}: the MCP server ${where(p.server)} ${closed ? 'closed the connection' : 'failed'} during a ${tool} call (${message}); ${progress}`,
-    {
-      hint: closed
-        ? "the server process exited or dropped the session: read its stderr above, fix it and run again (nothing of this arm's run was cached)"
-        : 'check the server; a timeout can be raised with params.timeoutMs',
-    },
-  );
+  return new HarnessError(`arm ${id}: the MCP server ${where(p.server)} ${what}; ${progress}${conn.stderr?.describe() ?? ''}`, {
+    hint: {
+      timeout: "a slow server can be given more with params.timeoutMs (nothing of this arm's run was cached)",
+      reset: "the server or something between dropped the connection mid-call: check the server's log and run again (nothing of this arm's run was cached)",
+      closed: "the server process exited or dropped the session: read its stderr above, fix it and run again (nothing of this arm's run was cached)",
+      other: "check the server (nothing of this arm's run was cached)",
+    }[kind],
+  });
 }
 
 /**
@@ -206,26 +239,29 @@ export const mcpArm: ArmFactory<typeof params> = {
   theoreticalMinScore: (p) => (p.response.score === undefined ? 0 : undefined),
   sendsTextOffMachine: (p) => !isLocal(p) && p.store !== undefined,
   async probe(id, p, ctx) {
-    const client = await connect(id, p.server, ctx);
+    const conn = await connect(id, p.server, ctx, p.timeoutMs);
     try {
-      await checkTools(id, p, client);
-      const v = client.getServerVersion();
+      await checkTools(id, p, conn.client).catch((err: unknown) => {
+        throw callFailure(id, p, conn, 'tools/list', { stores: 0, searches: 0 }, err);
+      });
+      const v = conn.client.getServerVersion();
       return { name: v?.name ?? null, version: v?.version ?? null };
     } finally {
-      await client.close();
+      await conn.client.close();
     }
   },
   create(id, p, ctx): Arm {
-    let client: Client | undefined;
+    let conn: McpConnection | undefined;
     let scope = '';
     const done = { stores: 0, searches: 0 };
     const call = async (tool: string, args: JsonValue): Promise<ToolResult> => {
-      const c = client as Client;
+      const c = conn as McpConnection;
       let result: ToolResult;
       try {
-        result = (await c.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as ToolResult;
+        result = (await c.client.callTool({ name: tool, arguments: args as Record<string, unknown> }, undefined, { timeout: p.timeoutMs })) as ToolResult;
       } catch (err) {
-        throw callFailure(id, p, tool, done, err);
+        if (isStdio(p.server) && callFailureKind(err) === 'closed') await c.stderr?.settled();
+        throw callFailure(id, p, c, tool, done, err);
       }
       checkResult(id, tool, result);
       if (tool === p.search.tool) done.searches++;
@@ -239,7 +275,7 @@ export const mcpArm: ArmFactory<typeof params> = {
       id,
       concurrency: p.concurrency,
       async index(corpus: Corpus): Promise<IndexStats> {
-        client ??= await connect(id, p.server, ctx);
+        conn ??= await connect(id, p.server, ctx, p.timeoutMs);
         scope = scopeName(p.scopePrefix, corpus);
         ranker.index(corpus);
         const store = p.store;
@@ -255,7 +291,7 @@ export const mcpArm: ArmFactory<typeof params> = {
       search,
       searchStats: () => ranker.stats() ?? {},
       async close() {
-        await client?.close();
+        await conn?.client.close();
       },
     };
   },

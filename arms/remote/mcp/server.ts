@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
 import { urlCredentialProblem } from '../../../harness/util/redact.js';
@@ -7,6 +6,7 @@ import type { JsonValue } from '../../../evalset/types.js';
 import { HarnessError } from '../../../harness/errors.js';
 import { didYouMean } from '../../../harness/util/suggest.js';
 import type { ArmContext } from '../../types.js';
+import { BoundedStderr } from '../stderr.js';
 
 /**
  * How the mcp arm reaches its server: a program it starts on stdio (with the environment and working folder a
@@ -135,31 +135,75 @@ function httpHeaders(id: string, s: z.output<typeof httpServer>, harnessEnv: Nod
   return headers;
 }
 
-/** A connected client. The SDK loads only when an MCP arm runs. */
-export async function connect(id: string, s: Server, ctx: ArmContext): Promise<Client> {
+/** A connected client and, for a stdio server, its stderr (for the message of a failure). */
+export interface McpConnection {
+  readonly client: Client;
+  readonly stderr: BoundedStderr | undefined;
+}
+
+/**
+ * A connected client, its handshake bounded by `timeoutMs` (the SDK's own default is 60 s whatever the arm
+ * says). A server that fails to start or answer is closed (a stdio process is ended) before the error is
+ * thrown. The SDK loads only when an MCP arm runs.
+ */
+export async function connect(id: string, s: Server, ctx: ArmContext, timeoutMs: number): Promise<McpConnection> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new Client({ name: 'harness', version: '1' });
+  let stderr: BoundedStderr | undefined;
   try {
     if (isStdio(s)) {
       const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       const env = stdioEnv(id, s, getDefaultEnvironment(), ctx.env);
       const transport = new StdioClientTransport({ command: s.command, args: s.args, env, stderr: 'pipe', ...(s.cwd === undefined ? {} : { cwd: s.cwd }) });
-      const stderr = transport.stderr;
-      if (stderr) createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on('line', (line) => ctx.log.info(`${id} (server stderr): ${line}`));
-      await client.connect(transport);
+      const stream = transport.stderr;
+      if (stream) stderr = new BoundedStderr(stream as unknown as NodeJS.ReadableStream, `${id} (server stderr)`, ctx.log);
+      await client.connect(transport, { timeout: timeoutMs });
     } else {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       const headers = httpHeaders(id, s, ctx.env);
-      await client.connect(new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers } }), { timeout: timeoutMs });
     }
   } catch (err) {
+    await client.close().catch(() => undefined);
     if (err instanceof HarnessError) throw err;
-    // SDK messages may quote a URL; only the redacted one is printed.
-    const message = isStdio(s) ? (err as Error).message : (err as Error).message.split(s.url).join(redactUrl(s.url));
-    throw new HarnessError(`arm ${id}: cannot connect to the MCP server ${where(s)}: ${message}`, {
-      exitCode: 2,
-      hint: isStdio(s) ? 'check server.command, args, cwd and env; run the command by hand to see it start' : 'check that the server is running at server.url',
-    });
+    await stderr?.settled();
+    throw connectFailure(id, s, timeoutMs, err as Error, stderr);
   }
-  return client;
+  return { client, stderr };
+}
+
+/**
+ * Why the handshake failed, as an error: no answer in time is a runtime failure (exit 1) naming the timeout;
+ * a server that cannot be started or reached is a config problem (exit 2).
+ */
+function connectFailure(id: string, s: Server, timeoutMs: number, err: Error, stderr: BoundedStderr | undefined): HarnessError {
+  const failure = callFailureKind(err);
+  const tail = stderr?.describe() ?? '';
+  if (failure === 'timeout')
+    return new HarnessError(`arm ${id}: the MCP server ${where(s)} did not answer the handshake (initialize) within ${timeoutMs} ms${tail}`, {
+      hint: 'check that the command starts an MCP server speaking on stdout (or that the URL serves MCP); a slow server can be given more with params.timeoutMs',
+    });
+  // SDK messages may quote a URL; only the redacted one is printed.
+  const message = isStdio(s) ? err.message : err.message.split(s.url).join(redactUrl(s.url));
+  const reset = failure === 'reset' ? ' (the connection was reset)' : '';
+  return new HarnessError(`arm ${id}: cannot connect to the MCP server ${where(s)}: ${message.slice(0, 300)}${reset}${tail}`, {
+    exitCode: 2,
+    hint: isStdio(s) ? 'check server.command, args, cwd and env; run the command by hand to see it start' : 'check that the server is running at server.url',
+  });
+}
+
+/** The SDK's JSON-RPC code for a request that got no answer within its timeout. */
+const REQUEST_TIMEOUT = -32001;
+
+/**
+ * What ended a call with no answer: its timeout, a reset connection (the peer dropped it mid-call), the
+ * connection closed (the server exited), or something else; read from the SDK's error and its cause.
+ */
+export function callFailureKind(err: unknown): 'timeout' | 'reset' | 'closed' | 'other' {
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } } | undefined;
+  if (e?.code === REQUEST_TIMEOUT) return 'timeout';
+  const codes = [e?.cause?.code, e?.code].filter((c) => typeof c === 'string');
+  if (codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'UND_ERR_SOCKET')) return 'reset';
+  if (/connection closed|-32000/i.test(String(e?.message ?? ''))) return 'closed';
+  return 'other';
 }

@@ -1,4 +1,5 @@
-import { longMemEvalDcg } from '../../../evalset/adapters/longmemeval-metrics.js';
+import { HarnessError } from '../../errors.js';
+import { longMemEvalDcg, officialTurnToSession, type TurnToSessionValues } from '../../../evalset/adapters/longmemeval-metrics.js';
 import type { JudgedRanking } from '../ranking.js';
 
 /**
@@ -13,4 +14,18 @@ export function longMemEvalNdcgAt(r: JudgedRanking, level: number, k: number): n
   for (let i = 0; i < n; i++) gains[i] = r.rels[i]! >= level ? 1 : 0;
   const ideal = new Float64Array(Math.min(k, r.numRel)).fill(1);
   return longMemEvalDcg(gains, k) / longMemEvalDcg(ideal, k);
+}
+
+/**
+ * LongMemEval's turn-to-session values of a judged turn ranking (their `evaluate_retrieval_turn2session`; see
+ * officialTurnToSession): a turn is relevant at grade >= `level`, a session is relevant when it holds a judged
+ * relevant turn, and their ideal list has one entry per judged relevant turn (`numRel`).
+ */
+export function longMemEvalTurnToSessionAt(r: JudgedRanking, level: number, k: number): TurnToSessionValues {
+  const t = r.turnSessions;
+  // evaluate() sets it whenever a turn-to-session measure is asked for; a kernel called otherwise is a bug.
+  if (t === undefined) throw new HarnessError('a turn-to-session measure was scored without the sessions of the turns');
+  const ranked = Array.from({ length: r.numRet }, (_, i) => ({ session: t.ranked[i]!, relevant: r.rels[i]! >= level }));
+  const sessions = new Set(t.judged.filter(([, grade]) => grade >= level).map(([session]) => session));
+  return officialTurnToSession(ranked, sessions, r.numRel, k);
 }

@@ -179,3 +179,14 @@ export async function inspectFirstScreen(html: string, screenshot: string, syste
     return { ...measured, filtered, problems };
   });
 }
+
+/** How wide a report page is at a 1280 px viewport, and which of its boxes scroll sideways inside it. */
+export async function inspectWidth(html: string): Promise<{ scrollWidth: number; overflowing: string[]; problems: string[] }> {
+  return withPage(html, { width: 1280, height: 900 }, async (page, problems) => ({
+    scrollWidth: await page.$eval('html', (h) => h.scrollWidth),
+    overflowing: await page.$$eval('.explore-wrap, table, pre', (es) =>
+      es.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+    ),
+    problems,
+  }));
+}
