@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { qrelsProvenance } from '../judge/qrels.js';
 import { evalSetFingerprint } from '../../evalset/fingerprint.js';
 import type { JsonValue } from '../../evalset/types.js';
 import type { ContentStore } from '../cache/index.js';
@@ -83,7 +84,7 @@ function manifestEvalSet(cfg: ResolvedConfig, study: LoadedStudy) {
     scopes: study.scopes.length,
     ...(dev ? { tuneSplit: { split: cfg.tune?.split, queries: dev.queries.length, fingerprint: evalSetFingerprint(dev) } } : {}),
     notes: es.notes ?? [],
-    qrels: study.qrels,
+    qrels: qrelsProvenance(study.qrels),
   };
 }
 

@@ -6,6 +6,7 @@ import { memoryLogger } from '../log.js';
 import { renderAdr } from '../report/adr.js';
 import type { ReportData } from '../decision/types.js';
 import { PROJECT_ROOT, sharedMissing, sharedPath } from '../testing/shared.js';
+import { compileReportTex, PDFLATEX, PDFLATEX_MISSING } from '../testing/pdflatex.js';
 import { tempDir } from '../testing/temp.js';
 
 /**
@@ -50,7 +51,7 @@ function skipReason(check: Check): string | undefined {
 }
 
 /** Runs a shipped config as a user does, on a cold cache; its log lines and report. */
-async function ablate(name: string): Promise<{ code: number; log: readonly string[]; data: ReportData }> {
+async function ablate(name: string): Promise<{ code: number; log: readonly string[]; data: ReportData; dir: string }> {
   const work = tempDir(`harness-shipped-${name}`);
   const log = memoryLogger();
   const code = await runCli(['ablate', '--config', `configs/${name}.yaml`, '--output', join(work, 'reports'), '--cache', join(work, 'cache')], {
@@ -61,8 +62,10 @@ async function ablate(name: string): Promise<{ code: number; log: readonly strin
   });
   const [folder] = existsSync(join(work, 'reports')) ? readdirSync(join(work, 'reports')) : [];
   const data = folder === undefined ? ({} as ReportData) : (JSON.parse(readFileSync(join(work, 'reports', folder, 'report.json'), 'utf8')) as ReportData);
-  return { code, log: log.lines, data };
+  return { code, log: log.lines, data, dir: folder === undefined ? '' : join(work, 'reports', folder) };
 }
+
+if (PDFLATEX === undefined) process.stderr.write(`[skip] the shipped configs' report.tex through pdflatex: ${PDFLATEX_MISSING}\n`);
 
 describe('every shipped config that runs offline', () => {
   it('is classified here, so a new config cannot skip the check unnoticed', () => {
@@ -93,6 +96,8 @@ describe('every shipped config that runs offline', () => {
       const shown = r.log.filter((l) => !l.startsWith('detail: '));
       expect(shown.filter((l) => l.startsWith('warning:'))).toEqual([]);
       expect(shown.filter((l) => !/^eval set /.test(l) && !/ (\d+)\/\1$/.test(l))).toEqual([]);
+      // Its report.tex is a document pdflatex compiles (issue 41), where pdflatex is installed.
+      if (PDFLATEX !== undefined) expect(compileReportTex(r.dir)).toBe(true);
       if (name === 'rrf-vs-cc') {
         // The ADR drafted from it offers its 3 arms and 3 grid groups, not its 44 runs.
         const adr = renderAdr(r.data, { number: 31, title: 'Fuse lexical arms', date: '2026-01-02', reportLink: '.' });

@@ -24,6 +24,15 @@ export interface QrelsChoice {
   };
 }
 
+/** The choice as provenance (manifest.json): the judge's identity without the grade maps it carries for scoring. */
+export function qrelsProvenance(
+  choice: QrelsChoice,
+): Omit<QrelsChoice, 'judge'> & { readonly judge?: Omit<NonNullable<QrelsChoice['judge']>, 'grades' | 'gold'> } {
+  if (choice.judge === undefined) return choice;
+  const { grades: _grades, gold: _gold, ...judge } = choice.judge;
+  return { ...choice, judge };
+}
+
 /**
  * Refuses judgments that grade nothing where grades were wanted: `judged` qrels without a grade score every run
  * 0, and `gold+judged` over judgments whose every pair failed is gold under a judged label. (Judgments with no

@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { compileReportTex, PDFLATEX, PDFLATEX_MISSING } from '../testing/pdflatex.js';
 import { buildReportData } from '../decision/build.js';
 import { renderLatex } from './latex.js';
 import { renderMarkdown } from './markdown.js';
@@ -73,16 +72,13 @@ describe('Markdown tables a code host shows without scrolling', () => {
   });
 });
 
-const PDFLATEX = ['/usr/bin/pdflatex', process.env['HARNESS_PDFLATEX'] ?? ''].find((p) => p !== '' && existsSync(p));
-if (!PDFLATEX) process.stderr.write('[skip] report.tex with pdflatex: no pdflatex here (apt-get install texlive-latex-base texlive-latex-recommended)\n');
+if (!PDFLATEX) process.stderr.write(`[skip] report.tex with pdflatex: ${PDFLATEX_MISSING}\n`);
 
 describe.skipIf(!PDFLATEX)('report.tex compiles with pdflatex', () => {
   const compile = async (tex: string) => {
     const dir = tempDir('harness-tex');
     await writeFile(join(dir, 'report.tex'), tex);
-    // -halt-on-error: the first LaTeX error fails the run, with the log in the thrown message.
-    execFileSync(PDFLATEX as string, ['-interaction=nonstopmode', '-halt-on-error', 'report.tex'], { cwd: dir, stdio: 'pipe' });
-    return existsSync(join(dir, 'report.pdf'));
+    return compileReportTex(dir);
   };
 
   it('for 60 systems with LaTeX specials and non-ASCII in names', async () => {
