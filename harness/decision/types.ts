@@ -304,11 +304,9 @@ export interface BestInStratum {
   readonly measure: string;
   readonly best: string;
   readonly mean: number;
-  /** Compared with the best and not significantly worse. */
+  /** Tested against the best (a family of their own per stratum) and not significantly worse. */
   readonly notWorse: readonly string[];
   readonly worse: readonly string[];
-  /** Never compared with the best (`compare.allPairs: true` compares them). */
-  readonly untested: readonly string[];
 }
 
 /** What a study answers besides its gate's verdict (docs/adr/0044). */

@@ -1,4 +1,5 @@
-import { gateCorrection, questionFamily } from '../compare/comparisons.js';
+import { computeComparisons, gateCorrection, questionFamily } from '../compare/comparisons.js';
+import { reportedMeasures } from '../compare/measures.js';
 import { fmtDelta } from './format.js';
 import { describeComparison } from './gate.js';
 import { meanOf, overallStratum, primaryMeasure, type ReportCore } from './select.js';
@@ -124,27 +125,26 @@ function answerQuestion(data: ReportCore, q: ReportCore['compare']['questions'][
 }
 
 /**
- * Per stratum, the system with the highest mean on the primary measure and how every other compares with it:
- * significantly worse, not significantly worse, or never compared with it (then `compare.allPairs: true`
- * compares them). Grid members are left out: their tuned system stands for them. Exploratory: the best is
- * picked after seeing the data.
+ * Per stratum, the system with the highest mean on the primary measure and every other one tested against it
+ * on that measure, by the configured test, as a family of its own (the others of that stratum, corrected by
+ * `compare.correction`): significantly worse, or not. Grid members are left out: their tuned system stands for
+ * them. Exploratory: the best is picked after seeing the data, and these tests never reach the gate.
  */
 function bestPerStratum(data: ReportCore): BestInStratum[] {
   const measure = primaryMeasure(data);
   const shown = data.runs.filter((r) => r.group === undefined || r.kind === 'tuned').map((r) => r.id);
   if (shown.length < 2) return [];
+  const ids = data.queries.map((q) => q.id);
+  const cfg = { ...data.compare, family: 'per-test' as const, questions: [] };
   return data.strata.map((s) => {
     const mean = (run: string) => meanOf(data, s.id, run, measure) ?? Number.NEGATIVE_INFINITY;
     const best = shown.reduce((a, b) => (mean(b) > mean(a) ? b : a));
-    const against = (run: string) =>
-      data.comparisons.find(
-        (c) => c.stratum === s.id && c.measure === measure && ((c.baseline === best && c.system === run) || (c.system === best && c.baseline === run)),
-      );
     const others = shown.filter((r) => r !== best);
-    const worse = others.filter((r) => against(r)?.significant === true);
-    const untested = others.filter((r) => against(r) === undefined);
-    const tied = others.filter((r) => !worse.includes(r) && !untested.includes(r));
-    return { stratum: s.id, measure, best, mean: mean(best), notWorse: tied, worse, untested };
+    const indices = data.queries.flatMap((q, i) => (s.overall || q.stratum === s.id ? [i] : []));
+    const pairs = others.map((system) => ({ baseline: best, system }));
+    const { comparisons } = computeComparisons(data.perQuery, ids, pairs, [{ id: s.id, indices }], reportedMeasures([measure]), cfg);
+    const worse = others.filter((r) => comparisons.some((c) => c.system === r && c.significant && c.delta < 0));
+    return { stratum: s.id, measure, best, mean: mean(best), notWorse: others.filter((r) => !worse.includes(r)), worse };
   });
 }
 
