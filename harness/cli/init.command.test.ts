@@ -151,9 +151,12 @@ describe('harness init into a folder this user cannot write', () => {
     chmodSync(parent, 0o755);
     chmodSync(up, mode | 0o001);
     try {
-      const probe = spawnSync(process.execPath, ['-e', ''], { cwd: projectRoot(), uid: 65534, gid: 65534 });
+      // Nobody must be able to load this checkout's CLI: a clone inside a mode 700 folder (as `mktemp -d`
+      // makes) is closed to it, and then the refusal cannot be tested here.
+      const env = { ...process.env, TMPDIR: tmp, HOME: tmp };
+      const probe = spawnSync(process.execPath, ['--import', 'tsx', BIN, '--version'], { cwd: projectRoot(), env, uid: 65534, gid: 65534 });
       if (probe.status !== 0) {
-        process.stderr.write('[skip] init into an unwritable folder: user nobody cannot run node here\n');
+        process.stderr.write(`[skip] init into an unwritable folder: user nobody cannot run ${BIN} (a folder above it is closed to others)\n`);
         ctx.skip();
       }
       for (const target of [locked, join(locked, 'new', 'study')]) {

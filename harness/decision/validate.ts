@@ -134,11 +134,7 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
   if (data.runs.length >= 2 && ranks.tau === undefined) failures.push('Kendall tau is undefined (every system tied)');
   else if (ranks.tau !== undefined && ranks.tau.value < t.minTau) failures.push(`Kendall tau ${ranks.tau.value.toFixed(3)} below ${t.minTau}`);
   return {
-    labelsFile: labels.file,
-    qrelsVersion: labels.qrelsVersion,
-    labelledQueries: labels.queries.length,
-    incompleteQueries: labels.incomplete,
-    measure,
+    ...labelsPart(labels, measure),
     signs,
     ...(gate ? { gate } : {}),
     ...ranks,
@@ -149,14 +145,21 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
   };
 }
 
-/** Fewer than 2 labelled queries among the report's: nothing to rebuild the report on, a failed validation. */
-function tooFew(data: Built, labels: HumanLabelsInput, measure: string): Validation {
+/** What a validation says of the labels it read: the file, the qrels version labelled, the queries, the measure. */
+function labelsPart(labels: HumanLabelsInput, measure: string) {
   return {
     labelsFile: labels.file,
     qrelsVersion: labels.qrelsVersion,
     labelledQueries: labels.queries.length,
     incompleteQueries: labels.incomplete,
     measure,
+  };
+}
+
+/** Fewer than 2 labelled queries among the report's: nothing to rebuild the report on, a failed validation. */
+function tooFew(data: Built, labels: HumanLabelsInput, measure: string): Validation {
+  return {
+    ...labelsPart(labels, measure),
     signs: [],
     agreement: agreementOf(labels, data.compare.seed, measure),
     thresholds: labels.thresholds,
