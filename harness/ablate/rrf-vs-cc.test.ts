@@ -84,6 +84,11 @@ describe('configs/rrf-vs-cc.yaml', () => {
       expect(answer?.sentence).toMatch(/(is better than|neither .* is significantly better) on nDCG@10 overall: .*CI \[/);
       expect(md).toContain(answer?.sentence as string);
     }
+    // The gate's sentence does not call the confirmatory questions exploratory, and their answers stand in the Gate section.
+    const gate = md.slice(md.indexOf('## Gate'), md.indexOf('### Warnings on the gate'));
+    expect(gate).toContain('(rrf-vs-cc-tm2c2, confirmatory; rrf-vs-cc-minmax, confirmatory) are families of their own');
+    expect(gate).not.toContain('every other comparison in this report is exploratory');
+    expect(gate).toContain('- Question rrf-vs-cc-tm2c2: ');
     expect(data.gateResult?.config.candidate).toBe('rrf.tuned');
 
     const second = await cli([]);

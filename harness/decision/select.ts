@@ -95,12 +95,14 @@ export function methodSentence(data: Pick<ReportData, 'compare' | 'families'>): 
 }
 
 /** The gate's family in one sentence: what is confirmatory, how it is corrected, what is not. */
-export function gateSentence(data: Pick<ReportData, 'families' | 'comparisons'>): string {
+export function gateSentence(data: Pick<ReportData, 'families' | 'comparisons' | 'compare'>): string {
   const gate = data.families.find((f) => f.role === 'confirmatory');
   if (!gate) return 'The gate has no testable comparison.';
   const strata = data.comparisons.filter((c) => c.role === 'confirmatory').map((c) => c.stratum);
-  return (
-    `Confirmatory family: ${gate.size} test${gate.size === 1 ? '' : 's'} (${strata.join(', ')}), ${gate.correction}-corrected within itself only; ` +
-    'every other comparison in this report is exploratory and cannot change the verdict.'
-  );
+  const questions = data.compare.questions ?? [];
+  const others =
+    questions.length === 0
+      ? 'every other comparison in this report is exploratory and cannot change the verdict.'
+      : `the ${questions.length === 1 ? 'question' : `${questions.length} questions`} of compare.questions (${questions.map((q) => `${q.id}, ${q.role}`).join('; ')}) ${questions.length === 1 ? 'is a family' : 'are families'} of ${questions.length === 1 ? 'its' : 'their'} own, answered below; every other comparison is exploratory, and none of them can change the verdict.`;
+  return `Confirmatory family: ${gate.size} test${gate.size === 1 ? '' : 's'} (${strata.join(', ')}), ${gate.correction}-corrected within itself only; ${others}`;
 }

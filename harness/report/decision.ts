@@ -171,15 +171,23 @@ export function judgeHealthBlocks(data: ReportData): Block[] {
   return blocks;
 }
 
+/** Each `compare.questions` entry's answer, one sentence each; empty without questions. */
+export function questionBlocks(data: ReportData): Block[] {
+  const qs = data.answers?.questions ?? [];
+  if (qs.length === 0) return [];
+  return [{ kind: 'list', items: qs.map((q) => `Question ${q.sentence} (${q.role}; a family of its own).`) }];
+}
+
 /**
  * What the study answers besides its gate: each `compare.questions` entry's sentence, and per stratum the best
  * system on the primary measure with those not significantly worse (exploratory: picked after the data).
  */
 export function answersBlocks(data: ReportData): Block[] {
   const a = data.answers;
-  if (a === undefined || (a.questions.length === 0 && a.best.length === 0)) return [];
-  const blocks: Block[] = [{ kind: 'heading', level: 2, text: 'Answers' }];
-  if (a.questions.length > 0) blocks.push({ kind: 'list', items: a.questions.map((q) => `${q.sentence} (${q.role}; a family of its own).`) });
+  // With a gate, the questions' answers stand beside the verdict (questionBlocks), where the question is read.
+  const questions = data.gateResult === undefined ? questionBlocks(data) : [];
+  if (a === undefined || (questions.length === 0 && a.best.length === 0)) return [];
+  const blocks: Block[] = [{ kind: 'heading', level: 2, text: 'Answers' }, ...questions];
   if (a.best.length > 0) {
     const list = (xs: readonly string[]) => (xs.length === 0 ? '—' : xs.join(', '));
     blocks.push(

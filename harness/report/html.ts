@@ -1,7 +1,17 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import { asDecided } from '../decision/gate.js';
 import type { Block } from './blocks.js';
-import { answersBlocks, evalsetLine, gateRuleText, headToHeadBlocks, judgeHealthBlocks, questionText, referenceLevel, splitWarnings } from './decision.js';
+import {
+  answersBlocks,
+  evalsetLine,
+  questionBlocks,
+  gateRuleText,
+  headToHeadBlocks,
+  judgeHealthBlocks,
+  questionText,
+  referenceLevel,
+  splitWarnings,
+} from './decision.js';
 import { exploreTable } from './explore.js';
 import { fmtLevel, fmtMean } from '../decision/format.js';
 import { GRID_CAPTION, gridPlots } from './grid-plot.js';
@@ -84,6 +94,7 @@ function gateSection(data: ReportData): string[] {
     '<h2>Gate</h2>',
     `<p class="verdict ${g.verdict}${(data.decision?.qualifiers.length ?? 0) > 0 ? ' qualified' : ''}"><strong>${esc(data.decision?.headline ?? g.verdict)}</strong>: ${esc(g.reason)}.</p>`,
     `<p>${esc(gateRuleText(data))} ${esc(gateSentence(data))}</p>`,
+    ...blocksToHtml(questionBlocks(data), esc),
     gateForest(data),
     ...blocksToHtml(gateEvidenceBlocks(data), esc),
     ...blocksToHtml(judgeHealthBlocks(data), esc),

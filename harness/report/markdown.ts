@@ -1,6 +1,16 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
 import { asDecided } from '../decision/gate.js';
-import { answersBlocks, evalsetLine, gateRuleText, gateTableBlock, headToHeadBlocks, judgeHealthBlocks, questionText, splitWarnings } from './decision.js';
+import {
+  answersBlocks,
+  evalsetLine,
+  questionBlocks,
+  gateRuleText,
+  gateTableBlock,
+  headToHeadBlocks,
+  judgeHealthBlocks,
+  questionText,
+  splitWarnings,
+} from './decision.js';
 import { EXTREMES, extremes } from './explore.js';
 import { fmtCompCI, fmtDelta, fmtDz, fmtLevel, fmtMde, fmtMean, fmtP, fmtWtl } from '../decision/format.js';
 import { APPENDIX_SECTIONS, demote, judgedQrelsBlocks, sections } from './sections.js';
@@ -99,6 +109,7 @@ function gateSection(data: ReportData): string[] {
     ...blocksToMarkdown([gateTableBlock(data)]),
     gateSentence(data),
     '',
+    ...blocksToMarkdown(questionBlocks(data)),
     ...blocksToMarkdown(gateEvidenceBlocks(data)),
     ...blocksToMarkdown(judgeHealthBlocks(data)),
     '### Warnings on the gate',
