@@ -1,7 +1,6 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../harness/testing/shared.js';
 import { type Installed, installPackage, step } from './package.js';
 
 /**
@@ -12,8 +11,7 @@ import { type Installed, installPackage, step } from './package.js';
 let study: Installed;
 
 beforeAll(async () => {
-  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
-  study = await installPackage(Object.entries(pkg.peerDependencies).map(([name, range]) => `${name}@${range}`));
+  study = await installPackage('full');
   cpSync(join(study.pkg, 'configs'), join(study.dir, 'configs'), { recursive: true });
   cpSync(join(study.pkg, 'evalset'), join(study.dir, 'evalset'), { recursive: true });
   // The GloVe substitute model, built the way an installed user builds it: the installed binary, from the

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { PROJECT_ROOT } from '../harness/testing/shared.js';
 import { type Loopback, startLoopback } from '../harness/testing/loopback.js';
 
@@ -44,11 +45,11 @@ export interface RunOptions {
   readonly timeoutMs?: number;
 }
 
-/** Variables the unit tests set (vitest.config.ts) that a user's shell does not: the installed binary runs without. */
+/** Variables the tests set (TEST_ENV in vitest.config.ts) that a user's shell does not: the installed binary runs without. */
 const TEST_ONLY_ENV = new Set(['INIT_CWD', 'LANCEDB_LOG', 'ORT_DISABLE_TELEMETRY']);
 
 /**
- * The environment of a child command: this process's, less npm's own `npm_*` variables and the tests' own. `npm test` sets
+ * The environment of a child command: this process's, less npm's own `npm_*` variables and the tests' own. `npm run test:e2e` sets
  * `npm_config_local_prefix` and friends to this checkout, and an `npm install` that inherited them would
  * install into the checkout instead of the study.
  */
@@ -96,13 +97,13 @@ const DROP_PREPARE = ['pkg', 'delete', 'scripts.prepare'] as const;
 
 /**
  * `npm pack` of this checkout's built package into `dest`, as a user's `npm pack` makes it; the tarball's path.
- * The build is already there (npm test builds first), so the pack runs with --ignore-scripts, which also skips
- * `prepack` (and test files packing at once must not edit the shared package.json): the packed package.json
+ * The build is already there (npm run test:e2e builds first), so the pack runs with --ignore-scripts, which also skips
+ * `prepack` (which edits the package.json it packs, here the checkout's own): the packed package.json
  * is then made the way `prepack` makes it, by the same npm command, in a copy, and packed again.
  */
 export async function pack(dest: string): Promise<string> {
   if (!existsSync(join(PROJECT_ROOT, 'dist', 'harness', 'cli', 'bin.js'))) {
-    throw new Error('dist/ is not built: run `npm run build` (npm test builds first)');
+    throw new Error('dist/ is not built: run `npm run build` (npm run test:e2e builds first)');
   }
   const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   if (!scripts['prepack']?.endsWith(`npm ${DROP_PREPARE.join(' ')}`))
@@ -173,37 +174,121 @@ export function readmeStudyFields(): StudyFields {
   return JSON.parse(block[1]) as StudyFields;
 }
 
-/** Packs this checkout and installs the tarball (and `add`: the dense packages) into a fresh project in the temp dir. */
-export async function installPackage(add: readonly string[] = []): Promise<Installed> {
-  const dir = await mkdtemp(join(tmpdir(), 'harness-e2e-'));
-  const work = join(dir, '.e2e');
+/**
+ * The installs the e2e files run from: `light`, the tarball alone; `postgres`, plus what
+ * configs/example-postgres.yaml loads; `full`, plus every optional peer. Each is the light one with its peers
+ * added by `npm install <peers>`, the command a dense config on the light install tells a user to run.
+ */
+export type InstallKind = 'light' | 'postgres' | 'full';
+
+/** One install, made once per run by e2e/global-setup.ts: its project folder and what npm printed making it. */
+export interface PackedInstall {
+  readonly dir: string;
+  readonly install: Ran;
+}
+
+/** Every install of the run, by kind: what e2e/global-setup.ts provides to the test files. */
+export type PackedInstalls = Readonly<Record<InstallKind, PackedInstall>>;
+
+/** The peers configs/example-postgres.yaml needs: PGlite with pgvector, and transformers.js for its GloVe model. */
+const POSTGRES_PEERS = ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@huggingface/transformers'] as const;
+
+/** The `name@range` specs of the optional peers `kind` adds to the light install, ranges from package.json. */
+function peersOf(kind: Exclude<InstallKind, 'light'>): string[] {
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+  const names = kind === 'full' ? Object.keys(pkg.peerDependencies) : POSTGRES_PEERS;
+  return names.map((name) => `${name}@${pkg.peerDependencies[name]}`);
+}
+
+/** `npm install <specs>` in the project `dir`, as a user runs it; throws with what npm printed unless it exits 0. */
+async function npmInstall(dir: string, specs: readonly string[]): Promise<Ran> {
+  const ran = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: dir, env: cleanEnv(), timeoutMs: 600_000 });
+  if (ran.code !== 0) throw new Error(`npm install ${specs.join(' ')} in ${dir} exited ${ran.code}\n${ran.stdout}\n${ran.stderr}`);
+  return ran;
+}
+
+/** What two npm commands printed, one after the other: the light install and the peers added to it. */
+const both = (a: Ran, b: Ran): Ran => ({ code: b.code, stdout: a.stdout + b.stdout, stderr: a.stderr + b.stderr });
+
+/**
+ * Packs this checkout once and installs the tarball once into a fresh project under `root` (with exactly the
+ * README's package.json fields), then adds each kind's peers to a copy of it. The peer installs run at once:
+ * npm's cache takes concurrent writers.
+ */
+async function installAll(root: string): Promise<PackedInstalls> {
+  const work = join(root, '.e2e');
   await mkdir(work);
   const tarball = await pack(work);
-  const fields = readmeStudyFields();
+  const light = join(root, 'light');
+  await mkdir(light);
   // Exactly the README's fields: the packed package.json has no `prepare`, so npm asks to approve no script of harness's.
-  const study = { name: 'harness-e2e-study', private: true, type: 'module', ...fields };
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify(study, null, 2)}\n`);
-  const prebuild = await prebuildHost(dir, work);
-  let install: Ran;
+  const study = { name: 'harness-e2e-study', private: true, type: 'module', ...readmeStudyFields() };
+  await writeFile(join(light, 'package.json'), `${JSON.stringify(study, null, 2)}\n`);
+  // Up for the peer installs too: should npm run better-sqlite3's install script again, it finds its binary here.
+  const prebuild = await prebuildHost(light, work);
   try {
-    install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...add], {
-      cwd: dir,
-      env: cleanEnv(),
-      timeoutMs: 600_000,
-    });
+    const lightInstall = await npmInstall(light, [tarball]);
+    const added = async (kind: Exclude<InstallKind, 'light'>): Promise<PackedInstall> => {
+      const dir = join(root, kind);
+      // A real copy, not links: npm rewrites files of the project it installs into.
+      await cp(light, dir, { recursive: true, verbatimSymlinks: true });
+      return { dir, install: both(lightInstall, await npmInstall(dir, peersOf(kind))) };
+    };
+    const [postgres, full] = await Promise.all([added('postgres'), added('full')]);
+    return { light: { dir: light, install: lightInstall }, postgres, full };
   } finally {
     await prebuild.host.close();
     rmSync(prebuild.cached, { force: true });
   }
-  if (install.code !== 0) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`npm install of the packed tarball exited ${install.code}\n${install.stdout}\n${install.stderr}`);
+}
+
+/**
+ * The run's installs in a fresh folder of the temp directory, and how to remove them (e2e/global-setup.ts). The
+ * removal (over a gigabyte) is asynchronous: vitest's main process, which runs it, must keep answering the
+ * test workers it is stopping meanwhile, or it reports them as timing out.
+ */
+export async function packAndInstall(): Promise<{ installs: PackedInstalls; remove(): Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), 'harness-e2e-packed-'));
+  const remove = () => rm(root, { recursive: true, force: true });
+  try {
+    return { installs: await installAll(root), remove };
+  } catch (err) {
+    await remove();
+    throw err;
   }
+}
+
+/**
+ * Copies the folder `from` to `to` with every file hard-linked, not copied: a copy of an install costs the
+ * folders alone. The files are shared with the run's install, so a test must not write into one in place
+ * (none does: they write new files into their own project, and a new file in a copied folder is its own).
+ */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const [src, dest] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) linkTree(src, dest);
+    else if (entry.isSymbolicLink()) symlinkSync(readlinkSync(src), dest);
+    else linkSync(src, dest);
+  }
+}
+
+/**
+ * A project of the test file's own with the packed harness installed: a linked copy (linkTree) of the run's
+ * install of `kind`, made once by e2e/global-setup.ts, so each file gets fresh folders to write in without
+ * packing or installing again.
+ */
+export async function installPackage(kind: InstallKind = 'light'): Promise<Installed> {
+  const installs = inject('packedInstalls') as PackedInstalls | undefined;
+  if (installs === undefined) throw new Error('no packed install was provided: run e2e files with `npx vitest run --config vitest.e2e.config.ts`');
+  const template = installs[kind];
+  const dir = await mkdtemp(join(tmpdir(), 'harness-e2e-'));
+  linkTree(template.dir, dir);
   const bin = join(dir, 'node_modules', '.bin', 'harness');
   return {
     dir,
     pkg: join(dir, 'node_modules', 'harness'),
-    install,
+    install: template.install,
     harness: (args, opts = {}) => run(bin, args, { ...opts, cwd: opts.cwd ?? dir, env: cleanEnv(opts.env) }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -24,9 +24,7 @@ function untagged(id: string): string[] {
 }
 
 beforeAll(async () => {
-  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
-  const peers = ['@electric-sql/pglite', '@electric-sql/pglite-pgvector', '@huggingface/transformers'];
-  study = await installPackage(peers.map((name) => `${name}@${pkg.peerDependencies[name]}`));
+  study = await installPackage('postgres');
   cpSync(join(study.pkg, 'configs'), join(study.dir, 'configs'), { recursive: true });
   cpSync(join(study.pkg, 'evalset'), join(study.dir, 'evalset'), { recursive: true });
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-glove-model.ts', '--out', join(study.dir, '.cache', 'models', 'wink-glove-100d')], {

@@ -46,8 +46,8 @@ describe('harness power from the installed package', { shuffle: false }, () => {
       '--json',
     ]);
     const plan = JSON.parse(ran.stdout) as { familySize: number; threshold: number; rows: { stratum: string; pilotN: number; queries: number }[] };
-    expect(plan.familySize).toBe(56);
-    expect(plan.threshold).toBeCloseTo(0.05 / 56, 15);
+    expect(plan.familySize).toBe(80);
+    expect(plan.threshold).toBeCloseTo(0.05 / 80, 15);
     expect(plan.rows.map((r) => r.stratum)).toEqual(['exact', 'paraphrase', 'multi-hop', 'all']);
     expect(plan.rows.every((r) => r.queries >= 2 && r.pilotN > 0)).toBe(true);
   });

@@ -53,5 +53,13 @@ function docJson(d: Document): JsonValue {
 }
 
 function queryJson(q: Query): JsonValue {
-  return { id: q.id, text: q.text, stratum: q.stratum, scope: q.scope ?? null, metadata: q.metadata ?? null };
+  // The gold answer is part of what answer measures score against; sets without answers keep their fingerprint.
+  return {
+    id: q.id,
+    text: q.text,
+    stratum: q.stratum,
+    scope: q.scope ?? null,
+    metadata: q.metadata ?? null,
+    ...(q.answer === undefined ? {} : { answer: q.answer }),
+  };
 }

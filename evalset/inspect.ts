@@ -41,6 +41,15 @@ export interface StratumSummary {
   readonly relevantPerQuery: Distribution;
 }
 
+/** How many queries serve answer measures: with a gold answer, abstention ones, and those kept for answers only. */
+export interface AnswerSummary {
+  readonly withAnswer: number;
+  /** Queries marked `metadata.abstention` (the history holds no answer; a right answer says so). */
+  readonly abstention: number;
+  /** Queries marked `metadata.answerOnly`: no judgments, so retrieval measures skip them. */
+  readonly answerOnly: number;
+}
+
 export interface EvalSetSummary {
   readonly name: string;
   readonly fingerprint: string;
@@ -55,6 +64,20 @@ export interface EvalSetSummary {
   readonly scopes: { readonly count: number; readonly size: Distribution } | undefined;
   readonly units: readonly { readonly name: string; readonly count: number }[];
   readonly sensitiveDocuments: number;
+  readonly answers: AnswerSummary;
+}
+
+/** The queries' gold answers and answer-level flags, counted (the texts are never printed). */
+export function answerSummary(es: EvalSet): AnswerSummary {
+  let withAnswer = 0;
+  let abstention = 0;
+  let answerOnly = 0;
+  for (const q of es.queries) {
+    if (q.answer !== undefined) withAnswer += 1;
+    if (q.metadata?.['abstention'] === true) abstention += 1;
+    if (q.metadata?.['answerOnly'] === true) answerOnly += 1;
+  }
+  return { withAnswer, abstention, answerOnly };
 }
 
 /** Counts and distributions for `harness evalset inspect`. Texts are measured, never printed (sensitive data). */
@@ -103,11 +126,19 @@ export function summarize(es: EvalSet): EvalSetSummary {
     scopes: es.scopes === undefined ? undefined : { count: es.scopes.size, size: distribution([...es.scopes.values()].map((s) => s.length)) },
     units: [...(es.units ?? [])].map(([name, map]) => ({ name, count: new Set(map.values()).size })),
     sensitiveDocuments: sensitive,
+    answers: answerSummary(es),
   };
 }
 
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 const dist = (d: Distribution) => `min ${fmt(d.min)}  median ${fmt(d.median)}  p95 ${fmt(d.p95)}  max ${fmt(d.max)}`;
+
+function formatAnswers(a: AnswerSummary): string {
+  if (a.withAnswer === 0 && a.abstention === 0 && a.answerOnly === 0) return 'no gold answers (retrieval measures only)';
+  const parts = [`${a.withAnswer} with a gold answer`, `${a.abstention} abstention`];
+  if (a.answerOnly > 0) parts.push(`${a.answerOnly} for answer measures only (no judgments)`);
+  return parts.join(', ');
+}
 
 const COMPLETENESS: Readonly<Record<QrelsCompleteness, string>> = {
   complete: 'complete (an unlisted document is known non-relevant: no judgment holes)',
@@ -122,6 +153,7 @@ export function formatInspect(es: EvalSet, validation: Validation, qrels?: { rea
   lines.push(`fingerprint  ${s.fingerprint}`);
   lines.push(`documents    ${s.documents}${s.sensitiveDocuments > 0 ? ` (${s.sensitiveDocuments} sensitive)` : ''}`);
   lines.push(`queries      ${s.queries}`);
+  lines.push(`answers      ${formatAnswers(s.answers)}`);
   lines.push(`judgments    ${s.judgments} (by grade: ${[...s.byGrade].map(([g, n]) => `${g}: ${n}`).join(', ') || 'none'})`);
   if (qrels !== undefined) lines.push(`qrels        ${COMPLETENESS[qrels.value]}; ${qrels.from}`);
   if (s.scopes !== undefined) lines.push(`scopes       ${s.scopes.count} (documents per scope: ${dist(s.scopes.size)})`);

@@ -73,6 +73,19 @@ describe('loadMemory (JSONL)', () => {
       /queries\.jsonl:2: not valid JSON/,
     ],
     ['an undeclared scope', { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}, "scope": "u9"}' }, /scope "u9" is not declared/],
+    [
+      'an answer that is neither text nor a number',
+      {
+        'queries.jsonl':
+          '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}}\n{"id": "q2", "text": "t", "stratum": "s", "qrels": {"m1": 1}, "answer": ["tea"]}',
+      },
+      /queries\.jsonl:2: query "q2": field "answer" must be a string or a number, got \["tea"\]/,
+    ],
+    [
+      'an empty answer',
+      { 'queries.jsonl': '{"id": "q1", "text": "t", "stratum": "s", "qrels": {"m1": 1}, "answer": " "}' },
+      /queries\.jsonl:1: query "q1": answer is empty/,
+    ],
   ];
   for (const [name, override, message] of bad) {
     it(`rejects ${name}`, async () => {
@@ -91,6 +104,41 @@ describe('loadMemory (JSONL)', () => {
       (e: unknown) => e,
     )) as InputError;
     expect(err.hint).toBe('known fields: id, text, title, date, category, importance, sensitive, metadata');
+    const q = (await loadMemory(
+      await folder({ 'corpus.jsonl': corpus, 'queries.jsonl': '{"id": "q", "text": "t", "stratum": "s", "qrels": {}, "gold": "x"}' }),
+    ).catch((e: unknown) => e)) as InputError;
+    expect(q.hint).toBe('known fields: id, text, stratum, qrels, scope, answer, metadata');
+  });
+});
+
+describe('loadMemory: gold answers', () => {
+  /** The eval set of `corpus` and these lines of queries.jsonl. */
+  const withQueries = async (lines: readonly string[]) => loadMemory(await folder({ 'corpus.jsonl': corpus, 'queries.jsonl': lines.join('\n') }));
+
+  it('a query may carry a gold answer, text or a number (kept as its decimal string)', async () => {
+    const es = await withQueries([
+      '{"id": "q1", "text": "what does Ana drink", "stratum": "paraphrase", "qrels": {"m1": 3}, "answer": "Green tea"}',
+      '{"id": "q2", "text": "how many cups", "stratum": "exact", "qrels": {"m1": 1}, "answer": 2.5}',
+      '{"id": "q3", "text": "Ana Porto", "stratum": "exact", "qrels": {"m2": 2}}',
+    ]);
+    expect(es.format).toBe('memory');
+    expect(es.queries.map((q) => q.answer)).toEqual(['Green tea', '2.5', undefined]);
+    expect(es.notes).toEqual([]);
+  });
+
+  it('a query without judgments but with an answer is kept for answer measures only; one without either is dropped', async () => {
+    const es = await withQueries([
+      '{"id": "q1", "text": "t", "stratum": "exact", "qrels": {"m1": 1}}',
+      '{"id": "q2", "text": "t", "stratum": "exact", "qrels": {}, "answer": "Porto", "metadata": {"author": "x"}}',
+      '{"id": "q3", "text": "t", "stratum": "exact", "qrels": {}}',
+    ]);
+    expect(es.queries.map((q) => q.id)).toEqual(['q1', 'q2']);
+    expect(es.queries[1]).toEqual({ id: 'q2', text: 't', stratum: 'exact', answer: 'Porto', metadata: { author: 'x', answerOnly: true } });
+    expect(es.qrels.has('q2')).toBe(false);
+    expect(es.notes).toEqual([
+      '1 query dropped: no judgments ("qrels": {}): q3',
+      '1 query without judgments ("qrels": {}) kept for answer measures only (it has an answer): q2',
+    ]);
   });
 });
 

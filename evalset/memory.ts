@@ -7,7 +7,7 @@ import { idField, MAX_PROBLEMS, nameList, Problems, readJsonl, stringField, type
 import type { Document, EvalSet, JsonValue, Query } from './types.js';
 
 export const MEMORY_CORPUS_FIELDS = ['id', 'text', 'title', 'date', 'category', 'importance', 'sensitive', 'metadata'] as const;
-export const MEMORY_QUERY_FIELDS = ['id', 'text', 'stratum', 'qrels', 'scope', 'metadata'] as const;
+export const MEMORY_QUERY_FIELDS = ['id', 'text', 'stratum', 'qrels', 'scope', 'answer', 'metadata'] as const;
 
 /** The key in a memory's `metadata` that names the retrieval scope it belongs to (queries name it in `scope`). */
 export const MEMORY_SCOPE_KEY = 'scope';
@@ -20,14 +20,16 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
  *
  * - Documents: `date` -> timestamp (ISO 8601 date or date-time, checked), metadata = `{category, importance,
  *   ...metadata}` (absent keys omitted), `sensitive` defaults to false.
- * - Queries: `qrels` is `{docId: grade}` with integer grades 0..3 (0 = judged not relevant).
+ * - Queries: `qrels` is `{docId: grade}` with integer grades 0..3 (0 = judged not relevant); an optional `answer`
+ *   (a string, or a number kept as its decimal string) is the gold answer for answer measures.
  * - Scopes: a query's `scope` names the memories whose `metadata.scope` equals it; memories without one belong
  *   to no scope. A scope that no memory declares is an error at the query's line.
  * - Errors name file, line and field: unknown fields (typo protection, listing the known ones), wrong types,
  *   duplicate ids, a qrels doc id missing from the corpus. Every problem of both files is collected (up to
  *   {@link MAX_PROBLEMS}) and thrown at once. No value of a memory flagged sensitive appears in a message.
- * - A query with `"qrels": {}` (no judgment) is dropped and counted in `notes`; a query without any grade >= 1 is
- *   kept and counted in `notes`.
+ * - A query with `"qrels": {}` (no judgment) is dropped and counted in `notes`, unless it has an `answer`: then it
+ *   is kept for answer measures only (`metadata.answerOnly: true`, no qrels) and counted. A query without any
+ *   grade >= 1 is kept and counted in `notes`.
  */
 export async function loadMemory(dir: string): Promise<EvalSet> {
   const root = resolve(dir);
@@ -77,14 +79,20 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
     }
   }
 
-  const { queries, qrels, unjudged, noRelevant } = await readMemoryQueries(join(root, 'queries.jsonl'), problems, { docIds, scopes });
+  const { queries, qrels, unjudged, answerOnly, noRelevant } = await readMemoryQueries(join(root, 'queries.jsonl'), problems, { docIds, scopes });
   problems.throwIfAny();
   const notes: string[] = [];
   if (unjudged.length > 0)
     notes.push(`${unjudged.length} ${unjudged.length === 1 ? 'query' : 'queries'} dropped: no judgments ("qrels": {}): ${nameList(unjudged)}`);
+  if (answerOnly.length > 0) {
+    notes.push(
+      `${answerOnly.length} ${answerOnly.length === 1 ? 'query' : 'queries'} without judgments ("qrels": {}) kept for answer measures only (${answerOnly.length === 1 ? 'it has' : 'they have'} an answer): ${nameList(answerOnly)}`,
+    );
+  }
   if (noRelevant > 0) notes.push(`${noRelevant} ${noRelevant === 1 ? 'query has' : 'queries have'} no relevant document (no grade >= 1)`);
   return {
     name: basename(root),
+    format: 'memory',
     documents,
     queries,
     qrels,
@@ -94,19 +102,20 @@ export async function loadMemory(dir: string): Promise<EvalSet> {
 }
 
 /**
- * The queries of `queries.jsonl` with their judgments, the ids of those without any (dropped) and the count of
- * those without a relevant document. A query past the size limit, or a stratum past the strata limit, stops
- * the load at its line.
+ * The queries of `queries.jsonl` with their judgments, the ids of those without any (dropped, or kept for answer
+ * measures only when they have an answer) and the count of those without a relevant document. A query past the
+ * size limit, or a stratum past the strata limit, stops the load at its line.
  */
 async function readMemoryQueries(
   queriesPath: string,
   problems: Problems,
   known: { docIds: ReadonlySet<string>; scopes: ReadonlyMap<string, readonly string[]> },
-): Promise<{ queries: Query[]; qrels: Map<string, Map<string, number>>; unjudged: string[]; noRelevant: number }> {
+): Promise<{ queries: Query[]; qrels: Map<string, Map<string, number>>; unjudged: string[]; answerOnly: string[]; noRelevant: number }> {
   const queries: Query[] = [];
   const qrels = new Map<string, Map<string, number>>();
   const queryIds = new Set<string>();
   const unjudged: string[] = [];
+  const answerOnly: string[] = [];
   let noRelevant = 0;
   const strata = new StrataCounter(queriesPath);
   for await (const { obj, line } of readJsonl(queriesPath, problems)) {
@@ -114,16 +123,22 @@ async function readMemoryQueries(
     if (q === undefined) continue;
     checkQueryText(queriesPath, line, q.query.id, q.query.text);
     strata.add(q.query.stratum, line);
-    // A query with `"qrels": {}` has no judgment: dropped and counted, like run queries absent from the qrels.
+    // A query with `"qrels": {}` has no judgment: dropped and counted, like run queries absent from the qrels;
+    // with an answer it still serves answer measures, marked so that retrieval measures skip it.
     if (q.judged.size === 0) {
-      unjudged.push(q.query.id);
+      if (q.query.answer === undefined) {
+        unjudged.push(q.query.id);
+        continue;
+      }
+      answerOnly.push(q.query.id);
+      queries.push({ ...q.query, metadata: { ...q.query.metadata, answerOnly: true } });
       continue;
     }
     if (![...q.judged.values()].some((g) => g >= 1)) noRelevant += 1;
     qrels.set(q.query.id, q.judged);
     queries.push(q.query);
   }
-  return { queries, qrels, unjudged, noRelevant };
+  return { queries, qrels, unjudged, answerOnly, noRelevant };
 }
 
 /** One query line, or undefined when any of its fields has a problem (each recorded in `problems`). */
@@ -156,6 +171,7 @@ function memoryQuery(
     }
     return s;
   });
+  const answer = field(() => answerField(file, line, obj, who));
   const metadata = field(() => objectField(file, line, obj, 'metadata'));
   const judged = new Map<string, number>();
   const rawQrels = obj['qrels'];
@@ -172,7 +188,14 @@ function memoryQuery(
   }
   if (problems.count > before || id === undefined || text === undefined || stratum === undefined) return undefined;
   return {
-    query: { id, text, stratum, ...(scope === undefined ? {} : { scope }), ...(metadata === undefined ? {} : { metadata }) },
+    query: {
+      id,
+      text,
+      stratum,
+      ...(scope === undefined ? {} : { scope }),
+      ...(answer === undefined ? {} : { answer }),
+      ...(metadata === undefined ? {} : { metadata }),
+    },
     judged,
   };
 }
@@ -284,6 +307,19 @@ function csvRecord(file: string, line: number, header: readonly string[], cells:
     }
   });
   return rec;
+}
+
+/**
+ * A query's gold answer: a non-empty string, or a number (gold answers such as a count or a year), kept as its
+ * decimal string so every answer measure compares text with text. Absent or null: no answer.
+ */
+function answerField(file: string, line: number, obj: JsonObject, who: string): string | undefined {
+  const v = obj['answer'];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'number') return String(v);
+  if (typeof v !== 'string') throw new InputError(file, line, `${who}: field "answer" must be a string or a number, got ${shown(v, false)}`);
+  if (v.trim() === '') throw new InputError(file, line, `${who}: answer is empty`, { hint: 'leave the field out when the query has no gold answer' });
+  return v;
 }
 
 function objectField(file: string, line: number, obj: JsonObject, field: string): Record<string, JsonValue> | undefined {

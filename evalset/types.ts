@@ -31,6 +31,14 @@ export interface Query {
    * (one LoCoMo conversation, one LongMemEval haystack). Absent: the whole corpus.
    */
   readonly scope?: string;
+  /**
+   * The gold answer, for answer measures (LoCoMo's and LongMemEval's `answer`, a memory store's `answer`); a
+   * number in the source file becomes its decimal string. Absent: the query counts for retrieval only.
+   * Metadata keys the answer level reads: `abstention: true` (the history holds no answer; correct is saying
+   * so), `answerOnly: true` (kept for answer measures only: it has no judgments, so retrieval measures skip
+   * it), `questionDate`, `questionType`, `category`, `conversationIndex`.
+   */
+  readonly answer?: string;
   readonly metadata?: Readonly<Record<string, JsonValue>>;
 }
 
@@ -57,6 +65,11 @@ export type QrelsCompleteness = 'complete' | 'pooled';
 
 export interface EvalSet {
   readonly name: string;
+  /**
+   * The eval-set format that read it (`memory`, `locomo`, `longmemeval`), when its reader says so: the answer
+   * level picks its protocol (judge routing, aggregates) from it.
+   */
+  readonly format?: string;
   readonly documents: Corpus;
   readonly queries: readonly Query[];
   readonly qrels: Qrels;

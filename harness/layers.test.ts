@@ -27,7 +27,7 @@ interface Layer {
  * - plan execution: runPlan, the one way anything gets runs (probe, run cache, serial or worker threads);
  * - decision: the decision stage, from a scored study to one Decision (comparisons, gate, judge health, holes,
  *   warnings, the verdict sentence and its exit code): what every rendering and the CLI read, and never render;
- * - runs: ablate, judge (which pools an ablation's runs), report (renders a decision, decides nothing), kappa,
+ * - runs: ablate, answer (readers, answer judges, answers files), judge (which pools an ablation's runs), report (renders a decision, decides nothing), kappa,
  *   init, evidence (reads human labels for the decision stage);
  * - cli: the commands, `harness evalset build` included.
  */
@@ -61,7 +61,7 @@ const LAYERS: readonly Layer[] = [
   { name: 'systems and config', folders: ['harness/systems', 'harness/config'] },
   { name: 'plan execution', folders: ['harness/execution'] },
   { name: 'decision', folders: ['harness/decision'] },
-  { name: 'runs', folders: ['harness/ablate', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init', 'harness/evidence'] },
+  { name: 'runs', folders: ['harness/ablate', 'harness/answer', 'harness/judge', 'harness/report', 'harness/kappa', 'harness/init', 'harness/evidence'] },
   { name: 'cli', folders: ['harness/cli', 'harness/evalset-build'] },
 ];
 

@@ -28,6 +28,7 @@ import { VOYAGE_MODELS } from '../arms/dense/hosted/voyage.js';
 import { armFactories } from '../arms/registry.js';
 import { evalSetFormats } from '../evalset/load.js';
 import { compareSchema, gateSchema } from '../harness/compare/config.js';
+import { ANSWER_ONLY_KINDS, answerBlockSchema, answersFileParamsSchema, fullContextParamsSchema } from '../harness/config/answer-block.js';
 import { configSchema } from '../harness/config/schema.js';
 import { judgeConfigSchema } from '../harness/config/judge.js';
 import { validationSchema } from '../harness/config/validation.js';
@@ -55,6 +56,9 @@ function components(): Component[] {
     { name: 'gate', schema: gateSchema },
     { name: 'judge', schema: judgeConfigSchema },
     { name: 'validation', schema: validationSchema },
+    { name: 'answer', schema: answerBlockSchema },
+    { name: systemParamsDef('full-context'), schema: fullContextParamsSchema },
+    { name: systemParamsDef('answers-file'), schema: answersFileParamsSchema },
   ];
   for (const [kind, f] of Object.entries(armFactories)) out.push({ name: armParamsDef(kind), schema: f.params });
   for (const [kind, node] of Object.entries(nodeKinds)) {
@@ -166,6 +170,11 @@ function refinements(): Record<string, Refinement> {
     'arm.entity-lane.params:synonyms': synonyms,
     'system.graph-ppr.params:synonyms': synonyms,
     'judge:': { checks: 1, rule: 'no user:password nor credential-like query parameter (api_key, token, sig...) in baseURL' },
+    'answer:reader': {
+      checks: 1,
+      rule: 'kind chat needs model; kind extractive takes no model, baseURL nor promptFile; no user:password nor credential-like query parameter in baseURL',
+    },
+    'answer:judge': { checks: 1, rule: 'no user:password nor credential-like query parameter (api_key, token, sig...) in baseURL' },
     'arm.voyage-embed.params:': {
       checks: 1,
       rule: 'a model whose default dimensions are not known needs dimensions; no user:password nor credential-like query parameter in baseUrl',
@@ -249,6 +258,7 @@ const LOADER_ONLY = [
   'paths exist; unit and relevanceLevel fit the eval set; tune.split is not the split being scored',
   'arm requirements (environment variables, installed packages) hold on this machine',
   'subsets-of inputs fit the node kind',
+  'answer measures need an answer block or answers-file systems; Acc needs answer.judge for what a reader answers; answer-only systems allow only answer measures; no arms only with answer-only systems',
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -444,7 +454,8 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   unit: 'Score at a coarser unit the eval set defines (e.g. session for LoCoMo turns).',
   topK: 'How many documents each arm returns per query.',
   arms: 'Retrieval arms: { id, kind, params, label?, substitute?, sensitive?, grid? }; `harness arms` lists the kinds and their params.',
-  systems: 'Systems computed from other systems (fuse, recency-rerank, llm-rerank, chunk, session, graph-ppr), listed after their inputs.',
+  systems:
+    'Systems computed from other systems (fuse, recency-rerank, llm-rerank, chunk, session, graph-ppr), listed after their inputs; and answer-only systems (full-context, answers-file).',
   tune: 'How grids pick their point without the test queries: { measure, folds } or { measure, split }.',
   compare: 'How runs are compared: baseline, test, permutations, seed, alpha, correction, family, ...',
   gate: 'The decision rule: { candidate, measure, rule?, baseline?, minDelta? } -> ADOPT / REJECT / INCONCLUSIVE.',
@@ -457,6 +468,7 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   humanLabels:
     'Human labels of the judged pool: a kappa session (harness kappa --by query) or TREC qrels; relative to this file. Corrects the judged deltas (PPI) and validates the judge.',
   validation: 'When the judge counts as validated on the human-labelled queries: { minTau, minQueries, resamples }.',
+  answer: 'The answer level: { reader, judge?, systems?, price? } for the answer measures Acc, F1-LoCoMo, F1-set, EM (docs/answer-evaluation.md).',
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -521,7 +533,7 @@ export function configJsonSchema(): JsonSchema {
   // Systems: a known node kind, params by kind, as many listed inputs as the kind takes, none twice.
   const system = (at(root, 'systems')['items'] ?? {}) as JsonSchema;
   const systemKinds = Object.keys(nodeKinds).filter((k) => k !== 'retrieve');
-  at(system, 'kind')['enum'] = systemKinds;
+  at(system, 'kind')['enum'] = [...systemKinds, ...ANSWER_ONLY_KINDS];
   for (const form of (at(system, 'inputs')['anyOf'] ?? []) as JsonSchema[]) {
     if (form['type'] === 'array') form['uniqueItems'] = true;
     else at(form, 'subsets-of')['uniqueItems'] = true;
@@ -539,6 +551,13 @@ export function configJsonSchema(): JsonSchema {
       ];
     }),
   );
+  // Answer-only systems (full-context, answers-file): params by kind, no inputs, no grid.
+  addAll(
+    system,
+    ANSWER_ONLY_KINDS.map((kind) =>
+      when(isKind(kind), { properties: { params: ref(systemParamsDef(kind)), inputs: { type: 'array', maxItems: 0 }, grid: false } }),
+    ),
+  );
   for (const kind of [...Object.keys(armFactories).map(armParamsDef), ...systemKinds.map(systemParamsDef)])
     defs[`${kind}.inGrid`] = gridParams(defs[kind] as JsonSchema, kind);
 
@@ -553,7 +572,7 @@ export function configJsonSchema(): JsonSchema {
   }
 
   // Blocks the root types as open records: their owners' schemas.
-  for (const block of ['compare', 'gate', 'judge', 'validation']) props[block] = ref(block);
+  for (const block of ['compare', 'gate', 'judge', 'validation', 'answer']) props[block] = ref(block);
 
   // Judged qrels read a judgments folder.
   addAll(root, [when({ properties: { qrels: { enum: ['judged', 'gold+judged'] } }, required: ['qrels'] }, { required: ['judgments'] })]);

@@ -341,7 +341,7 @@ function corpusLine(m: Memory): string {
 function queryLine(q: BuiltQuery): string {
   // Memory ids are not integer-like, so the object keeps this (sorted) insertion order when serialised.
   const qrels = Object.fromEntries([...q.qrels].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)));
-  return JSON.stringify({ id: q.id, text: q.text, stratum: q.stratum, qrels, metadata: { answer: q.answer } });
+  return JSON.stringify({ id: q.id, text: q.text, stratum: q.stratum, answer: q.answer, qrels });
 }
 
 function readme(memories: readonly Memory[], queries: readonly BuiltQuery[]): string {
@@ -390,7 +390,8 @@ arms. Use it to check that a setup works and to see how the strata differ.
   answering them. ${sensitive} memories are flagged \`sensitive\` (health, finances, credential-like numbers).
   Categories: ${categoryList}.
 - \`queries.jsonl\`: ${queries.length} questions, one JSON object a line: \`id\`, \`text\`, \`stratum\`, \`qrels\`
-  (memory id -> grade), \`metadata.answer\` (a short reference answer).
+  (memory id -> grade), \`answer\` (a short gold answer taken from the memories that answer the question, for
+  answer measures).
   Memories name the user "Alex" or, as many memory systems do, "User".
 
 | stratum | queries | judged pairs |

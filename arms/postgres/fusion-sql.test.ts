@@ -130,7 +130,8 @@ describe('a workbench fusion exported as SQL and run back through the arm', () =
     expect(refuse({ method: 'combmnz' })).toThrow(/method combmnz: only rrf and cc are exported/);
     expect(refuse({ method: 'cc', normalization: 'tm2c2', absent: 'min' })).toThrow(/normalization tm2c2[\s\S]*absent min/);
     expect(refuse({ method: 'rrf', weights: { 'pg-fts': 0 } })).toThrow(/a list of weight 0/);
-    expect(refuse({ method: 'rrf' }, ftsP)).toThrow(/second input must be a postgres arm with ranking: vector/);
+    const hybrid = postgresArm.params.parse({ ranking: 'hybrid', vector: VECTOR });
+    expect(refuse({ method: 'rrf' }, hybrid)).toThrow(/second input must be a postgres arm with ranking: vector or ranking: fts/);
   });
 });
 

@@ -40,11 +40,14 @@ export function tsquerySql(p: FtsParams, text: string): string {
   return p.match === 'all' ? parsed : `replace(${parsed}::text, ' & ', ' | ')::tsquery`;
 }
 
-/** Full-text top-`limit`: `(id, score)` by ts_rank / ts_rank_cd with the weights and normalisation bitmask. */
-export function ftsTopSql(schema: string, p: FtsParams, text: string, limit: string): string {
+/**
+ * Full-text top-`limit`: `(id, score)` by ts_rank / ts_rank_cd with the weights and normalisation bitmask, over
+ * the tsvector column `column` (a name this module chooses, never a user's).
+ */
+export function ftsTopSql(schema: string, p: FtsParams, text: string, limit: string, column = 'tsv'): string {
   const weights = `'{${p.weights.join(',')}}'::float4[]`;
-  const score = `${p.rank}(${weights}, tsv, q, ${p.normalization})::float8`;
-  return `SELECT id, ${score} AS score FROM ${checkedSchema(schema)}.docs, (SELECT ${tsquerySql(p, text)} AS q) t WHERE tsv @@ q ${ORDER} LIMIT ${limit}`;
+  const score = `${p.rank}(${weights}, ${column}, q, ${p.normalization})::float8`;
+  return `SELECT id, ${score} AS score FROM ${checkedSchema(schema)}.docs, (SELECT ${tsquerySql(p, text)} AS q) t WHERE ${column} @@ q ${ORDER} LIMIT ${limit}`;
 }
 
 const OPERATOR = { cosine: '<=>', l2: '<->', inner: '<#>' } as const;
@@ -117,7 +120,7 @@ function float8(x: number): string {
  * z-score 0, dbsf 0.5, or fewer than two entries for dbsf). Aggregates in PostgreSQL sum in their own order and
  * stddev_* use the Youngs-Cramer update, so z-score and dbsf differ from the kernel's in the last bits.
  */
-function ccTerm(h: HybridParams, w: number): { cols: string; gain: (t: string) => string } {
+function ccTerm(h: ListFusion, w: number): { cols: string; gain: (t: string) => string } {
   if (h.normalization === 'min-max') return { cols: 'min(score) OVER () AS lo, max(score) OVER () - min(score) OVER () AS den', gain: (t) => gainOf(t, w, 1) };
   if (h.normalization === 'z-score') return { cols: 'avg(score) OVER () AS lo, coalesce(stddev_pop(score) OVER (), 0) AS den', gain: (t) => gainOf(t, w, 0) };
   const sd = 'coalesce(stddev_samp(score) OVER (), 0)';
@@ -131,31 +134,67 @@ function gainOf(t: string, w: number, flat: number): string {
   return `CASE WHEN ${t}.den = 0 THEN ${float8(w * flat)} ELSE ${float8(w)} * ((${t}.score - ${t}.lo) / ${t}.den) END`;
 }
 
+/** How two lists are fused, as `hybrid` params say it: the method, rrfK and (cc) the normalization. */
+export type ListFusion = Pick<HybridParams, 'method' | 'rrfK' | 'normalization'>;
+
+/** One list of a fused statement: its CTE's name, its weight, and its SELECT of `(id, score)`, top `$2`. */
+interface FusedList {
+  readonly name: string;
+  readonly weight: number;
+  readonly sql: string;
+}
+
 /**
- * The hybrid: the full-text and vector top-`$2` lists, fused in one statement as the workbench's `fuse` fuses
- * the same two runs. Bind parameters: `$1` query text, `$2` depth, `$3` query vector, `$4` topK.
+ * Two lists fused in one statement as the workbench's `fuse` fuses the same two runs, top `topK` (a bind).
  * - rrf: each list ranked 1.. in the workbench's order, COALESCE(w / (k + r), 0) summed in float8: the
  *   workbench accumulates 0 + w/(k + r) in the same order, so scores are bit-equal.
  * - cc: each list's w·φ(score) (see ccTerm), summed, divided by the weight sum; a list that lacks the
  *   document adds 0 (the absent policy `zero`). Weights are positive (params.ts): both lists are read.
  */
-export function hybridSql(schema: string, fts: FtsParams, vec: VectorParams, h: HybridParams): string {
-  const lists = [
-    { t: 'f', w: h.weights.fts, sql: ftsTopSql(schema, fts, '$1', '$2') },
-    { t: 'v', w: h.weights.vector, sql: vectorTopSql(schema, vec, '$3', '$2') },
-  ];
+function fusedSql(lists: readonly [FusedList, FusedList], h: ListFusion, topK: string): string {
   const k = float8(h.rrfK);
   const ranked = (sql: string) => `SELECT id, row_number() OVER (${ORDER}) AS r FROM (${sql}) x`;
   const cc = h.method === 'cc' ? ccTerm : undefined;
-  const ctes = lists.map((l) => `${l.t} AS (${cc ? `SELECT id, score, ${cc(h, l.w).cols} FROM (${l.sql}) x` : ranked(l.sql)})`);
-  const terms = lists.map((l) => `COALESCE(${cc ? cc(h, l.w).gain(l.t) : `${float8(l.w)} / (${k} + ${l.t}.r)`}, 0)`);
+  const ctes = lists.map((l) => `${l.name} AS (${cc ? `SELECT id, score, ${cc(h, l.weight).cols} FROM (${l.sql}) x` : ranked(l.sql)})`);
+  const terms = lists.map((l) => `COALESCE(${cc ? cc(h, l.weight).gain(l.name) : `${float8(l.weight)} / (${k} + ${l.name}.r)`}, 0)`);
   const sum = terms.join(' + ');
-  const weightSum = lists.reduce((a, l) => a + l.w, 0);
+  const weightSum = lists.reduce((a, l) => a + l.weight, 0);
   return [
     `WITH ${ctes.join(',\n')}`,
     `SELECT id, ${cc ? `(${sum}) / ${float8(weightSum)}` : sum} AS score`,
-    `FROM f FULL OUTER JOIN v USING (id) ${ORDER} LIMIT $4`,
+    `FROM ${lists[0].name} FULL OUTER JOIN ${lists[1].name} USING (id) ${ORDER} LIMIT ${topK}`,
   ].join('\n');
+}
+
+/**
+ * The hybrid: the full-text and vector top-`$2` lists (CTEs `f` and `v`) fused in one statement (fusedSql).
+ * Bind parameters: `$1` query text, `$2` depth, `$3` query vector, `$4` topK.
+ */
+export function hybridSql(schema: string, fts: FtsParams, vec: VectorParams, h: HybridParams): string {
+  return fusedSql(
+    [
+      { name: 'f', weight: h.weights.fts, sql: ftsTopSql(schema, fts, '$1', '$2') },
+      { name: 'v', weight: h.weights.vector, sql: vectorTopSql(schema, vec, '$3', '$2') },
+    ],
+    h,
+    '$4',
+  );
+}
+
+/** One full-text ranking of a pair: its params, the tsvector column it reads, its weight. */
+export interface FtsList {
+  readonly fts: FtsParams;
+  readonly column: 'tsv' | 'tsv2';
+  readonly weight: number;
+}
+
+/**
+ * Two full-text rankings of one table (CTEs `f1` and `f2`, each over its own tsvector column) fused in one
+ * statement (fusedSql). Bind parameters: `$1` query text, `$2` depth, `$3` topK.
+ */
+export function ftsPairSql(schema: string, lists: readonly [FtsList, FtsList], h: ListFusion): string {
+  const list = (l: FtsList, name: string): FusedList => ({ name, weight: l.weight, sql: ftsTopSql(schema, l.fts, '$1', '$2', l.column) });
+  return fusedSql([list(lists[0], 'f1'), list(lists[1], 'f2')], h, '$3');
 }
 
 /** pgvector's text form of a vector: `[x,y,...]`; a float32 printed as JavaScript prints it reads back the same. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { memoryLogger } from '../../harness/log.js';
 import { RemoteCallError, TokenBucket, retryAfterMs, withRetries } from './limits.js';
 import { MappingError, mapResults, mappingSchema } from './mapping.js';
@@ -68,11 +68,23 @@ describe('limits', () => {
     expect(retryAfterMs(null)).toBeUndefined();
   });
 
-  it('a token bucket of 20 per second with a burst of 1 spaces 5 calls over at least 4 intervals of 50 ms', async () => {
+  it('a token bucket of 20 per second with a burst of 1 spaces 5 calls over 4 intervals of 50 ms', async () => {
+    // On a fake clock (the bucket reads performance.now and waits with setTimeout): the spacing is exact, and
+    // the test waits for no real timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    onTestFinished(() => void vi.useRealTimers());
     const bucket = new TokenBucket(20, 1);
     const t0 = performance.now();
-    for (let i = 0; i < 5; i++) await bucket.take();
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(4 * 50 - 5);
+    const taken: number[] = [];
+    const calls = (async () => {
+      for (let i = 0; i < 5; i++) {
+        await bucket.take();
+        taken.push(performance.now() - t0);
+      }
+    })();
+    await vi.runAllTimersAsync();
+    await calls;
+    expect(taken.map((ms) => Math.round(ms))).toEqual([0, 50, 100, 150, 200]);
   });
 
   it('retries retryable failures, then gives up naming the attempts; a failure that is not retryable is not retried', async () => {

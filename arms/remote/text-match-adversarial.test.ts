@@ -7,16 +7,17 @@ import { type MappedBy, TEXT_MATCH_DEFAULT, TextMatcher, negations, normaliseTex
  * re-spaced, re-cased, quoted in part, reordered) maps to it; text that says more or the opposite (negated,
  * padded, two memories joined) maps to no Document and goes to the judge as a Returned item.
  */
-const docs: Document[] = [
-  { id: 'm1', text: 'Alex adopted a beagle named Biscuit in March and the dog loves the beach.' },
-  { id: 'm2', text: 'Alex is allergic to peanuts and always carries an EpiPen.' },
-  { id: 'm3', text: 'Alex does not drink coffee after noon because it ruins his sleep.' },
-  { id: 'm4', text: 'Sam moved to Lisbon in 2021 for a job at a design studio.' },
-  { id: 'm5', text: 'Alex runs seven kilometres every Tuesday morning along the river.' },
-  { id: 'm6', text: 'Sam likes green tea.' },
-  { id: 'm7', text: "Alex's US passport (no. 548812093) expires on August 21, 2027." },
-];
-const text = (id: string) => docs.find((d) => d.id === id)?.text as string;
+const MEMORIES = {
+  m1: 'Alex adopted a beagle named Biscuit in March and the dog loves the beach.',
+  m2: 'Alex is allergic to peanuts and always carries an EpiPen.',
+  m3: 'Alex does not drink coffee after noon because it ruins his sleep.',
+  m4: 'Sam moved to Lisbon in 2021 for a job at a design studio.',
+  m5: 'Alex runs seven kilometres every Tuesday morning along the river.',
+  m6: 'Sam likes green tea.',
+  m7: "Alex's US passport (no. 548812093) expires on August 21, 2027.",
+} as const;
+const docs: Document[] = Object.entries(MEMORIES).map(([id, text]) => ({ id, text }));
+const text = (id: keyof typeof MEMORIES) => MEMORIES[id];
 /** 160,000 words around a memory. */
 const PADDING = 'lorem ipsum dolor sit amet '.repeat(32_000);
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../harness/errors.js';
 import { describeShared, sharedPath } from '../../harness/testing/shared.js';
-import { locomoFromJson, locomoOptions, normalizeEvidence, parseLocomoDate } from './locomo.js';
+import { LOCOMO_ABSTENTION_ANSWER, locomoFromJson, locomoOptions, normalizeEvidence, parseLocomoDate } from './locomo.js';
 import { contentOverlap, exactOrParaphrase } from './overlap.js';
 
 const defaults = locomoOptions.parse({});
@@ -73,7 +73,9 @@ describe('LoCoMo adapter on a hand-made conversation', () => {
     expect(stats.evidence).toEqual({ split: 1, fixed: 1, dropped: ['conv-x:q3 "D9:9"', 'conv-x:q3 "D"'], duplicates: 1 });
     expect(stats.excluded).toEqual({ adversarial: 1, noEvidence: ['conv-x:q3', 'conv-x:q5'], noUnitEvidence: [] });
     expect(evalSet.notes?.join('\n')).toMatch(/2 ids dropped \(name no turn\): conv-x:q3 "D9:9", conv-x:q3 "D"/);
-    expect(evalSet.notes?.join('\n')).toMatch(/2 QAs without valid evidence excluded: conv-x:q3, conv-x:q5/);
+    expect(evalSet.notes?.join('\n')).toMatch(
+      /2 QAs without valid evidence excluded \(keepWithoutEvidence keeps them for answer measures\): conv-x:q3, conv-x:q5/,
+    );
   });
 
   it('keeps adversarial QAs as their own stratum when asked', () => {
@@ -113,6 +115,65 @@ describe('LoCoMo adapter on a hand-made conversation', () => {
     const badDate = tiny() as { conversation: Record<string, unknown> }[];
     badDate[0]!.conversation['session_2_date_time'] = 'yesterday';
     expect(() => locomoFromJson('t.json', badDate, defaults)).toThrow(/session_2_date_time: missing or unparsable date "yesterday"/);
+  });
+});
+
+describe('LoCoMo adapter: gold answers for answer measures', () => {
+  it('carries the gold answer (a number as its decimal string), the conversation index and the category', () => {
+    const data = tiny() as { sample_id: string; qa: Record<string, unknown>[] }[];
+    data[0]!.qa[1]!['answer'] = 2022;
+    // A second conversation, so the index is the file position, not a constant.
+    const second = structuredClone(data[0]!);
+    second.sample_id = 'conv-y';
+    const { evalSet } = locomoFromJson('t.json', [data[0], second], defaults);
+    const q = (id: string) => evalSet.queries.find((x) => x.id === id);
+    expect(q('conv-x:q0')).toMatchObject({ answer: 'Tom', metadata: { category: 4, conversationIndex: 0, evidence: ['D1:1'] } });
+    expect(q('conv-x:q1')?.answer).toBe('2022');
+    expect(q('conv-y:q0')?.metadata?.['conversationIndex']).toBe(1);
+    // Retrieval queries are not marked answer-only or abstention.
+    for (const x of evalSet.queries) expect([x.metadata?.['answerOnly'], x.metadata?.['abstention']]).toEqual([undefined, undefined]);
+  });
+
+  it('an adversarial QA, when included, is an abstention question whose trap answer is kept apart', () => {
+    const { evalSet } = locomoFromJson('t.json', tiny(), locomoOptions.parse({ includeAdversarial: true }));
+    const q4 = evalSet.queries.find((q) => q.id === 'conv-x:q4');
+    expect(q4?.answer).toBe(LOCOMO_ABSTENTION_ANSWER);
+    expect(q4?.metadata).toMatchObject({ category: 5, abstention: true, adversarialAnswer: 'x' });
+    // Its evidence turn stays judged: retrieval scores it as before.
+    expect(evalSet.qrels.get('conv-x:q4')).toEqual(new Map([['conv-x:D1:2', 1]]));
+  });
+
+  it('keepWithoutEvidence keeps QAs without valid evidence, with an answer, as answer-only queries without qrels', () => {
+    const data = tiny() as { qa: Record<string, unknown>[] }[];
+    delete data[0]!.qa[5]!['answer'];
+    const { evalSet, stats } = locomoFromJson('t.json', data, locomoOptions.parse({ keepWithoutEvidence: true }));
+    // q3 (both ids invalid) is kept; q5 (no evidence, and now no answer) serves nothing and stays excluded.
+    expect(evalSet.queries.map((q) => q.id)).toEqual(['conv-x:q0', 'conv-x:q1', 'conv-x:q2', 'conv-x:q3']);
+    const q3 = evalSet.queries[3]!;
+    expect(q3).toMatchObject({ stratum: 'temporal', scope: 'conv-x', answer: 'x', metadata: { category: 2, evidence: [], answerOnly: true } });
+    expect(evalSet.qrels.has('conv-x:q3')).toBe(false);
+    expect(stats.answerOnly).toEqual({ noEvidence: ['conv-x:q3'], noUnitEvidence: [] });
+    expect(stats.excluded.noEvidence).toEqual(['conv-x:q5']);
+    expect(evalSet.notes).toContain('1 QAs without valid evidence kept for answer measures only (no qrels): conv-x:q3');
+    expect(evalSet.notes).toContain('1 QAs without valid evidence excluded (no answer either): conv-x:q5');
+    // The retrieval queries are those of the default load, unchanged.
+    const plain = locomoFromJson('t.json', data, defaults).evalSet;
+    expect(evalSet.queries.filter((q) => q.metadata?.['answerOnly'] !== true)).toEqual(plain.queries);
+    expect(evalSet.qrels).toEqual(plain.qrels);
+  });
+
+  it('at unit observation, keepWithoutEvidence also keeps QAs whose evidence turns have no observation', () => {
+    const { evalSet, stats } = locomoFromJson('t.json', tiny(), locomoOptions.parse({ unit: 'observation', keepWithoutEvidence: true }));
+    expect(stats.answerOnly.noUnitEvidence).toEqual(['conv-x:q1']);
+    // Its valid evidence turn is still named in metadata; it has no observation to judge.
+    expect(evalSet.queries.find((q) => q.id === 'conv-x:q1')?.metadata).toMatchObject({ evidence: ['D2:1'], answerOnly: true });
+    expect(evalSet.qrels.has('conv-x:q1')).toBe(false);
+  });
+
+  it('rejects an answer that is neither text nor a number, naming the QA', () => {
+    const data = tiny() as { qa: Record<string, unknown>[] }[];
+    data[0]!.qa[0]!['answer'] = { text: 'Tom' };
+    expect(() => locomoFromJson('t.json', data, defaults)).toThrow(/\[0\]\.qa\[0\]\.answer/);
   });
 });
 
@@ -196,6 +257,40 @@ describeShared('LoCoMo adapter on locomo10.json', ['data/locomo/locomo10.json'],
       const scope = new Set(evalSet.scopes?.get(q.scope!));
       for (const d of evalSet.qrels.get(q.id)!.keys()) expect(scope.has(d)).toBe(true);
     }
+  });
+
+  it('keepWithoutEvidence gives every question of categories 1-4 with its answer: the 1,540 answer measures use', async () => {
+    const raw = JSON.parse(await readFile(file, 'utf8')) as { sample_id: string; qa: { category: number; answer?: string | number }[] }[];
+    const { evalSet, stats } = locomoFromJson(file, raw, locomoOptions.parse({ keepWithoutEvidence: true }));
+    expect(evalSet.queries).toHaveLength(1540);
+    // The 4 category-3 QAs with empty evidence are the answer-only ones; the 3 dropped ids left their QAs evidence.
+    expect(stats.answerOnly).toEqual({ noEvidence: ['conv-26:q30', 'conv-26:q46', 'conv-50:q39', 'conv-50:q42'], noUnitEvidence: [] });
+    expect(evalSet.qrels.size).toBe(1536);
+    // Every answer is the file's, numbers (2 in category 1, 4 in category 2) as decimal strings.
+    const byId = new Map(evalSet.queries.map((q) => [q.id, q]));
+    let numeric = 0;
+    raw.forEach((s, si) =>
+      s.qa.forEach((qa, qi) => {
+        if (qa.category === 5) return;
+        const q = byId.get(`${s.sample_id}:q${qi}`);
+        if (typeof qa.answer === 'number') numeric += 1;
+        expect(q?.answer).toBe(String(qa.answer));
+        expect(q?.metadata?.['conversationIndex']).toBe(si);
+      }),
+    );
+    expect(numeric).toBe(6);
+    const perCategory = [1, 2, 3, 4].map((c) => evalSet.queries.filter((q) => q.metadata?.['category'] === c).length);
+    expect(perCategory).toEqual([282, 321, 96, 841]);
+  });
+
+  it('with includeAdversarial as well, the 446 adversarial QAs are abstention questions', async () => {
+    const raw = JSON.parse(await readFile(file, 'utf8')) as unknown;
+    const { evalSet } = locomoFromJson(file, raw, locomoOptions.parse({ keepWithoutEvidence: true, includeAdversarial: true }));
+    expect(evalSet.queries).toHaveLength(1986);
+    const abstention = evalSet.queries.filter((q) => q.metadata?.['abstention'] === true);
+    expect(abstention).toHaveLength(446);
+    expect(abstention.every((q) => q.metadata?.['category'] === 5 && q.answer === LOCOMO_ABSTENTION_ANSWER)).toBe(true);
+    expect(abstention.every((q) => typeof q.metadata?.['adversarialAnswer'] === 'string')).toBe(true);
   });
 
   it('session and observation units keep the same 10 scopes', async () => {

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../harness/errors.js';
 import { describeIssues, nameList, readJsonFile } from '../lines.js';
-import type { Document, EvalSet, Query } from '../types.js';
+import type { Document, EvalSet, JsonValue, Query } from '../types.js';
 import { DEFAULT_EXACT_THRESHOLD, exactOrParaphrase } from './overlap.js';
 
 /**
@@ -18,10 +18,18 @@ import { DEFAULT_EXACT_THRESHOLD, exactOrParaphrase } from './overlap.js';
  * - `units.session` maps every turn/observation id to its session id, so turn runs can be scored per session.
  * - Scope: each query sees only its own conversation (`scopes`: sample_id -> doc ids) unless `scope: pooled`.
  * - Evidence ids are normalised ({@link normalizeEvidence}); ids that still name no turn of the conversation
- *   are dropped and counted; a QA left without valid evidence is excluded and counted.
+ *   are dropped and counted; a QA left without valid evidence (or, at unit `observation`, without a document
+ *   holding it) is excluded and counted, unless `keepWithoutEvidence`: then a QA with an answer is kept for
+ *   answer measures only (no qrels, `metadata.answerOnly: true`), so that every question with an answer
+ *   reaches the answer level (1,540 of categories 1-4 in locomo10.json), and counted.
  * - Categories as the repo's task_eval/evaluation.py reads them (not the paper's list order): 1 multi-hop,
  *   2 temporal, 3 open-domain, 4 single-hop, 5 adversarial. Adversarial QAs are excluded unless
  *   `includeAdversarial` (their evidence is topical but the question is a trap: there is no right memory).
+ * - Answers: `answer` (a number becomes its decimal string) is the query's gold answer. An adversarial QA is an
+ *   abstention question (`metadata.abstention: true`): its gold is {@link LOCOMO_ABSTENTION_ANSWER}, and the
+ *   trap answer it baits (`adversarial_answer`) is kept in `metadata.adversarialAnswer`.
+ * - `metadata.conversationIndex`: the 0-based index of the conversation in the file, the key mem0's evaluation
+ *   files use for a conversation.
  * - Strata: `multi-hop` (1), `temporal` (2), `open-domain` (3), `exact` / `paraphrase` (4, by the overlap rule
  *   in ./overlap.ts against the evidence turns' texts, whatever the unit), `adversarial` (5, when included).
  * - Query id `<sample_id>:q<i>`, i the 0-based position in the sample's `qa` list (stable across options).
@@ -34,12 +42,23 @@ export const locomoOptions = z
     includeAdversarial: z.boolean().default(false),
     imageCaptions: z.boolean().default(true),
     exactThreshold: z.number().min(0).max(1).default(DEFAULT_EXACT_THRESHOLD),
+    /** Keep QAs without valid evidence as answer-only queries (no qrels); the answer stage turns it on. */
+    keepWithoutEvidence: z.boolean().default(false),
   })
   .strict();
 export type LocomoOptions = z.output<typeof locomoOptions>;
 
 export const LOCOMO_CATEGORIES = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' } as const;
 type Category = keyof typeof LOCOMO_CATEGORIES;
+
+/**
+ * The gold answer of an adversarial (category 5) question: the conversation does not hold it, and a right
+ * answer says so. LoCoMo's own scoring counts a reply as right when it says the information is not there.
+ */
+export const LOCOMO_ABSTENTION_ANSWER = 'Not answerable: the conversation does not contain this information';
+
+/** A gold answer as the source writes it: text, or a number (a year, a count). */
+const answerValue = z.union([z.string(), z.number()]).nullish();
 
 const turnSchema = z.looseObject({
   speaker: z.string(),
@@ -51,6 +70,8 @@ const qaSchema = z.looseObject({
   question: z.string().min(1),
   evidence: z.array(z.string()),
   category: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)]),
+  answer: answerValue,
+  adversarial_answer: answerValue,
 });
 const sampleSchema = z.looseObject({
   sample_id: z.string().regex(/^\S+$/, 'must be non-empty without whitespace'),
@@ -77,6 +98,8 @@ export interface LocomoStats {
     duplicates: number;
   };
   excluded: { adversarial: number; noEvidence: string[]; noUnitEvidence: string[] };
+  /** QAs without valid evidence (or without a document of the unit holding it) kept for answers only. */
+  answerOnly: { noEvidence: string[]; noUnitEvidence: string[] };
   queriesPerStratum: Record<string, number>;
 }
 
@@ -138,6 +161,8 @@ type Qa = z.output<typeof qaSchema>;
 /** One conversation read: its turns by dia_id, one document per session, and the session numbers in order. */
 interface Conversation {
   readonly sid: string;
+  /** 0-based position of the conversation in the file. */
+  readonly index: number;
   readonly turns: ReadonlyMap<string, Turn>;
   readonly sessionDocs: readonly Document[];
   readonly sessionNumbers: readonly number[];
@@ -160,6 +185,7 @@ function emptyStats(): LocomoStats {
     byCategory: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0 },
     evidence: { split: 0, fixed: 0, dropped: [], duplicates: 0 },
     excluded: { adversarial: 0, noEvidence: [], noUnitEvidence: [] },
+    answerOnly: { noEvidence: [], noUnitEvidence: [] },
     queriesPerStratum: {},
   };
 }
@@ -192,8 +218,8 @@ function readSession(file: string, sample: Sample, n: number, where: string, opt
   return { id: `${sid}:${key}`, text: texts.join('\n'), timestamp, metadata: { session: key } };
 }
 
-/** Every session of a conversation, in session-number order. */
-function readConversation(file: string, sample: Sample, where: string, options: LocomoOptions, stats: LocomoStats): Conversation {
+/** Every session of a conversation, in session-number order; `index` is the conversation's place in the file. */
+function readConversation(file: string, sample: Sample, index: number, where: string, options: LocomoOptions, stats: LocomoStats): Conversation {
   const turns = new Map<string, Turn>();
   const sessionDocs: Document[] = [];
   const sessionNumbers = Object.keys(sample.conversation)
@@ -204,7 +230,7 @@ function readConversation(file: string, sample: Sample, where: string, options: 
   for (const n of sessionNumbers) sessionDocs.push(readSession(file, sample, n, where, options, turns));
   stats.sessions += sessionDocs.length;
   stats.turns += turns.size;
-  return { sid: sample.sample_id, turns, sessionDocs, sessionNumbers };
+  return { sid: sample.sample_id, index, turns, sessionDocs, sessionNumbers };
 }
 
 /** One document per observation fact, relevant through the dia_ids it cites. */
@@ -279,7 +305,42 @@ function relevantUnits(valid: readonly string[], conv: Conversation, units: Unit
   return relevant;
 }
 
-/** A QA as a Query with its relevant documents, or undefined when it is excluded (and counted). */
+/**
+ * A QA's gold answer: category 5 has none in the conversation, so its gold is the abstention answer; otherwise
+ * `answer`, a number as its decimal string. Undefined when the QA has no (non-empty) answer.
+ */
+function goldAnswer(qa: Qa, category: Category): string | undefined {
+  if (category === 5) return LOCOMO_ABSTENTION_ANSWER;
+  if (qa.answer === undefined || qa.answer === null) return undefined;
+  const text = String(qa.answer);
+  return text.trim() === '' ? undefined : text;
+}
+
+/** The QA's stratum: its category's name, single-hop split by word overlap with the evidence turns' texts. */
+function qaStratum(qa: Qa, category: Category, valid: readonly string[], conv: Conversation, options: LocomoOptions): string {
+  // Without evidence there is nothing to measure the overlap against: the category's own name, not a guess.
+  if (category !== 4 || valid.length === 0) return LOCOMO_CATEGORIES[category];
+  return exactOrParaphrase(
+    qa.question,
+    valid.map((id) => conv.turns.get(id)!.doc.text),
+    options.exactThreshold,
+  );
+}
+
+/** What a query carries for the answer level beside its category: abstention, the trap answer, answer-only. */
+function answerMetadata(qa: Qa, category: Category, answerOnly: boolean): Record<string, JsonValue> {
+  const trap = qa.adversarial_answer;
+  return {
+    ...(category === 5 ? { abstention: true } : {}),
+    ...(category === 5 && trap !== undefined && trap !== null ? { adversarialAnswer: String(trap) } : {}),
+    ...(answerOnly ? { answerOnly: true } : {}),
+  };
+}
+
+/**
+ * A QA as a Query with its relevant documents, or undefined when it is excluded (and counted). Without
+ * relevant documents it is kept, answer-only, when `keepWithoutEvidence` is set and it has an answer.
+ */
 function qaQuery(
   qa: Qa,
   qi: number,
@@ -297,36 +358,38 @@ function qaQuery(
     stats.excluded.adversarial += 1;
     return undefined;
   }
-  if (valid.length === 0) {
-    stats.excluded.noEvidence.push(qid);
-    return undefined;
-  }
-  const relevant = relevantUnits(valid, conv, units, options.unit);
+  const answer = goldAnswer(qa, category);
+  const relevant = valid.length === 0 ? new Set<string>() : relevantUnits(valid, conv, units, options.unit);
   if (relevant.size === 0) {
-    stats.excluded.noUnitEvidence.push(qid);
-    return undefined;
+    const why = valid.length === 0 ? 'noEvidence' : 'noUnitEvidence';
+    if (!options.keepWithoutEvidence || answer === undefined) {
+      stats.excluded[why].push(qid);
+      return undefined;
+    }
+    stats.answerOnly[why].push(qid);
   }
-  const stratum =
-    category === 4
-      ? exactOrParaphrase(
-          qa.question,
-          valid.map((id) => conv.turns.get(id)!.doc.text),
-          options.exactThreshold,
-        )
-      : LOCOMO_CATEGORIES[category];
+  const stratum = qaStratum(qa, category, valid, conv, options);
   stats.queriesPerStratum[stratum] = (stats.queriesPerStratum[stratum] ?? 0) + 1;
   const query: Query = {
     id: qid,
     text: qa.question,
     stratum,
     ...(options.scope === 'conversation' ? { scope: conv.sid } : {}),
-    metadata: { category, categoryName: LOCOMO_CATEGORIES[category], evidence: valid },
+    ...(answer === undefined ? {} : { answer }),
+    metadata: {
+      category,
+      categoryName: LOCOMO_CATEGORIES[category],
+      conversationIndex: conv.index,
+      evidence: valid,
+      ...answerMetadata(qa, category, relevant.size === 0),
+    },
   };
   return { query, relevant };
 }
 
-/** What loading counted, fixed, dropped and excluded, as the eval set's notes. */
-function locomoNotes(stats: LocomoStats, unit: LocomoOptions['unit']): string[] {
+/** What loading counted, fixed, dropped, excluded and kept for answers only, as the eval set's notes. */
+function locomoNotes(stats: LocomoStats, options: LocomoOptions): string[] {
+  const { unit } = options;
   const notes: string[] = [
     `LoCoMo: ${stats.conversations} conversations, ${stats.sessions} sessions, ${stats.turns} turns, ${stats.qas} QAs ` +
       `(categories 1-5: ${[1, 2, 3, 4, 5].map((c) => stats.byCategory[c as Category]).join('/')})`,
@@ -334,12 +397,15 @@ function locomoNotes(stats: LocomoStats, unit: LocomoOptions['unit']): string[] 
       `${stats.evidence.dropped.length} ids dropped (name no turn)${stats.evidence.dropped.length > 0 ? `: ${nameList(stats.evidence.dropped)}` : ''}`,
   ];
   if (stats.excluded.adversarial > 0) notes.push(`${stats.excluded.adversarial} adversarial QAs (category 5) excluded; set includeAdversarial to keep them`);
-  if (stats.excluded.noEvidence.length > 0) {
-    notes.push(`${stats.excluded.noEvidence.length} QAs without valid evidence excluded: ${nameList(stats.excluded.noEvidence)}`);
-  }
-  if (stats.excluded.noUnitEvidence.length > 0) {
-    notes.push(`${stats.excluded.noUnitEvidence.length} QAs whose evidence turns have no ${unit} excluded: ${nameList(stats.excluded.noUnitEvidence)}`);
-  }
+  // With keepWithoutEvidence, the QAs still excluded are those without an answer as well.
+  const why = options.keepWithoutEvidence ? 'excluded (no answer either)' : 'excluded (keepWithoutEvidence keeps them for answer measures)';
+  const counted = (ids: readonly string[], what: string) => {
+    if (ids.length > 0) notes.push(`${ids.length} QAs ${what}: ${nameList(ids)}`);
+  };
+  counted(stats.excluded.noEvidence, `without valid evidence ${why}`);
+  counted(stats.excluded.noUnitEvidence, `whose evidence turns have no ${unit} ${why}`);
+  counted(stats.answerOnly.noEvidence, 'without valid evidence kept for answer measures only (no qrels)');
+  counted(stats.answerOnly.noUnitEvidence, `whose evidence turns have no ${unit} kept for answer measures only (no qrels)`);
   return notes;
 }
 
@@ -364,7 +430,7 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
     if (seenSamples.has(sid)) throw new InputError(file, undefined, `${where}: duplicate sample_id`);
     seenSamples.add(sid);
     stats.conversations += 1;
-    const conv = readConversation(file, sample, where, options, stats);
+    const conv = readConversation(file, sample, si, where, options, stats);
     const units = unitDocuments(conv, sample, options.unit);
     for (const d of units.documents) documents.push(d);
     for (const [id, session] of units.sessionUnit) sessionUnit.set(id, session);
@@ -376,17 +442,19 @@ export function locomoFromJson(file: string, data: unknown, options: LocomoOptio
       const q = qaQuery(qa, qi, conv, units, options, stats);
       if (q === undefined) return;
       queries.push(q.query);
-      qrels.set(q.query.id, new Map([...q.relevant].map((d) => [d, 1])));
+      // An answer-only query has no judgments: no qrels entry, so no measure reads it as judged.
+      if (q.relevant.size > 0) qrels.set(q.query.id, new Map([...q.relevant].map((d) => [d, 1])));
     });
   });
   const evalSet: EvalSet = {
     name: `${basename(file).replace(/\.json$/, '')}/${options.unit}${options.scope === 'pooled' ? '/pooled' : ''}`,
+    format: 'locomo',
     documents,
     queries,
     qrels,
     ...(options.scope === 'conversation' ? { scopes } : {}),
     ...(options.unit === 'session' ? {} : { units: new Map([['session', sessionUnit]]) }),
-    notes: locomoNotes(stats, options.unit),
+    notes: locomoNotes(stats, options),
   };
   return { evalSet, stats };
 }

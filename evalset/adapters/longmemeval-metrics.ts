@@ -8,6 +8,9 @@
  * - Their DCG does not discount ranks 1 and 2: DCG = rel_1 + sum_{r>=2} rel_r / log2(r), i.e. with 0-based i,
  *   rel[0] + sum_{i>=1} rel[i] / log2(i + 1); trec_eval divides every rank r by log2(r + 1).
  * - Gains are binary (relevant or not), and the ideal list is all relevant corpus items first, cut at k.
+ *
+ * Their averages (run_retrieval.py) leave out `_abs` questions and questions with no user turn marked
+ * `has_answer`; the adapter (longmemeval.ts) leaves both out of the eval set, so a report's means are theirs.
  */
 
 /** recall_any@k: 1 when at least one relevant id is in the top k, else 0. */

@@ -76,12 +76,12 @@ function tiny(): unknown {
 
 describe('LongMemEval adapter on hand-made questions', () => {
   it('session level: user turns joined by spaces, one scope per question, shared filler kept once', () => {
-    const { evalSet, stats } = longMemEvalFromJson('t.json', tiny(), session);
+    const { evalSet, stats } = longMemEvalFromJson('t.json', tiny(), longMemEvalOptions.parse({ roles: 'all' }));
     expect(evalSet.documents.map((d) => [d.id, d.text, d.timestamp])).toEqual([
-      ['s_fill', 'I like tea.', '2023-05-25T20:21:00'],
-      ['answer_1', 'Got a dog.', '2023-05-26T09:00:00'],
-      ['answer_2', 'Hello. Got a cat.', '2023-05-27T10:20:00'],
-      ['answer_3', 'Recommend a book?', '2023-05-28T10:20:00'],
+      ['s_fill', 'I like tea. Tea is nice.', '2023-05-25T20:21:00'],
+      ['answer_1', 'Got a dog. Congrats.', '2023-05-26T09:00:00'],
+      ['answer_2', 'Hello. Hi. Got a cat.', '2023-05-27T10:20:00'],
+      ['answer_3', 'Recommend a book? Dune.', '2023-05-28T10:20:00'],
     ]);
     expect(evalSet.scopes?.get('q2')).toEqual(['s_fill', 'answer_3']);
     expect(stats.shared).toBe(1);
@@ -89,18 +89,38 @@ describe('LongMemEval adapter on hand-made questions', () => {
       ['q1', 'multi-hop', 'q1'],
       ['q2', 'single-session-assistant', 'q2'],
     ]);
-    expect(evalSet.qrels.get('q1')).toEqual(
+    const user = longMemEvalFromJson('t.json', tiny(), session);
+    expect(user.evalSet.documents.map((d) => [d.id, d.text])).toEqual([
+      ['s_fill', 'I like tea.'],
+      ['answer_1', 'Got a dog.'],
+      ['answer_2', 'Hello. Got a cat.'],
+    ]);
+    expect(user.evalSet.qrels.get('q1')).toEqual(
       new Map([
         ['answer_1', 1],
         ['answer_2', 1],
       ]),
     );
-    // Official protocol: with user turns only, answer_3 has no has_answer user turn, so it is renamed noans
-    // there and q2 has nothing relevant. Kept (scores 0) and named in the notes.
+    // Official protocol: with user turns only, q2 has no has_answer user turn (its evidence is an assistant
+    // turn), so run_retrieval.py's averages skip it: skipped, like q3_abs, and named in the notes.
+    expect(user.evalSet.queries.map((q) => q.id)).toEqual(['q1']);
+    expect(user.evalSet.scopes?.has('q2')).toBe(false);
+    expect([user.stats.noTarget, user.stats.noRelevant, user.stats.abstention]).toEqual([['q2'], [], ['q3_abs']]);
+    expect(user.evalSet.notes).toEqual([
+      'LongMemEval: 3 questions, 1 kept, unit session, user turns only',
+      '1 abstention questions (_abs) skipped: q3_abs',
+      "1 questions with no user turn marked has_answer skipped, as LongMemEval's averages skip them: q2",
+    ]);
+  });
+
+  it('a question with a has_answer turn but none in an answer session is kept, scores 0, and is counted', () => {
+    const data = tiny() as { haystack_sessions: { role: string; content: string; has_answer?: boolean }[][] }[];
+    data[1]!.haystack_sessions[0] = [{ role: 'user', content: 'I like tea.', has_answer: true }];
+    const { evalSet, stats } = longMemEvalFromJson('t.json', data, session);
+    expect(evalSet.queries.map((q) => q.id)).toEqual(['q1', 'q2']);
     expect(evalSet.qrels.has('q2')).toBe(false);
-    expect(stats.noRelevant).toEqual(['q2']);
-    expect(stats.abstention).toEqual(['q3_abs']);
-    expect(evalSet.notes?.join('\n')).toMatch(/1 abstention questions \(_abs\) skipped: q3_abs/);
+    expect([stats.noTarget, stats.noRelevant]).toEqual([[], ['q2']]);
+    expect(evalSet.notes?.join('\n')).toMatch(/1 questions have no relevant session under this protocol \(they score 0\): q2/);
   });
 
   it('turn level: ids number all turns 1-based, only user turns are documents', () => {
@@ -123,7 +143,7 @@ describe('LongMemEval adapter on hand-made questions', () => {
   it('a reused session id with another text is renamed and counted, never merged', () => {
     const data = tiny() as { haystack_sessions: { role: string; content: string }[][] }[];
     data[1]!.haystack_sessions[0] = [{ role: 'user', content: 'I like coffee.' }];
-    const { evalSet, stats } = longMemEvalFromJson('t.json', data, session);
+    const { evalSet, stats } = longMemEvalFromJson('t.json', data, longMemEvalOptions.parse({ roles: 'all' }));
     expect(stats.renamed).toBe(1);
     expect(evalSet.scopes?.get('q2')).toEqual(['s_fill@q2', 'answer_3']);
   });

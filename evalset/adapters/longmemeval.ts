@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../../harness/errors.js';
 import { describeIssues, type JsonArrayOptions, nameList, readJsonArray } from '../lines.js';
-import type { Document, EvalSet, Query } from '../types.js';
+import type { Document, EvalSet, JsonValue, Query } from '../types.js';
 
 /**
  * LongMemEval (Wu et al., ICLR 2025, arXiv 2410.10813; xiaowu0162/LongMemEval) as an eval set, mirroring the
@@ -15,9 +15,19 @@ import type { Document, EvalSet, Query } from '../types.js';
  * - `roles: user` (default) indexes user turns only, as the official code does; `all` indexes every turn.
  * - Relevance (grade 1), as the official code decides it: a turn is relevant when `has_answer` is true and its
  *   session is in `answer_session_ids`; a session is relevant when it is in `answer_session_ids` and has at least
- *   one indexed `has_answer` turn (the official code renames the others `noans`). Questions left with no
- *   relevant unit are kept (they score 0, as officially) and counted in the notes.
+ *   one indexed `has_answer` turn (the official code renames the others `noans`).
  * - Abstention questions (`question_id` ending in `_abs`) are skipped and counted: they have no right memory.
+ * - Questions with no indexed turn marked `has_answer` anywhere in their haystack (single-session-assistant ones
+ *   under `roles: user`: their evidence is an assistant turn) are skipped and counted, as the official averages
+ *   skip them ("no target turns from the user side", run_retrieval.py): every measure is then averaged over the
+ *   questions LongMemEval averages. Questions that have such a turn but none in an answer session are kept
+ *   (they score 0, as officially) and counted in the notes.
+ * - For answer measures, which need every question with an answer, two options keep skipped questions as
+ *   answer-only queries (their haystack is their scope, no qrels, `metadata.answerOnly: true`; the answer stage
+ *   turns both on): `includeAbstention` the `_abs` ones (`metadata.abstention: true`), `keepWithoutEvidence`
+ *   those without a `has_answer` turn. A question without an answer stays skipped.
+ * - `answer` (a number becomes its decimal string) is the query's gold answer; `question_date` is kept in
+ *   `metadata.questionDate` as written.
  * - Strata: `question_type`, with `multi-session` renamed `multi-hop`.
  * - The same session id in several haystacks (longmemeval_s reuses filler sessions) is one document shared by
  *   those scopes when its text is identical; a different text under the same id gets the id
@@ -28,6 +38,10 @@ export const longMemEvalOptions = z
   .object({
     unit: z.enum(['session', 'turn']).default('session'),
     roles: z.enum(['user', 'all']).default('user'),
+    /** Keep `_abs` questions as answer-only queries (no qrels) for answer measures. */
+    includeAbstention: z.boolean().default(false),
+    /** Keep questions without an indexed `has_answer` turn as answer-only queries (no qrels) for answer measures. */
+    keepWithoutEvidence: z.boolean().default(false),
   })
   .strict();
 export type LongMemEvalOptions = z.output<typeof longMemEvalOptions>;
@@ -41,6 +55,7 @@ const itemSchema = z.looseObject({
   question_id: z.string().regex(/^\S+$/, 'must be non-empty without whitespace'),
   question_type: z.string().min(1),
   question: z.string().min(1),
+  answer: z.union([z.string(), z.number()]).nullish(),
   question_date: z.string().optional(),
   haystack_session_ids: z.array(z.string().regex(/^\S+$/, 'must be non-empty without whitespace')),
   haystack_dates: z.array(z.string()),
@@ -54,7 +69,15 @@ export interface LongMemEvalStats {
   sessions: number;
   /** Turns of those sessions. */
   turns: number;
+  /** Abstention questions (`_abs`), skipped unless kept for answer measures (see `answerOnly`). */
   abstention: string[];
+  /** Questions kept for answer measures only (no qrels): `_abs` ones, and ones without a `has_answer` turn. */
+  answerOnly: string[];
+  /**
+   * Questions with no indexed turn of their haystack marked `has_answer`: skipped, as the official averages skip
+   * them, unless kept for answer measures (see `answerOnly`).
+   */
+  noTarget: string[];
   /** Questions kept with no relevant unit under the chosen unit/roles. */
   noRelevant: string[];
   /** Session ids reused with a different text, renamed `<id>@<question_id>`. */
@@ -143,10 +166,24 @@ interface SessionContext {
   readonly stats: LongMemEvalStats;
 }
 
+/** Whether a turn of this role is a document (or part of one) under `roles`. */
+function isIndexed(options: LongMemEvalOptions, role: string): boolean {
+  return options.roles === 'all' || role === 'user';
+}
+
+/**
+ * Whether an indexed turn of the haystack carries `has_answer: true`. The official averages (run_retrieval.py)
+ * leave out a question without one, whatever its unit, as they leave out `_abs` ones; under `roles: all` an
+ * assistant turn counts, since it is then a document that can be relevant.
+ */
+function hasTargetTurn(item: Item, options: LongMemEvalOptions): boolean {
+  return item.haystack_sessions.some((turns) => turns.some((t) => t.has_answer === true && isIndexed(options, t.role)));
+}
+
 /** One haystack session: a document, or one per indexed turn, with relevance as the official code decides it. */
 function addSession(ctx: SessionContext, sid: string, turns: readonly Turn[], timestamp: string, isAnswer: boolean): void {
   const { options, hay } = ctx;
-  const indexed = (role: string) => options.roles === 'all' || role === 'user';
+  const indexed = (role: string) => isIndexed(options, role);
   const add = (doc: Document) => addDocument(ctx.file, doc, ctx.corpus, hay, ctx.stats);
   if (options.unit === 'session') {
     const texts = turns.filter((t) => indexed(t.role)).map((t) => t.content);
@@ -186,32 +223,60 @@ function readHaystack(item: Item, where: string, ctx: Omit<SessionContext, 'hay'
   return hay;
 }
 
-function itemQuery(item: Item, stratum: string): Query {
+/** The question's gold answer as text (a count may be a JSON number); undefined when it has none. */
+function goldAnswer(item: Item): string | undefined {
+  if (item.answer === undefined || item.answer === null) return undefined;
+  const text = String(item.answer);
+  return text.trim() === '' ? undefined : text;
+}
+
+function itemQuery(item: Item, stratum: string, answerOnly: boolean): Query {
+  const answer = goldAnswer(item);
+  const forAnswers: Record<string, JsonValue> = {
+    ...(item.question_id.endsWith('_abs') ? { abstention: true } : {}),
+    ...(answerOnly ? { answerOnly: true } : {}),
+  };
   return {
     id: item.question_id,
     text: item.question,
     stratum,
     scope: item.question_id,
+    ...(answer === undefined ? {} : { answer }),
     metadata: {
       questionType: item.question_type,
       ...(item.question_date === undefined ? {} : { questionDate: item.question_date }),
       answerSessionIds: item.answer_session_ids,
+      ...forAnswers,
     },
   };
 }
 
 function longMemEvalNotes(stats: LongMemEvalStats, options: LongMemEvalOptions): string[] {
-  const kept = stats.questions - stats.abstention.length;
+  const kept = new Set(stats.answerOnly);
+  const abstention = stats.abstention.filter((q) => !kept.has(q));
+  const noTarget = stats.noTarget.filter((q) => !kept.has(q));
   const notes = [
-    `LongMemEval: ${stats.questions} questions, ${kept} kept, unit ${options.unit}, ${options.roles === 'user' ? 'user turns only' : 'all turns'}`,
+    `LongMemEval: ${stats.questions} questions, ${stats.questions - abstention.length - noTarget.length} kept, unit ${options.unit}, ${options.roles === 'user' ? 'user turns only' : 'all turns'}`,
   ];
-  if (stats.abstention.length > 0) notes.push(`${stats.abstention.length} abstention questions (_abs) skipped: ${nameList(stats.abstention)}`);
+  if (abstention.length > 0) notes.push(`${abstention.length} abstention questions (_abs) skipped: ${nameList(abstention)}`);
+  if (noTarget.length > 0) {
+    const turns = options.roles === 'user' ? 'user turn' : 'turn';
+    notes.push(`${noTarget.length} questions with no ${turns} marked has_answer skipped, as LongMemEval's averages skip them: ${nameList(noTarget)}`);
+  }
+  if (stats.answerOnly.length > 0) {
+    notes.push(
+      `${stats.answerOnly.length} questions kept for answer measures only, without qrels (abstention, or no has_answer turn): ${nameList(stats.answerOnly)}`,
+    );
+  }
   if (stats.noRelevant.length > 0) {
     notes.push(`${stats.noRelevant.length} questions have no relevant ${options.unit} under this protocol (they score 0): ${nameList(stats.noRelevant)}`);
   }
   if (stats.renamed > 0) notes.push(`${stats.renamed} reused session ids carried a different text and were renamed <id>@<question_id>`);
   return notes;
 }
+
+/** A question read as a retrieval query, kept for answer measures only (no qrels), or skipped. */
+type QuestionFate = 'query' | 'answer-only' | 'skip';
 
 /** Why a file is not LongMemEval's: the message and hint every structural error shares. */
 function schemaError(file: string, what: string): InputError {
@@ -225,7 +290,18 @@ function schemaError(file: string, what: string): InputError {
  * so both give the same eval set. Each question is checked against the schema when it is added.
  */
 class LongMemEvalBuilder {
-  private readonly stats: LongMemEvalStats = { questions: 0, sessions: 0, turns: 0, abstention: [], noRelevant: [], renamed: 0, shared: 0, perStratum: {} };
+  private readonly stats: LongMemEvalStats = {
+    questions: 0,
+    sessions: 0,
+    turns: 0,
+    abstention: [],
+    answerOnly: [],
+    noTarget: [],
+    noRelevant: [],
+    renamed: 0,
+    shared: 0,
+    perStratum: {},
+  };
   private readonly corpus: Corpus = { documents: [], byId: new Map(), sessionUnit: new Map() };
   private readonly queries: Query[] = [];
   private readonly qrels = new Map<string, Map<string, number>>();
@@ -251,17 +327,38 @@ class LongMemEvalBuilder {
     for (const turns of item.haystack_sessions) stats.turns += turns.length;
     if (this.seenQuestions.has(qid)) throw new InputError(file, undefined, `${where}: duplicate question_id`);
     this.seenQuestions.add(qid);
-    if (qid.endsWith('_abs')) {
-      stats.abstention.push(qid);
-      return;
-    }
+    const fate = this.fateOf(item);
+    if (fate === 'skip') return;
+    const answerOnly = fate === 'answer-only';
     const hay = readHaystack(item, where, { file, options, corpus, stats });
     this.scopes.set(qid, hay.scopeDocs);
     const stratum = item.question_type === 'multi-session' ? 'multi-hop' : item.question_type;
     stats.perStratum[stratum] = (stats.perStratum[stratum] ?? 0) + 1;
-    if (hay.relevant.size === 0) stats.noRelevant.push(qid);
+    // An answer-only question has no right memory under the protocol: no qrels, whatever its haystack flags.
+    if (answerOnly) stats.answerOnly.push(qid);
+    else if (hay.relevant.size === 0) stats.noRelevant.push(qid);
     else this.qrels.set(qid, hay.relevant);
-    this.queries.push(itemQuery(item, stratum));
+    this.queries.push(itemQuery(item, stratum, answerOnly));
+  }
+
+  /**
+   * What becomes of a question: `_abs` ones and those without an indexed `has_answer` turn are counted, and
+   * skipped unless their option keeps them for answer measures and they have an answer.
+   */
+  private fateOf(item: Item): QuestionFate {
+    const { options, stats } = this;
+    const qid = item.question_id;
+    let keep: boolean;
+    if (qid.endsWith('_abs')) {
+      stats.abstention.push(qid);
+      keep = options.includeAbstention;
+    } else if (!hasTargetTurn(item, options)) {
+      stats.noTarget.push(qid);
+      keep = options.keepWithoutEvidence;
+    } else {
+      return 'query';
+    }
+    return keep && goldAnswer(item) !== undefined ? 'answer-only' : 'skip';
   }
 
   finish(): { evalSet: EvalSet; stats: LongMemEvalStats } {
@@ -269,6 +366,7 @@ class LongMemEvalBuilder {
     if (stats.questions === 0) throw schemaError(file, '(root): the array holds no questions');
     const evalSet: EvalSet = {
       name: `${basename(file).replace(/\.json$/, '')}/${options.unit}`,
+      format: 'longmemeval',
       documents: corpus.documents,
       queries: this.queries,
       qrels: this.qrels,

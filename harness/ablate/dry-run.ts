@@ -7,6 +7,17 @@ import { probePlan } from '../systems/probe.js';
 import { loadStudy } from './load.js';
 import { reportDirOf } from './write.js';
 import { sensitiveSummary } from './sensitive.js';
+import type { ResolvedAnswer } from '../config/answer-block.js';
+
+/** The answer stage as the plan shows it: who reads and grades, and which systems are answered. */
+function answerLine(a: ResolvedAnswer): string {
+  const r = a.reader;
+  const reader =
+    r === undefined ? 'no reader' : `reader ${r.kind === 'chat' ? `chat ${r.model}` : 'extractive'} from the top ${r.topK} within ${r.budgetTokens} tokens`;
+  const judge = a.judge === undefined ? 'no judge' : `judge ${a.judge.profile}/${a.judge.model} x${a.judge.samples}`;
+  const only = a.answerOnly.map((s) => `${s.id} (${s.kind})`);
+  return `  answer: ${a.measures.join(', ')}; ${reader}; ${judge}; answered: ${[...a.systems, ...only].join(', ')}`;
+}
 
 /** What `--dry-run` prints: the expanded plan, with the cache entries that already exist. Runs nothing. */
 export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<string> {
@@ -24,6 +35,7 @@ export async function plan(cfg: ResolvedConfig, log: Logger, env: NodeJS.Process
     `  strata: ${[...strata].map(([s, n]) => `${s}=${n}`).join(', ')}`,
     `  measures: ${cfg.measures.join(', ')} (relevance level ${cfg.relevanceLevel}, topK ${cfg.topK})`,
     `  systems: ${cfg.plan.systems.length} (${[...byNode].map(([n, c]) => `${c} ${n}`).join(', ')})${cfg.tune ? ` + ${cfg.plan.groups.size} tuned` : ''}`,
+    ...(cfg.answer === undefined ? [] : [answerLine(cfg.answer)]),
   ];
   let cachedAll = 0;
   for (const s of systemsPlan.systems) {

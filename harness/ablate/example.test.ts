@@ -152,8 +152,9 @@ describe('the bundled example report', () => {
     };
     const reports = [minimal, full, extended].map(buildReportData);
     const exploratory = reports.map((r) => r.comparisons.filter((c) => c.role === 'exploratory').length);
-    // pairs x strata x tested measures, less the gate's 4: 1 x 4 x 1 - 4, 3 x 4 x 5 - 4, 5 x 4 x 8 - 4.
-    expect(exploratory).toEqual([0, 56, 156]);
+    // pairs x strata x tested measures (answer measures F1-LoCoMo and EM included), less the gate's 4:
+    // 1 x 4 x 1 - 4, 3 x 4 x 7 - 4, 5 x 4 x 10 - 4.
+    expect(exploratory).toEqual([0, 80, 196]);
     const gates = reports.map((r) => ({ result: r.gateResult, comparisons: r.comparisons.filter((c) => c.role === 'confirmatory') }));
     // With every comparison in one family the shipped config said INCONCLUSIVE and the two-arm one REJECT.
     expect(gates[1]?.result?.verdict).toBe('REJECT');

@@ -17,6 +17,7 @@ import type { ScopeData } from '../systems/types.js';
 import { loadConfiguredEvalSet, scoringUnit } from './scopes.js';
 import { countSensitive, sensitiveProblems } from './sensitive.js';
 import { foldsProblem } from './tune.js';
+import { studyQueries } from './answer.js';
 import { reportDirOf } from './write.js';
 
 /** The first stage of an ablation: the eval set, its dev split when a grid is tuned on one, and the scopes that cover both query sets. */
@@ -136,7 +137,7 @@ function scoringProblems(cfg: ResolvedConfig, es: EvalSet): string[] {
 /** The dev split a grid is tuned on, with what is wrong with it. */
 async function loadDev(cfg: ResolvedConfig, log: Logger, es: EvalSet, split: string): Promise<{ dev: EvalSet; problems: string[] }> {
   const problems: string[] = [];
-  const dev = await loadConfiguredEvalSet(cfg, log, split);
+  const dev = studyQueries(cfg, await loadConfiguredEvalSet(cfg, log, split));
   if (dev.queries.length === 0) problems.push(`tune.split: split "${split}" has no queries to tune on`);
   const testIds = new Map(es.queries.map((q) => [q.id, q] as const));
   const clash = dev.queries.find((q) => testIds.has(q.id) && testIds.get(q.id)?.text !== q.text);
@@ -154,7 +155,10 @@ export async function loadStudy(cfg: ResolvedConfig, log: Logger): Promise<Loade
   if (locked !== undefined) throw new HarnessError(`output: ${locked}`, { hint: 'remove it as the user who owns it, or point output (or --output) elsewhere' });
   const out = await outputProblem(cfg);
   const problems = out ? [out] : [];
-  const { es, qrels } = await loadScored(cfg, log, out);
+  const scored = await loadScored(cfg, log, out);
+  const { qrels } = scored;
+  // Retrieval measures score queries with judgments, answer measures questions with a gold answer.
+  const es = studyQueries(cfg, scored.es);
   if (es.queries.length === 0) problems.push(`evalset: eval set ${es.name} has no queries to evaluate`);
   problems.push(...scoringProblems(cfg, es));
   const split = cfg.tune?.split;

@@ -38,6 +38,8 @@ export interface PhaseTimings {
   readonly indexMs: number;
   readonly searchMs: number;
   readonly fuseMs: number;
+  /** Answering and grading (the answer stage), when the study asks answer measures. */
+  readonly answerMs?: number;
   readonly evaluateMs: number;
   readonly statisticsMs: number;
   /** Writing the runs, qrels and renderings (the folder's final write comes after the manifest is made). */
@@ -97,6 +99,8 @@ export interface ManifestParts {
   readonly tuned: readonly TunedSystem[];
   readonly store: ContentStore;
   readonly startedAt: string;
+  /** The answer stage's provenance: reader, judge, requests and cache use, cost per system. */
+  readonly answer?: JsonValue;
 }
 
 /** The manifest.json of a report folder (version 2), its timings and finish time filled in when the folder is written. */
@@ -112,6 +116,7 @@ export function manifestOf(cfg: ResolvedConfig, p: ManifestParts, timings: Phase
     evalset: manifestEvalSet(cfg, p.study),
     systems: p.systems,
     tuned: p.tuned.map((t) => ({ id: t.id, group: t.group, measure: t.measure, method: t.method, choices: t.choices, oracle: t.oracle })),
+    ...(p.answer === undefined ? {} : { answer: p.answer }),
     cache: { root: cfg.cache, ...p.store.stats },
     timings,
     startedAt: p.startedAt,

@@ -4,7 +4,9 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { SystemOutcome } from '../execution/outcome.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { isReturnedId } from '../../arms/remote/text-match.js';
+import type { AnswerLevel } from '../decision/answer-level.js';
 import { OVERALL, type ReportEvalSet, type ReportInput, type ReportRun, type TextMappingShares } from '../decision/types.js';
+import { answerOnlyRuns } from './answer-report.js';
 import { holesCheckOf } from './condensed.js';
 import { goldOnlyVerdict } from './gold-only.js';
 import { costs } from './evidence.js';
@@ -135,9 +137,19 @@ function reportEvalSet(cfg: ResolvedConfig, study: LoadedStudy, scored: ScoredAb
   };
 }
 
-/** What the report is built from: the eval set, every run with its per-query scores, curves, costs and examples, the comparisons asked for. */
-export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
-  const input = plainReportInput(cfg, study, executed, scored, command);
+/**
+ * What the report is built from: the eval set, every run with its per-query scores, curves, costs and examples,
+ * the comparisons asked for, and the answer level when the study asks answer measures.
+ */
+export function reportInputOf(
+  cfg: ResolvedConfig,
+  study: LoadedStudy,
+  executed: ExecutedPlan,
+  scored: ScoredAblation,
+  command: string,
+  answerLevel?: AnswerLevel,
+): ReportInput {
+  const input = { ...plainReportInput(cfg, study, executed, scored, command), ...(answerLevel === undefined ? {} : { answerLevel }) };
   const goldOnly = scored.goldOnly === undefined ? undefined : goldOnlyVerdict(input, scored.goldOnly);
   return {
     ...input,
@@ -146,17 +158,31 @@ export function reportInputOf(cfg: ResolvedConfig, study: LoadedStudy, executed:
   };
 }
 
+/**
+ * The report's runs: every system and tuned system the config reports (`answer.systems` may leave some out),
+ * then the answer-only systems; and their per-query values.
+ */
+function reportRuns(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation): Pick<ReportInput, 'runs' | 'perQuery'> {
+  const reported = new Set(cfg.runIds);
+  const runs = [
+    ...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments, scored.qrels)),
+    ...scored.tuned.map(tunedRun),
+    ...answerOnlyRuns(cfg),
+  ].filter((r) => reported.has(r.id));
+  const all = Object.keys(scored.perQuery).every((id) => reported.has(id));
+  return { runs, perQuery: all ? scored.perQuery : Object.fromEntries(Object.entries(scored.perQuery).filter(([id]) => reported.has(id))) };
+}
+
 function plainReportInput(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, scored: ScoredAblation, command: string): ReportInput {
   return {
     name: cfg.name,
     ...(cfg.description === undefined ? {} : { description: cfg.description }),
     configHash: cfg.configHash,
     evalset: reportEvalSet(cfg, study, scored),
-    runs: [...[...executed.outcomes.values()].map((o) => reportRun(o, study.sensitiveDocuments, scored.qrels)), ...scored.tuned.map(tunedRun)],
+    ...reportRuns(cfg, study, executed, scored),
     measures: cfg.measures,
     queries: study.es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text })),
-    perQuery: scored.perQuery,
-    curves: scored.curves,
+    ...(scored.curves === undefined ? {} : { curves: scored.curves }),
     costs: costs(executed.outcomes),
     ...(scored.examples === undefined ? {} : { examples: scored.examples }),
     compare: cfg.compare,

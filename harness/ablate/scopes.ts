@@ -4,8 +4,12 @@ import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { needsTurnSessions, parseMeasure } from '../metrics/measure.js';
+import { answerEvalsetOptions } from './answer.js';
 
-/** The config's eval set, at its split or at `split` (the dev split a grid is tuned on). */
+/**
+ * The config's eval set, at its split or at `split` (the dev split a grid is tuned on); a study of answer
+ * measures alone keeps the questions without judgments that its format would leave out (answer.ts).
+ */
 export function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger, split?: string): Promise<EvalSet> {
   const s = split ?? cfg.evalset.split;
   return loadEvalSet(
@@ -14,7 +18,7 @@ export function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger, split?: 
       path: cfg.evalset.path,
       ...(s === undefined ? {} : { split: s }),
       ...(cfg.evalset.strata === undefined ? {} : { strata: cfg.evalset.strata }),
-      options: cfg.evalset.options,
+      options: answerEvalsetOptions(cfg),
       source: cfg.file,
     },
     log,

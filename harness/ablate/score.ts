@@ -4,9 +4,11 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { parseMeasure } from '../metrics/index.js';
 import { isTested, type Measure } from '../metrics/measure.js';
+import { splitMeasures } from '../config/answer-block.js';
 import type { HumanLabelSet } from '../evidence/labels.js';
 import { humanQrels } from '../evidence/labels.js';
 import type { HumanLabelsInput } from '../decision/evidence-types.js';
+import { type AnswerLabelSet, answerHumanInput } from '../evidence/answer-labels.js';
 import type { QueryExample, RecallCurves } from '../decision/types.js';
 import { type CondensedScores, condensedScores } from './condensed.js';
 import { type GoldOnlyScores, goldOnlyScores } from './gold-only.js';
@@ -33,7 +35,8 @@ export interface ScoredAblation {
   readonly perQuery: PerQuery;
   readonly means: ReadonlyMap<string, ReadonlyMap<string, number>>;
   readonly tuned: readonly TunedSystem[];
-  readonly curves: RecallCurves;
+  /** Absent when the study asks no retrieval measure (its queries need not have judgments). */
+  readonly curves?: RecallCurves;
   readonly examples?: ExamplePair;
   /** Notes of the scoring (queries without results, ...), for the report's eval-set notes. */
   readonly notes: readonly string[];
@@ -41,7 +44,10 @@ export interface ScoredAblation {
   readonly qrels: Qrels;
   /** On judged or pooled qrels: the decisions' measures on condensed lists, and Bpref (ADR 0040). */
   readonly condensed?: CondensedScores;
-  /** The human-labelled queries scored under the human qrels, when the config names `humanLabels:`. */
+  /**
+   * The human-labelled queries scored under the human qrels, when the config names `humanLabels:`; or, with
+   * `answer.humanLabels`, the questions whose every answer is hand-labelled, with the human `Acc`.
+   */
   readonly humanLabels?: HumanLabelsInput;
   /** On judged qrels with gold beside them: the gate's pair on its measure scored on gold alone. */
   readonly goldOnly?: GoldOnlyScores;
@@ -60,10 +66,36 @@ function only(run: Run, ids: readonly string[]): Run {
   return new Map(ids.map((q) => [q, run.get(q) ?? new Map<string, number>()] as const));
 }
 
-/** Every system's run over the test queries: with a dev split the systems also answered the dev queries. */
+/** A run without the queries outside `ids` (a question the answer stage left out of the study). */
+function onlyPresent(run: Run, ids: ReadonlySet<string>): Run {
+  return [...run.keys()].every((q) => ids.has(q)) ? run : new Map([...run].filter(([q]) => ids.has(q)));
+}
+
+/**
+ * Every system's run over the test queries: with a dev split the systems also answered the dev queries; when
+ * the answer stage left questions out of the study, their results are left out too.
+ */
 function testRuns(executed: ExecutedPlan, study: LoadedStudy): Map<string, Run> {
   const ids = study.es.queries.map((q) => q.id);
-  return new Map([...executed.outcomes].map(([id, o]) => [id, study.dev ? only(o.run, ids) : o.run] as const));
+  const set = new Set(ids);
+  return new Map([...executed.outcomes].map(([id, o]) => [id, study.dev ? only(o.run, ids) : onlyPresent(o.run, set)] as const));
+}
+
+/**
+ * The config as retrieval scoring reads it: only its retrieval measures, its gate only when it decides on one,
+ * its runs only those with a run. The answer measures' values come from the answer stage.
+ */
+export function retrievalView(cfg: ResolvedConfig): ResolvedConfig {
+  if (cfg.answer === undefined) return cfg;
+  const { retrieval } = splitMeasures(cfg.measures);
+  const only = new Set(cfg.answer.answerOnly.map((s) => s.id));
+  const { gate, ...rest } = cfg;
+  return {
+    ...rest,
+    measures: retrieval,
+    runIds: cfg.runIds.filter((id) => !only.has(id)),
+    ...(gate !== undefined && retrieval.includes(gate.measure) ? { gate } : {}),
+  };
 }
 
 /** Per-query scores of the grid members on the dev split, on the tuning measure. */
@@ -139,7 +171,15 @@ function examplesOf(
  * Scores an executed plan on the test queries: per-query values of every measure, one tuned system per grid
  * (picked without leakage), the means, recall curves and the example queries of one pair.
  */
-export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed: ExecutedPlan, labels?: HumanLabelSet): ScoredAblation {
+export function scoreAblation(
+  given: ResolvedConfig,
+  study: LoadedStudy,
+  executed: ExecutedPlan,
+  labels?: HumanLabelSet,
+  answers?: Readonly<Record<string, Record<string, number[]>>>,
+  answerLabels?: AnswerLabelSet,
+): ScoredAblation {
+  const cfg = retrievalView(given);
   const { es } = study;
   const measures = cfg.measures.map((m) => parseMeasure(m));
   const unit = scoringUnit(cfg, es);
@@ -157,15 +197,16 @@ export function scoreAblation(cfg: ResolvedConfig, study: LoadedStudy, executed:
     perQuery[t.id] = t.perQuery;
     runs.set(t.id, tunedRun(t, runs, es.queries));
   }
-  const curves = recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
+  for (const [id, byMeasure] of Object.entries(answers ?? {})) perQuery[id] = { ...perQuery[id], ...byMeasure };
+  const curves = measures.length === 0 ? undefined : recallCurves(unit.qrels, runs, es.queries, cfg.topK, scoreOptions(cfg, unit));
   const examples = examplesOf(cfg, perQuery, measures, es, runs);
-  const human = labels && cfg.humanLabels ? scoreHuman(cfg, study.es, runs, measures, labels) : undefined;
+  const human = labels && cfg.humanLabels ? scoreHuman(cfg, study.es, runs, measures, labels) : answerHuman(given, es, perQuery, answerLabels);
   const out = {
     runs,
     perQuery,
     means: meansOf(perQuery),
     tuned,
-    curves,
+    ...(curves === undefined ? {} : { curves }),
     ...(examples ? { examples } : {}),
     notes: scored.notes,
     qrels: unit.qrels,
@@ -196,4 +237,20 @@ function scoreHuman(cfg: ResolvedConfig, es: EvalSet, runs: ReadonlyMap<string, 
     relevanceLevel: cfg.relevanceLevel,
     thresholds: { minTau: cfg.validation.minTau, minQueries: cfg.validation.minQueries, resamples: cfg.validation.resamples },
   };
+}
+
+/**
+ * The hand labels of answers (`answer.humanLabels`, checked against this run's answers) as the decision stage's
+ * human labels: the questions labelled for every system, with the human `Acc` and every other measure as scored.
+ */
+function answerHuman(cfg: ResolvedConfig, es: EvalSet, perQuery: PerQuery, set: AnswerLabelSet | undefined): HumanLabelsInput | undefined {
+  const file = cfg.answer?.humanLabels?.asWritten;
+  if (set === undefined || file === undefined) return undefined;
+  return answerHumanInput(set, {
+    file,
+    queries: es.queries,
+    perQuery,
+    relevanceLevel: cfg.relevanceLevel,
+    thresholds: { minTau: cfg.validation.minTau, minQueries: cfg.validation.minQueries, resamples: cfg.validation.resamples },
+  });
 }

@@ -36,6 +36,8 @@ const CONFIGS: Readonly<Record<string, Check>> = {
   'example-judged': { skip: 'needs LLM judgments written by `harness judge` (an API key)' },
   'example-postgres': { skip: 'run with the GloVe model folder by arms/postgres/example-postgres.test.ts, which checks its warnings the same way' },
   'recipes-garbanzo-locomo': { shared: 'data/locomo/locomo10.json', slow: true },
+  // Its systems are answers files a user downloads (published runs); harness/ablate/answer.test.ts runs the same shape on a fixture.
+  'locomo-answers': { skip: 'needs two mem0-protocol evaluation files at answers/locomo/ (published runs the repository does not ship)' },
 };
 
 /** Warning codes whose cause is the config itself (its fusion weights, permutations, response mapping). */

@@ -3,12 +3,18 @@ import type { ResolvedConfig } from '../config/load.js';
 import { verdictSentence } from '../decision/verdict.js';
 import type { AblateResult } from './run.js';
 
+/** `, N answer-only system(s)` when the config has systems that answer without a run (full-context, answers-file). */
+function answerOnly(cfg: ResolvedConfig): string {
+  const n = cfg.answer?.answerOnly.length ?? 0;
+  return n === 0 ? '' : `, and ${n} answer-only system(s)`;
+}
+
 /** What `harness ablate` prints when done: the means of every run outside a grid, tuned picks, cache use, the gate, where the report is. */
 export function ablationSummary(cfg: ResolvedConfig, result: AblateResult, cwd: string): string {
   const gridMembers = new Set([...cfg.plan.groups.values()].flat());
   const shown = cfg.runIds.filter((id) => !gridMembers.has(id));
   const lines = [
-    `${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}`,
+    `${cfg.name}: ${result.evalSet.queries.length} queries, ${result.systems.length} system(s)${gridMembers.size > 0 ? `, ${gridMembers.size} of them in grids (every one is in the report)` : ''}${answerOnly(cfg)}`,
   ];
   const width = Math.max(...shown.map((id) => id.length), 4);
   lines.push(`  ${'run'.padEnd(width)}  ${cfg.measures.map((m) => m.padStart(10)).join(' ')}`);

@@ -1,6 +1,15 @@
 import { closest } from '../util/suggest.js';
 import { UsageError } from '../errors.js';
-import { describeMeasures, formatMeasure, parseMeasure, TREC_NICKNAMES, trecEvalSpelling, type Measure } from '../metrics/measure.js';
+import {
+  ANSWER_MEASURE_NAMES,
+  describeMeasures,
+  formatMeasure,
+  isAnswerMeasure,
+  parseMeasure,
+  TREC_NICKNAMES,
+  trecEvalSpelling,
+  type Measure,
+} from '../metrics/measure.js';
 import { TREC_MEASURE_NAMES, UNREAD_TREC_NAMES } from '../trec-eval/plan.js';
 import type { TrecEvalSettings } from '../trec-eval/plan.js';
 import type { EvalArgs, EvalFormat } from './eval-args.js';
@@ -227,6 +236,11 @@ export function checkTrecMeasureArgs(measures: readonly string[]): void {
       });
     }
     const canonical = formatMeasure(measure);
+    if (isAnswerMeasure(measure)) {
+      throw new UsageError(`-m ${arg}: ${canonical} is an answer measure; harness eval scores rankings as trec_eval does`, {
+        hint: 'answer measures come from the answer stage: add an `answer:` block to an ablate config and run `harness ablate`',
+      });
+    }
     const trec = trecEvalSpelling(measure);
     if (trec === undefined) {
       throw new UsageError(`-m ${arg}: ${canonical} has no trec_eval equivalent, and harness eval -m takes trec_eval's names`, {
@@ -268,6 +282,7 @@ export function attachNegativeValues(argv: readonly string[]): string[] {
 /** The `harness eval --help` epilogue: both spellings of every measure. */
 function measuresEpilogue(): string {
   const canonical = describeMeasures()
+    .filter((d) => !(ANSWER_MEASURE_NAMES as readonly string[]).includes(d.name))
     .map((d) => `  ${d.name.padEnd(19)} ${d.describe}`)
     .join('\n');
   return [

@@ -1,3 +1,4 @@
+import type { ExportedFusion, FtsPairExport } from '../../arms/postgres/export.js';
 import { defineCommand } from './io.js';
 
 export const exportSqlCommand = defineCommand({
@@ -27,9 +28,7 @@ export const exportSqlCommand = defineCommand({
     const out = exportFromReport(runs as Parameters<typeof exportFromReport>[0], args.system);
     io.out(
       [
-        `-- ${out.system}: ${JSON.stringify(out.hybrid)} (postgres arm ranking: hybrid, params.hybrid)`,
-        '-- binds: $1 query text, $2 entries read per list, $3 query vector (pgvector text), $4 topK;',
-        '-- replace harness_scratch.docs (id, tsv, emb) with your table. In the same transaction first:',
+        ...(out.ftsPair ? ftsPairHead(out.system, out.ftsPair) : hybridHead(out.system, out.hybrid)),
         ...out.settings.map((s) => `${s};`),
         `${out.sql};`,
         '',
@@ -37,3 +36,23 @@ export const exportSqlCommand = defineCommand({
     );
   },
 });
+
+/** The comment lines above a full-text and vector statement: the arm params that compute it, its binds, its table. */
+function hybridHead(system: string, hybrid: ExportedFusion['hybrid']): string[] {
+  return [
+    `-- ${system}: ${JSON.stringify(hybrid)} (postgres arm ranking: hybrid, params.hybrid)`,
+    '-- binds: $1 query text, $2 entries read per list, $3 query vector (pgvector text), $4 topK;',
+    '-- replace harness_scratch.docs (id, tsv, emb) with your table. In the same transaction first:',
+  ];
+}
+
+/** The comment lines above two full-text rankings' statement: what it fuses, its binds, its table and how each tsvector column is built. */
+function ftsPairHead(system: string, pair: FtsPairExport): string[] {
+  const names = pair.columns.map((c) => c.name).join(', ');
+  return [
+    `-- ${system}: ${JSON.stringify(pair.fusion)} (two full-text rankings of one table; no postgres arm ranking computes it)`,
+    '-- binds: $1 query text, $2 entries read per list, $3 topK;',
+    `-- replace harness_scratch.docs (id, ${names}) with your table, each tsvector column built from title and text as:`,
+    ...pair.columns.map((c) => `--   ${c.name} = ${c.definition}`),
+  ];
+}

@@ -124,13 +124,13 @@ describe('harness power from given numbers', () => {
   });
 
   it('counts the family over the config eval set when there is no pilot', async () => {
-    // configs/example.yaml: gate fts5 vs bm25 over 3 strata and the overall row; 4 arms x 4 rows x 5 tested
-    // measures less the gate's 4 = 56 exploratory tests.
+    // configs/example.yaml: gate fts5 vs bm25 over 3 strata and the overall row; 3 pairs x 4 rows x 7 tested
+    // measures (F1-LoCoMo and EM among them) less the gate's 4 = 80 exploratory tests.
     const config = join(PROJECT_ROOT, 'configs', 'example.yaml');
     const gate = JSON.parse(await planPower({ ...base, sd: ['0.2'], config }, dir));
     expect([gate.familySize, gate.correction, gate.threshold]).toEqual([4, 'holm', 0.0125]);
     const explore = JSON.parse(await planPower({ ...base, sd: ['0.2'], config, family: 'exploratory' }, dir));
-    expect(explore.familySize).toBe(56);
+    expect(explore.familySize).toBe(80);
   });
 
   it('refuses bad flags with exit 2, naming the flag', async () => {

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TIMER_MS } from '../../arms/remote/limits.js';
+import { chatCompletion } from '../testing/chat.js';
 import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
+import { judgeArgv } from '../testing/judge-argv.js';
 import { type Loopback, startLoopback } from '../testing/loopback.js';
 
 /**
@@ -56,23 +58,7 @@ describe('user timeouts above the longest Node.js timer', () => {
     expect(r.stderr).toContain(`systems[1].params.extract.timeoutMs: ${TOO_LONG}`);
   });
 
-  const judge = (extra: readonly string[]) => [
-    'judge',
-    '--runs',
-    'a.trec',
-    '--evalset',
-    'es',
-    '--out',
-    'j',
-    '--cache',
-    'cache',
-    '--model',
-    'm',
-    '--local',
-    '--depth',
-    '2',
-    ...extra,
-  ];
+  const judge = (extra: readonly string[]) => judgeArgv('judge-m', 'j', ['--local', ...extra]);
 
   it('are refused as harness judge --timeout-ms, naming the flag, also over a config whose judge: block is fine', async () => {
     const dir = await tempFolder('timer-limits', {
@@ -96,16 +82,7 @@ describe('user timeouts above the longest Node.js timer', () => {
   });
 
   it('the longest timeout the judge takes still judges: its SDK timer, a second past the deadline, is capped too', async () => {
-    server = await startLoopback(() => ({
-      body: {
-        id: 'c',
-        object: 'chat.completion',
-        created: 0,
-        model: 'm',
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '##final score: 2' } }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      },
-    }));
+    server = await startLoopback(() => chatCompletion('##final score: 2', { prompt: 1, completion: 1 }));
     const dir = await tempFolder('timer-limits', evalset);
     const r = await runCaptured(judge(['--base-url', `${server.url}/v1`, '--max-retries', '0', '--timeout-ms', String(MAX_TIMER_MS)]), dir);
     expect(r.code, `${r.stderr}${r.log.join('\n')}`).toBe(0);

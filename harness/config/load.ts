@@ -8,6 +8,17 @@ import { ConfigError } from '../errors.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { didYouMean } from '../util/suggest.js';
+import {
+  answerGateProblems,
+  answerLabelProblems,
+  answerRunIds,
+  evidenceGate,
+  isAnswerOnlyKind,
+  type ResolvedAnswer,
+  resolveAnswer,
+  splitAnswerSystems,
+  unansweredRefProblems,
+} from './answer-block.js';
 import { resolveEvalset } from './evalset-block.js';
 import type { JudgeConfig } from './judge.js';
 import { resolveMeasures } from './measures-block.js';
@@ -78,6 +89,8 @@ export interface ResolvedConfig {
   readonly humanLabels?: ResolvedEvidence['humanLabels'];
   /** When the judge counts as validated (`validation:`, defaults filled). */
   readonly validation: ValidationConfig;
+  /** The answer level (`answer:` and answer-only systems), when the config asks an answer measure. */
+  readonly answer?: ResolvedAnswer;
 }
 
 /** A config parsed block by block: a block that failed is absent, an arm or system entry that failed is a hole. */
@@ -88,26 +101,33 @@ type LenientConfig = { -readonly [K in keyof RawConfig]?: K extends 'arms' | 'sy
  * every top-level key is checked by its own schema (unknown keys with a "did you mean"), arms and systems
  * entry by entry; a block that fails is left out (or at its default) and the checks that need it are skipped.
  */
-function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[]; failedIds: string[] } {
+function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problems: string[]; failedIds: string[]; failedAnswerOnly: number } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    return { cfg: undefined, problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'], failedIds: [] };
+    return {
+      cfg: undefined,
+      problems: ['(top level): expected a YAML mapping of keys (name, evalset, measures, arms, ...)'],
+      failedIds: [],
+      failedAnswerOnly: 0,
+    };
   const obj = raw as Record<string, unknown>;
   const shape = configSchema.shape as Record<string, z.ZodType>;
   const known = Object.keys(shape);
   const problems: string[] = [];
   // The ids of entries that failed: another block naming one is not a second problem.
   const failedIds: string[] = [];
+  // Answer-only entries that failed: the answer block's checks count them as there (one mistake, one problem).
+  let failedAnswerOnly = 0;
   const cfg: Record<string, unknown> = {};
   const unknown = Object.keys(obj).filter((key) => !Object.hasOwn(shape, key));
   for (const key of unknown) problems.push(`${key}: unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`);
   // `measurs:` is one mistake: its line says so, and the missing `measures:` it causes is not a second problem.
   const misspelt = new Set(nearMissTargets(unknown, known, (k) => obj[k] === undefined));
+  problems.push(...armsProblems(obj, misspelt));
   for (const key of known) {
     const schema = shape[key] as z.ZodType;
     if ((key === 'arms' || key === 'systems') && Array.isArray(obj[key])) {
       const element = key === 'arms' ? armEntrySchema : systemEntrySchema;
       const list = obj[key] as unknown[];
-      if (key === 'arms' && list.length === 0) problems.push('arms: list at least one arm');
       // A failed entry stays as a hole, so later problems still name each entry by its place in the file.
       cfg[key] = list.map((entry, i) => {
         const r = element.safeParse(entry);
@@ -115,6 +135,7 @@ function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problem
         problems.push(...zodProblems(r.error.issues, [key, i], (p) => keysOf(element, p), entry));
         const id = (entry as { id?: unknown } | null)?.id;
         if (typeof id === 'string') failedIds.push(id);
+        if (isAnswerOnlyKind(String((entry as { kind?: unknown } | null)?.kind))) failedAnswerOnly++;
         return undefined;
       });
       continue;
@@ -123,7 +144,20 @@ function parseLeniently(raw: unknown): { cfg: LenientConfig | undefined; problem
     if (r.success) cfg[key] = r.data;
     else if (!misspelt.has(key)) problems.push(...zodProblems(r.error.issues, [key], (p) => keysOf(schema, p), obj[key]));
   }
-  return { cfg: cfg as LenientConfig, problems, failedIds };
+  return { cfg: cfg as LenientConfig, problems, failedIds, failedAnswerOnly };
+}
+
+/**
+ * At least one arm, unless `systems:` lists answer-only systems (full-context, answers-file), which answer
+ * without a run: an answers-only study lists no arm (docs/adr/0045-answer-level-evaluation.md). A missing
+ * `arms:` that a misspelt key stands for is that key's problem.
+ */
+function armsProblems(obj: Record<string, unknown>, misspelt: ReadonlySet<string>): string[] {
+  const systems = Array.isArray(obj['systems']) ? (obj['systems'] as unknown[]) : [];
+  const answerOnly = systems.some((e) => isAnswerOnlyKind(String((e as { kind?: unknown } | null)?.kind)));
+  const arms = obj['arms'];
+  if (answerOnly || misspelt.has('arms') || (Array.isArray(arms) && arms.length > 0) || (arms !== undefined && !Array.isArray(arms))) return [];
+  return ['arms: list at least one arm (or, for a study of answers alone, systems of kind answers-file or full-context)'];
 }
 
 function isComplete(cfg: LenientConfig): cfg is RawConfig {
@@ -132,7 +166,6 @@ function isComplete(cfg: LenientConfig): cfg is RawConfig {
     cfg.name !== undefined &&
     cfg.evalset !== undefined &&
     cfg.measures !== undefined &&
-    cfg.arms !== undefined &&
     cfg.topK !== undefined &&
     cfg.relevanceLevel !== undefined &&
     whole(cfg.arms) &&
@@ -166,10 +199,13 @@ function readYaml(abs: string, shown: string): unknown {
 }
 
 /** Every block resolved in the order its problems are reported; each block after the systems reads the values before it. */
-function resolveBlocks(cfg: LenientConfig, failedIds: readonly string[], dir: string, env: NodeJS.ProcessEnv) {
+function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; answerOnly: number }, dir: string, env: NodeJS.ProcessEnv) {
+  const failedIds = failed.ids;
   const evalset = resolveEvalset(cfg.evalset, { dir });
   const measures = resolveMeasures(cfg.measures);
-  const systems = resolveSystems(cfg, { dir, env });
+  // Answer-only systems (full-context, answers-file) have no run: the answer block resolves them, not the plan.
+  const split = splitAnswerSystems(cfg.systems);
+  const systems = resolveSystems({ ...cfg, systems: split.withRuns }, { dir, env });
   const { plan, declared } = systems.value;
   const es = cfg.evalset;
   const format = evalset.value.format;
@@ -183,14 +219,42 @@ function resolveBlocks(cfg: LenientConfig, failedIds: readonly string[], dir: st
       : {}),
   };
   const tune = resolveTune(cfg.tune, study);
-  const refs = new RunRefs(runIdsOf(plan, tune.value), new Set([...declared, ...failedIds]), cfg.arms === undefined);
+  const withRuns = runIdsOf(plan, tune.value);
+  const answerOnly = split.answerOnly.map((a) => a.entry.id);
+  const answer = resolveAnswer(cfg.answer, {
+    measures: listed,
+    plan,
+    tune: tune.value,
+    runIds: withRuns,
+    answerOnly: split.answerOnly,
+    failedAnswerOnly: failed.answerOnly,
+    topK: cfg.topK ?? 1000,
+    dir,
+  });
+  const runIds = answer.value === undefined ? withRuns : answerRunIds(answer.value);
+  // No arms with answer-only systems is an answers-only study, whose ids can be checked; otherwise the arms block failed.
+  const refs = new RunRefs(runIds, new Set([...declared, ...failedIds, ...answerOnly]), cfg.arms === undefined && answerOnly.length === 0);
   const compare = resolveCompare(cfg.compare, refs);
   const gate = resolveGate(cfg.gate, refs, listed, compare.value.baseline);
   const expect = resolveExpect(cfg.expect, refs, listed);
+  const unanswered =
+    answer.value === undefined
+      ? []
+      : [
+          ...unansweredRefProblems(answer.value, withRuns, refsOf(compare.value, gate.value, expect.value)),
+          ...answerGateProblems(answer.value, gate.value?.measure, cfg.humanLabels !== undefined),
+          ...answerLabelProblems(answer.value, {
+            gate: gate.value,
+            humanLabels: cfg.humanLabels !== undefined,
+            qrels: cfg.qrels ?? 'gold',
+            measures: listed ?? [],
+          }),
+        ];
   const judge = resolveJudging(cfg);
-  const evidence = resolveEvidence(cfg, gate.value, dir);
+  // A gate on an answer measure reads answer labels: its `judged: ppi` is answerLabelProblems' to check.
+  const evidence = resolveEvidence(cfg, evidenceGate(gate.value, answer.value), dir);
   const problems = withSiblingHints(
-    [evalset, measures, systems, tune, compare, gate, expect, judge, evidence].flatMap((r) => r.problems),
+    [evalset, measures, systems, tune, answer, compare, gate, expect, judge, evidence].flatMap((r) => r.problems).concat(unanswered),
     cfg.arms,
   );
   return {
@@ -204,8 +268,23 @@ function resolveBlocks(cfg: LenientConfig, failedIds: readonly string[], dir: st
     expect: expect.value,
     judge: judge.value,
     evidence: evidence.value,
+    answer: answer.value,
     problems,
   };
+}
+
+/** The run ids the compare, gate and expect blocks name, with where. */
+function refsOf(compare: CompareConfig, gate: GateConfig | undefined, expect: Readonly<Record<string, unknown>>): { path: string; id: string | undefined }[] {
+  return [
+    { path: 'compare.baseline', id: compare.baseline },
+    ...compare.questions.flatMap((q, i) => [
+      { path: `compare.questions[${i}].baseline`, id: q.baseline },
+      { path: `compare.questions[${i}].system`, id: q.system },
+    ]),
+    { path: 'gate.baseline', id: gate?.baseline },
+    { path: 'gate.candidate', id: gate?.candidate },
+    ...Object.keys(expect).map((id) => ({ path: `expect.${id}`, id })),
+  ];
 }
 
 type Blocks = Omit<ReturnType<typeof resolveBlocks>, 'problems'>;
@@ -256,6 +335,7 @@ function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; c
     ...(b.judge === undefined ? {} : { judge: b.judge }),
     ...(b.evidence.humanLabels === undefined ? {} : { humanLabels: b.evidence.humanLabels }),
     validation: b.evidence.validation,
+    ...(b.answer === undefined ? {} : { answer: b.answer }),
   });
 }
 
@@ -272,7 +352,7 @@ export function loadConfig(file: string, opts: LoadOptions = {}): ResolvedConfig
   const cfg = lenient.cfg;
   if (cfg === undefined) throw new ConfigError(shown, lenient.problems);
   const dir = dirname(abs);
-  const { problems, ...blocks } = resolveBlocks(cfg, lenient.failedIds, dir, opts.env ?? process.env);
+  const { problems, ...blocks } = resolveBlocks(cfg, { ids: lenient.failedIds, answerOnly: lenient.failedAnswerOnly }, dir, opts.env ?? process.env);
   if (lenient.problems.length + problems.length > 0) throw new ConfigError(shown, [...lenient.problems, ...problems]);
   if (!isComplete(cfg)) throw new ConfigError(shown, ['(top level): internal: a block failed to parse without a problem; please report this']);
   return assemble(cfg, blocks, { abs, dir, cwd }, opts);

@@ -118,7 +118,11 @@ export const configSchema = z
     unit: z.string().optional(),
     /** How many documents each arm returns per query. */
     topK: z.number().int().positive().default(1000),
-    arms: z.array(armEntrySchema).min(1, 'list at least one arm'),
+    /**
+     * Retrieval arms: at least one, unless the config's systems include answer-only ones (full-context,
+     * answers-file), which answer without a run. The loader checks it (load.ts), so an answers-only study lists none.
+     */
+    arms: z.array(armEntrySchema).optional(),
     systems: z.array(systemEntrySchema).optional(),
     tune: tuneSchema.optional(),
     compare: z.record(z.string(), z.unknown()).optional(),
@@ -146,6 +150,8 @@ export const configSchema = z
     validation: z.record(z.string(), z.unknown()).optional(),
     /** How `harness judge` judges this ablation's pool (harness/config/judge.ts). Not hashed. */
     judge: z.record(z.string(), z.unknown()).optional(),
+    /** The answer level: reader, answer judge, answered systems, prices (harness/config/answer-block.ts). */
+    answer: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

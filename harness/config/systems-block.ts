@@ -7,7 +7,7 @@ import type { RawConfig } from './schema.js';
 
 /** The arms and systems blocks as parsed leniently: an entry that failed is a hole, so later problems still name entries by place. */
 export interface SystemsBlocks {
-  readonly arms?: readonly (RawConfig['arms'][number] | undefined)[];
+  readonly arms?: readonly (NonNullable<RawConfig['arms']>[number] | undefined)[];
   readonly systems?: readonly (NonNullable<RawConfig['systems']>[number] | undefined)[];
   readonly topK?: number;
 }

@@ -18,6 +18,8 @@ export interface HumanLabelsInput {
   /** The labels file as the config names it. */
   readonly file: string;
   readonly kind: 'session' | 'qrels';
+  /** What the labels grade: the answers of `answer.humanLabels` (the answer judge's grades), or, absent, documents. */
+  readonly of?: 'answers';
   /** The judgments' qrels version the labels were checked against (a session of another version is refused). */
   readonly qrelsVersion: string;
   /** Labelled queries (every judged pair with a human grade), in the report's query order. */

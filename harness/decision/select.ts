@@ -1,4 +1,5 @@
 import type { Comparison, ReportData, ReportEvalSet, ReportRun, StratumInfo } from './types.js';
+import { hasGrades } from './answer-level.js';
 
 /** ReportData before its warnings are derived: what warning rules and the gate read. */
 export type ReportCore = Omit<ReportData, 'warnings' | 'gateResult' | 'decision' | 'answers'> & Partial<Pick<ReportData, 'gateResult' | 'decision'>>;
@@ -105,4 +106,17 @@ export function gateSentence(data: Pick<ReportData, 'families' | 'comparisons' |
       ? 'every other comparison in this report is exploratory and cannot change the verdict.'
       : `the ${questions.length === 1 ? 'question' : `${questions.length} questions`} of compare.questions (${questions.map((q) => `${q.id}, ${q.role}`).join('; ')}) ${questions.length === 1 ? 'is a family' : 'are families'} of ${questions.length === 1 ? 'its' : 'their'} own, answered below; every other comparison is exploratory, and none of them can change the verdict.`;
   return `Confirmatory family: ${gate.size} test${gate.size === 1 ? '' : 's'} (${strata.join(', ')}), ${gate.correction}-corrected within itself only; ${others}`;
+}
+
+/**
+ * Does `Acc` rest on an answer judge (a configured one, or grades recorded in an answers file)? Its values are then
+ * an LLM's verdicts, and what holds for a relevance judge (validation, PPI, the verdict's qualifiers) holds for it.
+ */
+export function answerJudged(data: Pick<ReportCore, 'answerLevel' | 'measures'>): boolean {
+  return data.measures.includes('Acc') && data.answerLevel !== undefined && hasGrades(data.answerLevel);
+}
+
+/** Does the gate decide on `Acc` as an answer judge graded it (docs/adr/0045)? */
+export function gateOnAnswerJudge(data: Pick<ReportCore, 'answerLevel' | 'measures' | 'gateResult'>): boolean {
+  return data.gateResult?.config.measure === 'Acc' && answerJudged(data);
 }

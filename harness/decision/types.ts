@@ -4,6 +4,7 @@ import type { ResultCheck, SystemDiagnostics } from '../systems/types.js';
 import type { CompareConfig, GateConfig } from '../compare/config.js';
 import type { Comparison, FamilyInfo } from '../compare/types.js';
 import type { HumanLabelsInput, PpiRow, Validation } from './evidence-types.js';
+import type { AnswerLevel } from './answer-level.js';
 
 export type { Comparison, ComparisonRole, FamilyInfo } from '../compare/types.js';
 
@@ -177,6 +178,8 @@ export interface ReportInput {
   readonly holes?: HolesCheck;
   /** On judged qrels with gold beside them: the gate's verdict by the same rule on gold qrels alone. */
   readonly goldOnly?: GoldOnlyVerdict;
+  // answer level (issue 43): answered systems' accuracy, judge variance, attribution, failures, cost (answer-level.ts).
+  readonly answerLevel?: AnswerLevel;
 }
 
 /** The gate decided on the eval set's gold qrels alone (what the judge filled in counts as not relevant). */
@@ -276,7 +279,8 @@ export interface ReportData extends ReportInput {
 
 /** The judge as the verdict reads it (on judged or gold+judged qrels). */
 export interface JudgeHealth {
-  readonly qrels: 'judged' | 'gold+judged';
+  /** The qrels the relevance judge graded, or `answers`: the gate decides on `Acc`, the answer judge's grades. */
+  readonly qrels: 'judged' | 'gold+judged' | 'answers';
   /** `missing`: no human labels; `stale`: labels of another qrels version; then the validation's own result. */
   readonly validation: 'passed' | 'failed' | 'missing' | 'stale';
   readonly failures: readonly string[];
@@ -288,22 +292,19 @@ export interface JudgeHealth {
   readonly goldOnly?: GoldOnlyVerdict;
 }
 
-/** How a `compare.questions` entry came out: the sentence the report states. */
-export interface QuestionAnswer {
+/** How a `compare.questions` entry came out: the comparison it asks for (role, pair, measure) and the sentence the report states. */
+export interface QuestionAnswer extends Pick<Comparison, 'role' | 'baseline' | 'system' | 'measure'> {
   readonly id: string;
-  readonly role: 'confirmatory' | 'exploratory';
-  readonly baseline: string;
-  readonly system: string;
-  readonly measure: string;
   readonly sentence: string;
 }
 
-/** The best system of one stratum on the primary measure, and where every other stands against it. */
-export interface BestInStratum {
-  readonly stratum: string;
-  readonly measure: string;
+/**
+ * The best system of one stratum on the primary measure (its summary row's stratum, measure and mean), and where
+ * every other stands against it.
+ */
+export interface BestInStratum extends Pick<SummaryRow, 'stratum' | 'measure' | 'mean'> {
+  /** The best system's id. */
   readonly best: string;
-  readonly mean: number;
   /** Tested against the best (a family of their own per stratum) and not significantly worse. */
   readonly notWorse: readonly string[];
   readonly worse: readonly string[];

@@ -2,7 +2,7 @@ import { computeComparisons, gateCorrection, questionFamily } from '../compare/c
 import { reportedMeasures } from '../compare/measures.js';
 import { fmtDelta } from './format.js';
 import { describeComparison } from './gate.js';
-import { meanOf, overallStratum, primaryMeasure, type ReportCore } from './select.js';
+import { gateOnAnswerJudge, meanOf, overallStratum, primaryMeasure, type ReportCore } from './select.js';
 import type { Answers, BestInStratum, Decision, GateResult, JudgeHealth, QuestionAnswer, ReportWarning } from './types.js';
 
 /**
@@ -12,8 +12,9 @@ import type { Answers, BestInStratum, Decision, GateResult, JudgeHealth, Questio
  */
 export const GATE_EXIT = { stands: 0, reject: 3, judgeUnvalidated: 4 } as const;
 
-/** The judge's health as the verdict reads it; undefined on gold qrels (no judge). */
+/** The judge's health as the verdict reads it: the answer judge's on a gate on `Acc`; undefined on gold qrels (no judge). */
 export function judgeHealth(data: ReportCore): JudgeHealth | undefined {
+  if (gateOnAnswerJudge(data)) return answerJudgeHealth(data);
   const e = data.evalset;
   if (e.qrelsSource === 'gold') return undefined;
   const v = data.validation;
@@ -27,6 +28,19 @@ export function judgeHealth(data: ReportCore): JudgeHealth | undefined {
     ...(unavailable === undefined ? {} : { ppiUnavailable: unavailable }),
     ...(e.judge?.grades === undefined ? {} : { grades: e.judge.grades }),
     ...(data.goldOnly === undefined ? {} : { goldOnly: data.goldOnly }),
+  };
+}
+
+/** The answer judge's health: validated by `answer.humanLabels` or not (its labels are checked against these very answers). */
+function answerJudgeHealth(data: ReportCore): JudgeHealth {
+  const v = data.humanLabels?.of === 'answers' ? data.validation : undefined;
+  const validation = v === undefined ? 'missing' : v.pass ? 'passed' : 'failed';
+  const unavailable = data.gateResult?.config.judged === 'ppi' ? ppiGap(data) : undefined;
+  return {
+    qrels: 'answers',
+    validation,
+    failures: validation === 'failed' ? (v?.failures ?? []) : [],
+    ...(unavailable === undefined ? {} : { ppiUnavailable: unavailable }),
   };
 }
 
@@ -44,11 +58,13 @@ function ppiGap(data: ReportCore): string | undefined {
 function judgeQualifiers(h: JudgeHealth | undefined, data: ReportCore): string[] {
   if (h === undefined) return [];
   const out: string[] = [];
-  if (h.validation === 'missing') out.push('judge not validated (no human labels)');
+  if (h.validation === 'missing') out.push(`${h.qrels === 'answers' ? 'answer judge' : 'judge'} not validated (no human labels)`);
   if (h.validation === 'stale') out.push(`judge not validated on these judgments (human labels checked qrels version ${data.validation?.qrelsVersion})`);
   if (h.validation === 'failed') {
     const human = data.validation?.gate?.human;
-    out.push(`judge validation FAILED${human !== undefined && human !== data.gateResult?.verdict ? ` (human labels give ${human})` : ''}`);
+    out.push(
+      `${h.qrels === 'answers' ? 'answer judge' : 'judge'} validation FAILED${human !== undefined && human !== data.gateResult?.verdict ? ` (human labels give ${human})` : ''}`,
+    );
   }
   if (h.ppiUnavailable !== undefined) out.push(`no PPI interval (${h.ppiUnavailable})`);
   return out;
@@ -65,7 +81,7 @@ function warningQualifiers(warnings: readonly ReportWarning[]): string[] {
 
 /** What the verdict was decided on: gold qrels, the judge's grades, or the judge's grades corrected by PPI. */
 function basisOf(data: ReportCore): Decision['basis'] {
-  if (data.evalset.qrelsSource === 'gold') return 'gold';
+  if (data.evalset.qrelsSource === 'gold' && !gateOnAnswerJudge(data)) return 'gold';
   return data.gateResult?.config.judged === 'ppi' ? 'ppi' : 'judge';
 }
 

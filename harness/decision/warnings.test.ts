@@ -31,6 +31,12 @@ const CONTRADICTS: Readonly<Record<string, readonly string[]>> = {
   'judge-fooled': [],
   'judge-unvalidated': [],
   'ann-recall': [],
+  // The answer level's (answer-level.ts): counts of what failed and of judge self-disagreement, opposite of nothing.
+  'answer-failures': [],
+  'judge-flip-rate': [],
+  // The answer judge audit (answer-level.ts): a finding about the answer judge, which no other code clears; it
+  // is about another judge than judge-fooled's (the relevance judge), so the two may stand together.
+  'answer-judge-audit': [],
 };
 
 /** Codes that speak of judgment holes: none may appear on complete qrels. */
@@ -78,7 +84,7 @@ function variants(): ReportInput[] {
 describe('warnings never contradict each other', () => {
   it('the table knows every code the rules emit', () => {
     const dir = join(PROJECT_ROOT, 'harness', 'decision');
-    const source = ['warnings.ts', 'holes.ts', 'ann.ts', 'audit.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const source = ['warnings.ts', 'holes.ts', 'ann.ts', 'audit.ts', 'answer-level.ts'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     const codes = new Set([...source.matchAll(/code: (?:fault === 'empty' \? )?'([a-z-]+)'(?: : '([a-z-]+)')?/g)].flatMap((m) => [m[1], m[2]]).filter(Boolean));
     expect([...codes].sort()).toEqual(Object.keys(CONTRADICTS).sort());
     for (const [code, others] of Object.entries(CONTRADICTS)) for (const o of others) expect(CONTRADICTS[o], `${code} -> ${o}`).toContain(code);

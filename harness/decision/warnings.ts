@@ -1,4 +1,5 @@
 import { annRecallWarnings } from './ann.js';
+import { answerLevelWarnings } from './answer-level.js';
 import { GATE_FAMILY } from '../compare/comparisons.js';
 import { zeroWeightInputs } from '../systems/fuse.js';
 import { faultSentence } from '../systems/result-check.js';
@@ -6,7 +7,7 @@ import type { ReportedMeasure } from '../compare/measures.js';
 import { judgeFooled } from './audit.js';
 import { decisionDependsOnHoles } from './holes.js';
 import { fmtDelta, fmtMde, fmtMean, fmtP } from './format.js';
-import type { ReportCore } from './select.js';
+import { answerJudged, gateOnAnswerJudge, type ReportCore } from './select.js';
 import type { Comparison, ReportRun, ReportWarning, WarningSeverity } from './types.js';
 
 /**
@@ -39,23 +40,62 @@ function gateRuns(data: ReportCore): Set<string> {
   return new Set(g ? [g.baseline, g.candidate] : []);
 }
 
+/** What {@link aboutSubjects} needs: the code, the subjects' ids, those on the gate, the message. */
+interface SubjectsWarning {
+  readonly code: string;
+  readonly ids: readonly string[];
+  readonly onGate: ReadonlySet<string>;
+  readonly message: string;
+}
+
+/**
+ * One warning about several subjects (strata, runs), listed in `subject`; it bears on the gate when one of them
+ * does. None when there are no subjects.
+ */
+function aboutSubjects(w: SubjectsWarning): ReportWarning[] {
+  if (w.ids.length === 0) return [];
+  return [{ code: w.code, severity: 'warning', subject: w.ids.join(', '), gate: w.ids.some((id) => w.onGate.has(id)), message: w.message }];
+}
+
+/** One note (severity info, never on the gate). */
+function note(w: Pick<ReportWarning, 'code' | 'subject' | 'message'>): ReportWarning[] {
+  return [{ code: w.code, severity: 'info', subject: w.subject, gate: false, message: w.message }];
+}
+
+/** What {@link gateAndExploratory} needs: the code, the comparisons it is about, the gate item's severity and each item's message. */
+interface ComparisonsWarning {
+  readonly code: string;
+  readonly hits: readonly Comparison[];
+  readonly gateSeverity: WarningSeverity;
+  readonly gate: (cs: readonly Comparison[]) => string;
+  readonly exploratory: (cs: readonly Comparison[]) => string;
+}
+
+/**
+ * The comparisons among `hits` in two items: the gate's (confirmatory) in one of `gateSeverity` on subject
+ * `gate`, the exploratory ones in one note; each only when it has any.
+ */
+function gateAndExploratory(w: ComparisonsWarning): ReportWarning[] {
+  const out: ReportWarning[] = [];
+  const gate = w.hits.filter((c) => c.role === 'confirmatory');
+  if (gate.length > 0) out.push({ code: w.code, severity: w.gateSeverity, subject: 'gate', gate: true, message: w.gate(gate) });
+  const explore = w.hits.filter((c) => c.role === 'exploratory');
+  if (explore.length > 0) out.push(...note({ code: w.code, subject: 'exploratory', message: w.exploratory(explore) }));
+  return out;
+}
+
 /** Strata smaller than `compare.underpoweredBelow` queries, in one warning. */
 const underpoweredStratum: WarningRule = (data) => {
   const small = data.strata.filter((s) => s.n < data.compare.underpoweredBelow);
-  if (small.length === 0) return [];
-  const onGate = gateStrata(data);
-  return [
-    {
-      code: 'underpowered-stratum',
-      severity: 'warning',
-      subject: small.map((s) => s.id).join(', '),
-      gate: small.some((s) => onGate.has(s.id)),
-      message:
-        `${small.length === 1 ? 'stratum' : 'strata'} ${small.map((s) => `${s.id} (n=${s.n})`).join(', ')} ` +
-        `${small.length === 1 ? 'has' : 'have'} fewer than ${data.compare.underpoweredBelow} queries: only large ` +
-        'differences can reach significance there, and a non-significant result says little',
-    },
-  ];
+  return aboutSubjects({
+    code: 'underpowered-stratum',
+    ids: small.map((s) => s.id),
+    onGate: gateStrata(data),
+    message:
+      `${small.length === 1 ? 'stratum' : 'strata'} ${small.map((s) => `${s.id} (n=${s.n})`).join(', ')} ` +
+      `${small.length === 1 ? 'has' : 'have'} fewer than ${data.compare.underpoweredBelow} queries: only large ` +
+      'differences can reach significance there, and a non-significant result says little',
+  });
 };
 
 /** Non-significant with |delta| below the MDE: "not seen", not "absent". */
@@ -72,34 +112,18 @@ function describeBelowMde(c: Comparison): string {
  * too small to see a difference of that size. One warning for the gate's comparisons (a loss the gate could
  * not have seen), one note for all exploratory ones.
  */
-const mdeAboveDelta: WarningRule = (data) => {
-  const out: ReportWarning[] = [];
-  const gate = data.comparisons.filter((c) => c.role === 'confirmatory' && belowMde(c));
-  if (gate.length > 0) {
-    out.push({
-      code: 'mde-above-delta',
-      severity: 'warning',
-      subject: 'gate',
-      gate: true,
-      message:
-        `${plural(gate.length, 'gate comparison')} not significant with |delta| below the minimum detectable effect ` +
-        `(${listSome(gate.map(describeBelowMde))}): the eval set cannot tell such a difference from none`,
-    });
-  }
-  const explore = data.comparisons.filter((c) => c.role === 'exploratory' && belowMde(c));
-  if (explore.length > 0) {
-    out.push({
-      code: 'mde-above-delta',
-      severity: 'info',
-      subject: 'exploratory',
-      gate: false,
-      message:
-        `${plural(explore.length, 'exploratory comparison')} not significant with |delta| below the minimum detectable ` +
-        `effect (${listSome(explore.map(describeBelowMde))}); these are not evidence of no effect`,
-    });
-  }
-  return out;
-};
+const mdeAboveDelta: WarningRule = (data) =>
+  gateAndExploratory({
+    code: 'mde-above-delta',
+    hits: data.comparisons.filter(belowMde),
+    gateSeverity: 'warning',
+    gate: (gate) =>
+      `${plural(gate.length, 'gate comparison')} not significant with |delta| below the minimum detectable effect ` +
+      `(${listSome(gate.map(describeBelowMde))}): the eval set cannot tell such a difference from none`,
+    exploratory: (explore) =>
+      `${plural(explore.length, 'exploratory comparison')} not significant with |delta| below the minimum detectable ` +
+      `effect (${listSome(explore.map(describeBelowMde))}); these are not evidence of no effect`,
+  });
 
 /** The `Judged@k` measure to read coverage from: `Judged@10` when present, else the first `Judged@k`. */
 function judgedMeasure(measures: readonly ReportedMeasure[]): ReportedMeasure | undefined {
@@ -130,34 +154,25 @@ const judgmentHoles: WarningRule = (data, measures) => {
   if (data.evalset.qrelsCompleteness === 'complete') return [];
   const pooled = data.evalset.qrelsJudgesNonRelevant;
   if (pooled === false) {
-    return [
-      {
-        code: 'qrels-relevant-only',
-        severity: 'info',
-        subject: 'qrels',
-        gate: false,
-        message:
-          'the qrels list only relevant documents, so every unlisted document counts as not relevant and Judged@k ' +
-          'equals precision: judgment holes cannot be measured from these qrels',
-      },
-    ];
+    return note({
+      code: 'qrels-relevant-only',
+      subject: 'qrels',
+      message:
+        'the qrels list only relevant documents, so every unlisted document counts as not relevant and Judged@k ' +
+        'equals precision: judgment holes cannot be measured from these qrels',
+    });
   }
   if (pooled !== true) return [];
   const judged = judgedMeasure(measures);
   if (!judged) {
     // The holes check (condensed lists, Bpref) did run: only Judged@k's per-run coverage is missing.
     if (data.holes !== undefined) return [];
-    return [
-      {
-        code: 'holes-unchecked',
-        severity: 'info',
-        subject: 'measures',
-        gate: false,
-        message:
-          'no Judged@k measure in this report, so judgment holes were not checked; add Judged@10 to the measures ' +
-          'to see how much of each top 10 was judged',
-      },
-    ];
+    return note({
+      code: 'holes-unchecked',
+      subject: 'measures',
+      message:
+        'no Judged@k measure in this report, so judgment holes were not checked; add Judged@10 to the measures to see how much of each top 10 was judged',
+    });
   }
   const measure = judged.spelling;
   const threshold = data.compare.judgedThreshold;
@@ -166,19 +181,14 @@ const judgmentHoles: WarningRule = (data, measures) => {
     .filter((run) => !covered(run))
     .map((run) => ({ run: run.id, rows: data.summary.filter((r) => r.run === run.id && r.measure === measure && r.mean < threshold) }))
     .filter((x) => x.rows.length > 0);
-  if (low.length === 0) return [];
-  const onGate = gateRuns(data);
-  return [
-    {
-      code: 'judged-holes',
-      severity: 'warning',
-      subject: low.map((x) => x.run).join(', '),
-      gate: low.some((x) => onGate.has(x.run)),
-      message:
-        `${measure} below ${fmtMean(threshold)} for ${listSome(low.map((x) => `${x.run} (${x.rows.map((r) => `${r.stratum} ${fmtMean(r.mean)}`).join(', ')})`))}; ` +
-        'unjudged documents count as not relevant, which penalises runs that retrieve outside the judged pool',
-    },
-  ];
+  return aboutSubjects({
+    code: 'judged-holes',
+    ids: low.map((x) => x.run),
+    onGate: gateRuns(data),
+    message:
+      `${measure} below ${fmtMean(threshold)} for ${listSome(low.map((x) => `${x.run} (${x.rows.map((r) => `${r.stratum} ${fmtMean(r.mean)}`).join(', ')})`))}; ` +
+      'unjudged documents count as not relevant, which penalises runs that retrieve outside the judged pool',
+  });
 };
 
 /**
@@ -335,35 +345,19 @@ const silentZeros: WarningRule = (data) => {
  * the largest draw count left it undecided.
  */
 const pNearAlpha: WarningRule = (data) => {
-  const near = data.comparisons.filter((c) => c.nearAlpha);
   const describe = (c: Comparison): string =>
     `${c.system} vs ${c.baseline} on ${c.measure} in ${c.stratum}: corrected p ${fmtP(c.pAdjusted)} from ${c.permutations} permutations`;
-  const out: ReportWarning[] = [];
-  const gate = near.filter((c) => c.role === 'confirmatory');
-  if (gate.length > 0) {
-    out.push({
-      code: 'p-near-alpha',
-      severity: 'serious',
-      subject: 'gate',
-      gate: true,
-      message:
-        `${plural(gate.length, 'gate comparison')} with a corrected p within two Monte Carlo standard errors of alpha ` +
-        `${data.compare.alpha} (${listSome(gate.map(describe))}): another seed could change the verdict; raise compare.permutations`,
-    });
-  }
-  const explore = near.filter((c) => c.role === 'exploratory');
-  if (explore.length > 0) {
-    out.push({
-      code: 'p-near-alpha',
-      severity: 'info',
-      subject: 'exploratory',
-      gate: false,
-      message:
-        `${plural(explore.length, 'exploratory comparison')} with a corrected p within two Monte Carlo standard errors of ` +
-        `alpha (${listSome(explore.map(describe))}); their significance depends on the draws`,
-    });
-  }
-  return out;
+  return gateAndExploratory({
+    code: 'p-near-alpha',
+    hits: data.comparisons.filter((c) => c.nearAlpha),
+    gateSeverity: 'serious',
+    gate: (gate) =>
+      `${plural(gate.length, 'gate comparison')} with a corrected p within two Monte Carlo standard errors of alpha ` +
+      `${data.compare.alpha} (${listSome(gate.map(describe))}): another seed could change the verdict; raise compare.permutations`,
+    exploratory: (explore) =>
+      `${plural(explore.length, 'exploratory comparison')} with a corrected p within two Monte Carlo standard errors of ` +
+      `alpha (${listSome(explore.map(describe))}); their significance depends on the draws`,
+  });
 };
 
 /**
@@ -372,9 +366,9 @@ const pNearAlpha: WarningRule = (data) => {
  */
 const judgeUnvalidated: WarningRule = (data) => {
   const e = data.evalset;
-  if (e.qrelsSource === 'gold') return [];
+  if (e.qrelsSource === 'gold' || data.humanLabels?.of === 'answers') return [];
   const v = data.validation;
-  const onGate = data.gateResult !== undefined;
+  const onGate = data.gateResult !== undefined && !gateOnAnswerJudge(data);
   const base = { code: 'judge-unvalidated', severity: 'serious' as const, subject: 'judge', gate: onGate };
   const version = e.judge?.qrelsVersion;
   if (v === undefined)
@@ -396,6 +390,26 @@ const judgeUnvalidated: WarningRule = (data) => {
 };
 
 /**
+ * `Acc` graded by an answer judge that human answer labels (`answer.humanLabels`) did not validate, or that failed
+ * the validation: accuracy that rests on an LLM's verdicts nobody checked (docs/adr/0045).
+ */
+const answerJudgeUnvalidated: WarningRule = (data) => {
+  if (!answerJudged(data)) return [];
+  const v = data.humanLabels?.of === 'answers' ? data.validation : undefined;
+  const base = { code: 'judge-unvalidated', severity: 'serious' as const, subject: 'answer judge', gate: gateOnAnswerJudge(data) };
+  if (v === undefined)
+    return [
+      {
+        ...base,
+        message:
+          'Acc rests on the answer judge and no human answer labels: nothing shows its grades hold; label answers (harness kappa --answers) and name the session in answer.humanLabels',
+      },
+    ];
+  if (!v.pass) return [{ ...base, message: `the answer judge failed validation on ${v.labelledQueries} human-labelled questions: ${v.failures.join('; ')}` }];
+  return [];
+};
+
+/**
  * Every warning rule. A new kind of caveat (fusion diagnostics that find an arm unreachable, parameters tuned
  * on the test split) is one more rule here, reading whatever new field of ReportData carries its evidence.
  */
@@ -412,7 +426,9 @@ export const warningRules = {
   'judge-fooled': judgeFooled,
   'decision-depends-on-holes': decisionDependsOnHoles,
   'judge-unvalidated': judgeUnvalidated,
+  'answer-judge-unvalidated': answerJudgeUnvalidated,
   'ann-recall': (data) => annRecallWarnings(data, gateRuns(data)),
+  'answer-level': answerLevelWarnings, // answer level (issue 43): answer failures, judge flip rate
 } as const satisfies Record<string, WarningRule>;
 
 const SEVERITY_RANK: Record<WarningSeverity, number> = { serious: 0, warning: 1, info: 2 };

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EvalSet } from '../../evalset/types.js';
-import { tempFolder } from '../testing/files.js';
+import { tempJudgments } from '../testing/judgments.js';
 import { withChosenQrels } from './qrels.js';
-import { type JudgmentRecord, type JudgmentsManifest, writeJudgments } from './store.js';
+import type { JudgmentRecord, JudgmentsManifest } from './store.js';
 
 const es: EvalSet = {
   name: 'es',
@@ -22,11 +22,10 @@ const rec = (docId: string, grade: number | null): JudgmentRecord => ({
   parseFailures: grade === null ? 1 : 0,
 });
 
+/** A judgments folder of `records` whose pool also held `gold` pairs gold graded (the judge skipped them). */
 async function folder(records: JudgmentRecord[], gold = 1): Promise<string> {
-  const dir = await tempFolder('qrels', {});
-  const manifest = {
-    judgmentsVersion: 1,
-    qrelsVersion: 'v1',
+  const n = records.length + gold;
+  const manifest: Partial<JudgmentsManifest> = {
     judge: {
       model: 'm',
       prompt: { name: 'umbrela-v1', sha256: 'ab'.repeat(32) },
@@ -36,15 +35,10 @@ async function folder(records: JudgmentRecord[], gold = 1): Promise<string> {
       baseURL: 'x',
       local: true,
     },
-    pool: { depth: 5, systems: ['s'], pairs: records.length + gold, queries: 1 },
-    evalset: { name: 'es', format: 'memory', path: '.', fingerprint: 'f' },
-    counts: { pooled: records.length + gold, gold, judged: 0, parseFailures: 0, skippedSensitive: 0, requests: 0, cachedReplies: 0 },
-    tokens: { prompt: 0, completion: 0 },
-    startedAt: 't',
-    finishedAt: 't',
-  } satisfies JudgmentsManifest;
-  await writeJudgments(join(dir, 'j'), manifest, records);
-  return join(dir, 'j');
+    pool: { depth: 5, systems: ['s'], pairs: n, queries: 1 },
+    counts: { pooled: n, gold, judged: 0, parseFailures: 0, skippedSensitive: 0, requests: 0, cachedReplies: 0 },
+  };
+  return join(await tempJudgments('qrels', records, 'v1', { manifest }), 'judgments');
 }
 
 describe('withChosenQrels', () => {

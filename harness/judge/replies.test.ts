@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.js';
 import { tempFolder } from '../testing/files.js';
 import { type Loopback, type LoopbackReply, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
+import { judgeArgv } from '../testing/judge-argv.js';
 import { filesContaining } from '../testing/secret.js';
 import { readJudgments } from './store.js';
 
@@ -51,26 +52,7 @@ function fixture(): Promise<string> {
 }
 
 function args(baseUrl: string, extra: string[] = [], out = 'judgments'): string[] {
-  return [
-    'judge',
-    '--runs',
-    'a.trec',
-    '--evalset',
-    'es',
-    '--out',
-    out,
-    '--cache',
-    'cache',
-    '--depth',
-    '2',
-    '--model',
-    'judge-m',
-    '--base-url',
-    baseUrl,
-    '--concurrency',
-    '1',
-    ...extra,
-  ];
+  return judgeArgv('judge-m', out, ['--base-url', baseUrl, '--concurrency', '1', ...extra]);
 }
 
 /** A chat completion with `content` (the grade tag of the passage when absent), from `model`. */

@@ -179,12 +179,78 @@ export interface ItemView {
   readonly docText: string;
 }
 
-export interface SessionIo {
+/**
+ * What a labelling session talks to, for either kind of session: `Item` is what one label is of, `View` what is
+ * shown of it, `State` what is saved.
+ */
+export interface LabelIo<Item, View, State> {
   /** Single keys, in order: a TTY in raw mode, or any stream (a test, a pipe). */
   readonly keys: AsyncIterable<string>;
   readonly write: (text: string) => void;
-  readonly view: (item: KappaItem) => ItemView;
-  readonly save: (s: SessionState) => Promise<void>;
+  readonly view: (item: Item) => View;
+  readonly save: (s: State) => Promise<void>;
+}
+
+export type SessionIo = LabelIo<KappaItem, ItemView, SessionState>;
+
+/** The part of a session's state the key loop moves through: relevance and answer sessions alike. */
+export interface LabelProgress<L> {
+  readonly items: readonly { readonly stratum: string }[];
+  readonly labels: L[];
+  position: number;
+}
+
+/** The line that heads the item shown: how far the session is, the item's stratum and a label already given. */
+export function progressLine<L>(s: LabelProgress<L | null>, said: (label: L) => string): string {
+  const item = s.items[s.position];
+  const done = s.labels.filter((l) => l !== null).length;
+  const current = s.labels[s.position];
+  const yours = current === null || current === undefined ? '' : `; your label: ${said(current)}`;
+  return `[${s.position + 1}/${s.items.length}] stratum ${item?.stratum}; ${done} labelled or skipped${yours}`;
+}
+
+/** What the key loop needs of one kind of session: its help line, the label a key gives, and how to show an item. */
+export interface LabelKeys<L> {
+  readonly help: string;
+  /** The label a key gives, or undefined for a key that labels nothing (`b`, `q` among them). */
+  readonly labelOf: (key: string) => L | undefined;
+  readonly show: () => void;
+  /** Said when the last item is labelled or skipped. */
+  readonly finished: string;
+}
+
+/**
+ * Runs a labelling loop from `s.position`: each label or skip is stored and saved before the next item shows, `b`
+ * goes back one item (its label can be changed), `q` (or Ctrl-C, Ctrl-D) stops. Returns true when every item has
+ * a label or a skip, false when stopped before. Other keys (newlines of a piped input among them) are ignored.
+ */
+export async function runLabelLoop<L, S extends LabelProgress<L | null>>(
+  s: S,
+  io: Pick<LabelIo<unknown, unknown, S>, 'keys' | 'write' | 'save'>,
+  k: LabelKeys<L>,
+): Promise<boolean> {
+  if (s.position >= s.items.length) return true;
+  io.write(`${k.help}\n`);
+  k.show();
+  for await (const key of io.keys) {
+    if (key === 'q' || key === '\u0003' || key === '\u0004') {
+      io.write('\nstopped; run the same command again to resume\n');
+      return false;
+    }
+    const label = k.labelOf(key);
+    if (key === 'b' || label !== undefined) {
+      if (label === undefined) s.position = Math.max(0, s.position - 1);
+      else s.labels[s.position++] = label;
+      await io.save(s);
+      if (s.position >= s.items.length) {
+        io.write(`\n${k.finished}\n`);
+        return true;
+      }
+      k.show();
+    } else if (key.trim() !== '') io.write(`\n${k.help}\n> `);
+  }
+  io.write('\ninput ended; run the same command again to resume\n');
+  return false;
 }
 
 const HELP = 'keys: 0-3 grade, s skip, b back, q quit (progress is saved after every key)';
@@ -193,56 +259,18 @@ const SCALE = '0 nothing to do with the query | 1 related, does not answer | 2 p
 function show(s: SessionState, io: SessionIo): void {
   const item = s.items[s.position] as KappaItem;
   const v = io.view(item);
-  const done = s.labels.filter((l) => l !== null).length;
-  const current = s.labels[s.position];
-  io.write(
-    [
-      '',
-      `[${s.position + 1}/${s.items.length}] stratum ${item.stratum}; ${done} labelled or skipped${current === null || current === undefined ? '' : `; your label: ${current}`}`,
-      `query ${item.queryId}: ${v.queryText}`,
-      `memory ${item.docId}: ${v.docText}`,
-      SCALE,
-      '> ',
-    ].join('\n'),
-  );
+  io.write(['', progressLine(s, String), `query ${item.queryId}: ${v.queryText}`, `memory ${item.docId}: ${v.docText}`, SCALE, '> '].join('\n'));
 }
 
-/**
- * Runs the labelling loop from `s.position`: each grade or skip is stored and the next item shown, `b` goes
- * back one item (its label can be changed), `q` (or Ctrl-C, Ctrl-D) stops. The state is saved after every
- * change. Returns true when every item has a label or a skip, false when stopped before. Other keys (newlines
- * of a piped input among them) are ignored.
- */
-export async function runSession(s: SessionState, io: SessionIo): Promise<boolean> {
-  if (s.position >= s.items.length) return true;
-  io.write(`${HELP}\n`);
-  show(s, io);
-  for await (const key of io.keys) {
-    if (key === 'q' || key === '\u0003' || key === '\u0004') {
-      io.write('\nstopped; run the same command again to resume\n');
-      return false;
-    }
-    if (key === 'b') {
-      if (s.position > 0) s.position--;
-      await io.save(s);
-      show(s, io);
-      continue;
-    }
-    if (key === 's' || /^[0-3]$/.test(key)) {
-      s.labels[s.position] = key === 's' ? 'skip' : Number(key);
-      s.position++;
-      await io.save(s);
-      if (s.position >= s.items.length) {
-        io.write('\nevery pair labelled or skipped\n');
-        return true;
-      }
-      show(s, io);
-      continue;
-    }
-    if (key.trim() !== '') io.write(`\n${HELP}\n> `);
-  }
-  io.write('\ninput ended; run the same command again to resume\n');
-  return false;
+/** A grade 0-3 or `s` (skip); undefined for any other key. */
+function gradeOf(key: string): Exclude<HumanLabel, null> | undefined {
+  if (key === 's') return 'skip';
+  return /^[0-3]$/.test(key) ? Number(key) : undefined;
+}
+
+/** The relevance labelling loop ({@link runLabelLoop}): grades 0-3 of judged pairs. */
+export function runSession(s: SessionState, io: SessionIo): Promise<boolean> {
+  return runLabelLoop(s, io, { help: HELP, labelOf: gradeOf, show: () => show(s, io), finished: 'every pair labelled or skipped' });
 }
 
 /** Single characters from a stream; on a TTY the caller puts it in raw mode first, so each key arrives alone. */

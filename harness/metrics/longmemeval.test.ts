@@ -1,10 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadLongMemEval, longMemEvalOptions } from '../../evalset/adapters/longmemeval.js';
 import { ndcgAny, recallAll, recallAny } from '../../evalset/adapters/longmemeval-metrics.js';
 import type { Qrels, Run } from '../../evalset/types.js';
+import type { ReportData } from '../decision/types.js';
 import type { HarnessError } from '../errors.js';
+import { runCaptured } from '../testing/cli.js';
 import { describeShared, sharedPath } from '../testing/shared.js';
+import { tempDir } from '../testing/temp.js';
 import { evaluate } from './evaluate.js';
 import { parseMeasure } from './measure.js';
 import { evaluate as publicEvaluate } from './public.js';
@@ -192,4 +196,114 @@ describe('LongMemEval turn-to-session measures refuse what they cannot score', (
     }
     expect((err as HarnessError).exitCode).toBe(2);
   });
+});
+
+/**
+ * A turn of a hand-made LongMemEval session: `u` user or `a` assistant, then `+` (has_answer true), `-` (false)
+ * or nothing (no has_answer), a space and the text.
+ */
+function turn(spec: string): { role: string; content: string; has_answer?: boolean } {
+  const [, role, mark, content] = /^([ua])([+-]?) (.*)$/.exec(spec)!;
+  return { role: role === 'u' ? 'user' : 'assistant', content: content!, ...(mark === '' ? {} : { has_answer: mark === '+' }) };
+}
+
+/** A question of the official schema over `sessions` (id -> turns), its answer sessions those named `answer_*`. */
+function question(id: string, type: string, sessions: Record<string, readonly string[]>): object {
+  const ids = Object.keys(sessions);
+  return {
+    question_id: id,
+    question_type: type,
+    question: `question ${id}?`,
+    answer: 'x',
+    question_date: '2023/06/01 (Thu) 10:00',
+    haystack_dates: ids.map((_, i) => `2023/05/0${i + 1} (Mon) 09:00`),
+    haystack_session_ids: ids,
+    haystack_sessions: Object.values(sessions).map((s) => s.map(turn)),
+    answer_session_ids: ids.filter((s) => s.startsWith('answer_')),
+  };
+}
+
+describe("LongMemEval measures averaged over the questions LongMemEval's averages keep", () => {
+  // a1 and b1 are scored. c1 (single-session-assistant) has no user turn with has_answer: run_retrieval.py's
+  // averages skip it ("no target turns from the user side"), as they skip d1_abs. Kept, it would add 0.
+  const file = [
+    question('a1', 'knowledge-update', {
+      f_1: ['u I like tea.', 'a Nice.', 'u And cake.'],
+      answer_a_1: ['u+ I moved to Porto.', 'a Great.', 'u- It rains.'],
+      answer_a_2: ['u+ Now I live in Lisbon.', 'a Sunny!', 'u+ Lisbon suits me.'],
+    }),
+    question('b1', 'single-session-user', { answer_b_1: ['u+ My dog is Biscuit.', 'a Cute.'], f_2: ['u Any films?', 'a Dune.'] }),
+    question('c1', 'single-session-assistant', { f_2: ['u Any films?', 'a Dune.'], answer_c_1: ['u- A book?', 'a+ Read Solaris.'] }),
+    question('d1_abs', 'temporal-reasoning', { answer_d_1: ['u+ I visited Rome.'] }),
+  ];
+  const rankings: Record<string, readonly string[]> = {
+    a1: ['f_1_1', 'answer_a_1_3', 'answer_a_2_3', 'answer_a_1_1', 'f_1_3', 'answer_a_2_1'],
+    b1: ['answer_b_1_1', 'f_2_1'],
+    c1: ['answer_c_1_1', 'f_2_1'],
+    d1_abs: ['answer_d_1_1'],
+  };
+  /**
+   * By hand, from eval_utils.py and run_retrieval.py (commit 9e0b455f), and checked by running them on this file.
+   * a1 in their turn mode: corpus f_1_1 f_1_3 answer_a_1_1 noans_a_1_3 answer_a_2_1 answer_a_2_3, stripped
+   * f_1 f_1 answer_a_1 noans_a_1 answer_a_2 answer_a_2 (relevances 0 0 1 0 1 1; ideal 1 1 1 0 0 0); the ranking
+   * maps to f_1 noans_a_1 answer_a_2 answer_a_1 f_1 answer_a_2.
+   * - k 1: k' 1, top f_1: 0, 0, 0.
+   * - k 3: k' 3 (3 sessions); any 1, all 0 (answer_a_1 missing); gains 0 0 1: (1/log2 3) / (1 + 1 + 1/log2 3).
+   * - k 5: 4 sessions in all, so k' runs past the 6 turns; any 1, all 1; gains 0 0 1 1 0 1:
+   *   (1/log2 3 + 1/log2 4 + 1/log2 6) / (2 + 1/log2 3).
+   * Turn level at 5 (evaluate_retrieval): all 0 (answer_a_2_1 is 6th); gains 0 0 1 1 0: (1/log2 3 + 1/2) / (2 + 1/log2 3).
+   * b1 ranks its one relevant turn first: 1 everywhere. Their average is the mean of a1 and b1.
+   */
+  const L3 = 1 / Math.log2(3);
+  const a1 = { t2s3: L3 / (2 + L3), t2s5: (L3 + 1 / 2 + 1 / Math.log2(6)) / (2 + L3), turn5: (L3 + 1 / 2) / (2 + L3) };
+  const official: Record<string, number> = {
+    'Success-T2S@1': 0.5,
+    'R-all-T2S@1': 0.5,
+    'nDCG-LME-T2S@1': 0.5,
+    'Success-T2S@3': 1,
+    'R-all-T2S@3': 0.5,
+    'nDCG-LME-T2S@3': (a1.t2s3 + 1) / 2,
+    'Success-T2S@5': 1,
+    'R-all-T2S@5': 1,
+    'nDCG-LME-T2S@5': (a1.t2s5 + 1) / 2,
+    'Success@5': 1,
+    'R-all@5': 0.5,
+    'nDCG-LME@5': (a1.turn5 + 1) / 2,
+  };
+
+  it('the hand-computed numbers are what their code printed on this file', () => {
+    expect(official['nDCG-LME-T2S@3']).toBeCloseTo(0.6199062332840657, 15);
+    expect(official['nDCG-LME-T2S@5']).toBeCloseTo(0.7884498452962543, 15);
+    expect(official['nDCG-LME@5']).toBeCloseTo(0.7149296749630493, 15);
+  });
+
+  it('harness ablate reports their averages: c1 and d1_abs are left out of the scored questions and counted', async () => {
+    const dir = tempDir('lme-averages');
+    writeFileSync(join(dir, 'lme.json'), JSON.stringify(file));
+    const trec = Object.entries(rankings).flatMap(([q, ids]) => ids.map((d, i) => `${q} Q0 ${d} ${i + 1} ${ids.length - i} hand`));
+    writeFileSync(join(dir, 'ranked.trec'), `${trec.join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      [
+        'name: lme-averages',
+        'evalset: { format: longmemeval, path: lme.json, options: { unit: turn } }',
+        `measures: [${Object.keys(official).join(', ')}]`,
+        'topK: 10',
+        'arms: [{ id: ranked, kind: run-file, params: { path: ranked.trec } }]',
+        'output: out',
+        'cache: cache',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCaptured(['ablate', '--config', 'c.yaml'], dir);
+    expect(r.code, r.stderr + r.log.join('\n')).toBe(0);
+    const [folder] = readdirSync(join(dir, 'out'));
+    const report = JSON.parse(readFileSync(join(dir, 'out', folder!, 'report.json'), 'utf8')) as ReportData;
+    expect(report.queries.map((q) => q.id)).toEqual(['a1', 'b1']);
+    expect(report.evalset.notes).toContain("1 questions with no user turn marked has_answer skipped, as LongMemEval's averages skip them: c1");
+    for (const [measure, mean] of Object.entries(official)) {
+      const row = report.summary.find((s) => s.stratum === 'all' && s.run === 'ranked' && s.measure === measure);
+      expect(row?.mean, measure).toBeCloseTo(mean, 12);
+    }
+  }, 60_000);
 });

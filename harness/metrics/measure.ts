@@ -55,6 +55,8 @@ interface Family {
   readonly coverage?: true;
   /** Reads the turns' sessions (`JudgedRanking.turnSessions`): LongMemEval's turn-to-session measures. */
   readonly turnSessions?: true;
+  /** An Answer measure: its per-question value comes from the answer stage, never from a ranking. */
+  readonly answer?: true;
   /** The per-query value; `level` is the resolved relevance level. */
   readonly compute: (r: JudgedRanking, m: Measure, level: number, scratch: Float64Array) => number;
   /** The family's measures as trec_eval computes and prints them; none when trec_eval has no equivalent. */
@@ -134,6 +136,22 @@ function cut(f: (r: JudgedRanking, level: number, k: readonly number[], out: Flo
 
 function gainOverrides(m: Measure): GainOverride[] {
   return Object.entries(m.params.gains ?? {}).map(([name, value]) => ({ name, value }));
+}
+
+/**
+ * The Answer measures: per-question values of an answer, not of a ranking. `Acc` is the answer judge's 0/1
+ * grade; the lexical three compare the answer's text with the gold (answer-text.ts). The two F1s are different
+ * numbers under the same name elsewhere (LoCoMo's stemmed multiset F1, mem0's token-set F1), so neither is
+ * plain `F1` (docs/adr/0046-answer-measures-and-stemmer.md).
+ */
+export const ANSWER_MEASURE_NAMES = ['Acc', 'F1-LoCoMo', 'F1-set', 'EM'] as const;
+export type AnswerMeasureName = (typeof ANSWER_MEASURE_NAMES)[number];
+
+/** An Answer measure's kernel: reached only when something asks a ranking for it, which is a mistake to name. */
+function fromAnswerStage(_r: JudgedRanking, m: Measure): number {
+  throw new UsageError(`${formatMeasure(m)} is an answer measure: its value per question comes from the answer stage, not from a ranking`, {
+    hint: 'score it with `harness ablate` and an `answer:` block in the config (a reader, and a judge for Acc)',
+  });
 }
 
 /** Every measure family, by canonical name. trec_eval names in the descriptions. */
@@ -520,6 +538,34 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     compute: (r) => numNonrelJudgedRet(r),
     trec: [{ name: 'num_nonrel_judged_ret', order: 35, kind: 'count', nicknames: ALL_TREC, compute: (r, _q, _p, o, i) => void (o[i] = numNonrelJudgedRet(r)) }],
   },
+  Acc: {
+    cutoff: 'none',
+    params: [],
+    describe: "answer accuracy: 1 when the answer judge grades a question's answer correct, else 0 (answer stage)",
+    answer: true,
+    compute: fromAnswerStage,
+  },
+  'F1-LoCoMo': {
+    cutoff: 'none',
+    params: [],
+    describe: "LoCoMo's answer F1: Porter-stemmed token overlap with the gold, by its per-category rules (answer stage)",
+    answer: true,
+    compute: fromAnswerStage,
+  },
+  'F1-set': {
+    cutoff: 'none',
+    params: [],
+    describe: "mem0's answer F1: overlap of the answer's and the gold's sets of lower-cased words (answer stage)",
+    answer: true,
+    compute: fromAnswerStage,
+  },
+  EM: {
+    cutoff: 'none',
+    params: [],
+    describe: 'exact match of answer and gold after SQuAD normalisation (case, punctuation, articles), 0 or 1 (answer stage)',
+    answer: true,
+    compute: fromAnswerStage,
+  },
 };
 
 /** Canonical measure names, for help texts and did-you-mean. */
@@ -646,7 +692,13 @@ const ALIASES: Readonly<Record<string, string>> = {
   num_rel: 'NumRel',
   num_rel_ret: 'NumRelRet',
   num_nonrel_judged_ret: 'NumNonrelJudgedRet',
+  accuracy: 'Acc',
   ...Object.fromEntries(Object.keys(FAMILIES).map((name) => [name.toLowerCase(), name])),
+};
+
+/** Names other tools give to different numbers: refused, with the canonical names to choose between. */
+const AMBIGUOUS: Readonly<Record<string, string>> = {
+  f1: "LoCoMo's and mem0's evaluations both call their answer F1 `F1` and compute different numbers; write F1-LoCoMo (stemmed tokens, per-category rules) or F1-set (mem0's token sets)",
 };
 
 /** The names a measure family answers to besides its canonical one, for `harness measures`. */
@@ -691,6 +743,8 @@ export function parseMeasure(text: string): Measure {
   let name = m[1]!;
   let cutoffText = m[3];
   if (!FAMILIES[name]) {
+    const ambiguous = AMBIGUOUS[name.toLowerCase()];
+    if (ambiguous !== undefined) throw new UsageError(`measure "${text}" is ambiguous: ${ambiguous}`);
     const alias = resolveAlias(name);
     if (alias === undefined) {
       throw new UsageError(`unknown measure "${text}"; did you mean "${suggest(name, cutoffText)}"?`, {
@@ -800,6 +854,11 @@ export function measureKernel(m: Measure): Family['compute'] {
 /** Is the measure tested in Comparisons? Every one is but a coverage diagnostic (`Judged@k`). */
 export function isTested(m: Measure): boolean {
   return FAMILIES[m.name]?.coverage !== true;
+}
+
+/** Is it an Answer measure (`Acc`, `F1-LoCoMo`, `F1-set`, `EM`), whose per-question value the answer stage gives? */
+export function isAnswerMeasure(m: Measure): boolean {
+  return FAMILIES[m.name]?.answer === true;
 }
 
 /** Does the measure read the turns' sessions (LongMemEval's turn-to-session measures, `*-T2S@k`)? */

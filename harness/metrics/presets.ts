@@ -5,9 +5,9 @@
 export const measurePresets = {
   /**
    * LongMemEval's retrieval measures at their session-level cutoffs, for comparison with published numbers:
-   * recall_any@k = Success@k, recall_all@k = R-all@k, ndcg_any@k = nDCG-LME@k. One known difference: for a
-   * question with no relevant unit (single-session-assistant questions under the user-turns-only protocol)
-   * their recall_all is 1 (Python's all([])) and ours is 0.
+   * recall_any@k = Success@k, recall_all@k = R-all@k, ndcg_any@k = nDCG-LME@k. Questions without a `has_answer` turn among the indexed
+   * turns are skipped and counted at load, as their averages skip them; one difference remains: a question whose
+   * `has_answer` turns all lie outside its answer sessions scores R-all 0 here and 1 there (Python's all([])).
    */
   longmemeval: ['Success@5', 'R-all@5', 'nDCG-LME@5', 'Success@10', 'R-all@10', 'nDCG-LME@10'],
   /** The same at their turn-level cutoffs (5, 10, 50). */

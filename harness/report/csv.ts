@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { answerComparisonRows } from './answer-level.js';
 import { findComparison } from '../decision/select.js';
 import type { Comparison, ReportData } from '../decision/types.js';
 
@@ -76,6 +77,7 @@ export function renderComparisonsCsv(data: ReportData): string {
   for (const c of data.comparisons) {
     rows.push([c.stratum, String(c.n), c.measure, c.system, c.baseline, num(c.systemMean), num(c.baselineMean), ...comparisonCells(c)]);
   }
+  rows.push(...answerComparisonRows(data, rows[0] as string[])); // answer level (issue 43): exact McNemar rows
   return stringify(rows);
 }
 

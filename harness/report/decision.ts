@@ -148,7 +148,9 @@ function gradeRows(grades: Readonly<Record<string, readonly number[]>>, strata: 
 export function judgeHealthBlocks(data: ReportData): Block[] {
   const h = data.decision?.judge;
   if (h === undefined) return [];
-  const lines = [`Judge (${h.qrels} qrels): ${VALIDATION_TEXT[h.validation]}${h.failures.length > 0 ? ` (${h.failures.join('; ')})` : ''}.`];
+  const lines = [
+    `${h.qrels === 'answers' ? 'Answer judge (Acc)' : `Judge (${h.qrels} qrels)`}: ${VALIDATION_TEXT[h.validation]}${h.failures.length > 0 ? ` (${h.failures.join('; ')})` : ''}.`,
+  ];
   if (h.ppiUnavailable !== undefined) lines.push(`The PPI gate has no interval: ${h.ppiUnavailable}.`);
   if (h.goldOnly !== undefined)
     lines.push(`On gold qrels alone (${h.goldOnly.judgedQueries} queries with gold judgments), the gate says ${h.goldOnly.verdict}: ${h.goldOnly.reason}.`);

@@ -1,4 +1,5 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
+import { answerLevelBlocks } from './answer-level.js';
 import { asDecided } from '../decision/gate.js';
 import type { Block } from './blocks.js';
 import {
@@ -288,6 +289,7 @@ export function renderHtml(decided: ReportData): string {
     ...headSection(data),
     ...gateSection(data),
     ...blocksToHtml(answersBlocks(data), esc),
+    ...blocksToHtml(answerLevelBlocks(data), esc), // answer level (issue 43)
     ...warningsSection(data),
     ...blocksToHtml(validationBlocks(data), esc),
     ...blocksToHtml(judgedQrelsBlocks(data), esc),

@@ -1,4 +1,5 @@
 import { confirmatory, questionText } from './decision.js';
+import { answerLevelLatex } from './answer-level.js';
 import { asDecided } from '../decision/gate.js';
 import { fmtCompCI, fmtDelta, fmtLevel, fmtMean, fmtP } from '../decision/format.js';
 import { meanOf, methodSentence } from '../decision/select.js';
@@ -89,6 +90,7 @@ export function renderLatex(decided: ReportData): string {
     '',
     ...gateTable(data),
     ...data.strata.flatMap((s) => stratumTable(data, s)),
+    ...answerLevelLatex(data, latexEscape), // answer level (issue 43)
     '\\end{document}',
     '',
   ].join('\n');

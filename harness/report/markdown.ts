@@ -1,4 +1,5 @@
 import { gateEvidenceBlocks, validationBlocks } from './validation.js';
+import { answerLevelBlocks } from './answer-level.js';
 import { asDecided } from '../decision/gate.js';
 import {
   answersBlocks,
@@ -240,6 +241,7 @@ export function renderMarkdown(decided: ReportData): string {
     ...headSection(data),
     ...gateSection(data),
     ...blocksToMarkdown(answersBlocks(data)),
+    ...blocksToMarkdown(answerLevelBlocks(data)), // answer level (issue 43)
     ...warningsSection(data),
     ...blocksToMarkdown(validationBlocks(data)),
     ...blocksToMarkdown(judgedQrelsBlocks(data)),

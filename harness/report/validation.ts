@@ -1,7 +1,7 @@
 import type { PpiRow, Validation } from '../decision/evidence-types.js';
 import type { Block, Cell } from './blocks.js';
 import { fmtCI, fmtCompCI, fmtDelta, fmtLevel } from '../decision/format.js';
-import { findComparison, type ReportCore } from '../decision/select.js';
+import { answerJudged, findComparison, type ReportCore } from '../decision/select.js';
 import type { ReportData } from '../decision/types.js';
 
 const f3 = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(3).replace(/^-(0\.000)$/, '$1'));
@@ -13,12 +13,13 @@ export function ppiOf(data: Pick<ReportCore, 'ppi'>, stratum: string, measure: s
 }
 
 /** One line on the judge's validation for the gate part: passed, failed (why), or none made. */
-export function validationSentence(data: Pick<ReportData, 'evalset' | 'validation'>): string | undefined {
-  if (data.evalset.qrelsSource === 'gold') return undefined;
+export function validationSentence(data: Pick<ReportData, 'evalset' | 'validation' | 'humanLabels' | 'answerLevel' | 'measures'>): string | undefined {
+  const answers = data.humanLabels?.of === 'answers' || (data.evalset.qrelsSource === 'gold' && answerJudged(data));
+  if (data.evalset.qrelsSource === 'gold' && !answers) return undefined;
   const v = data.validation;
   const judge = data.evalset.judge;
-  const who = `the judge${judge ? ` (${judge.model}, qrels version ${judge.qrelsVersion ?? 'unknown'})` : ''}`;
-  if (v === undefined) return `Judge validation: none: ${who} was not checked against human labels (no humanLabels:).`;
+  const who = answers ? 'the answer judge' : `the judge${judge ? ` (${judge.model}, qrels version ${judge.qrelsVersion ?? 'unknown'})` : ''}`;
+  if (v === undefined) return `Judge validation: none: ${who} was not checked against human labels (no ${answers ? 'answer.humanLabels' : 'humanLabels:'}).`;
   if (v.pass) return `Judge validation: PASSED: on ${v.labelledQueries} human-labelled queries ${who} reproduces the decision (see Validation).`;
   return `Judge validation: FAILED: ${v.failures.join('; ')} (see Validation).`;
 }
@@ -85,7 +86,7 @@ function signRows(v: Validation): Cell[][] {
  * agreement, and the verdict against the config's thresholds. A judged report without human labels says so.
  */
 export function validationBlocks(data: ReportData): Block[] {
-  if (data.evalset.qrelsSource === 'gold') return [];
+  if (data.evalset.qrelsSource === 'gold' && data.humanLabels?.of !== 'answers' && !answerJudged(data)) return [];
   const B: Block[] = [{ kind: 'heading', level: 2, text: 'Validation' }];
   const v = data.validation;
   if (v === undefined) {

@@ -4,6 +4,7 @@ import { InputError, UsageError } from '../errors.js';
 import { readFolderFiles, recoverFolder, tempWriterPid, writeFolderAtomic } from '../cache/index.js';
 import { buildReportData } from '../decision/build.js';
 import { renderComparisonsCsv, renderPerQueryCsv, renderSummaryCsv } from './csv.js';
+import { renderAnswersCsv } from './answer-level.js';
 import { renderHtml } from './html.js';
 import { renderLatex } from './latex.js';
 import { renderMarkdown } from './markdown.js';
@@ -20,6 +21,7 @@ export function renderAll(data: ReportData): Record<string, string> {
     'per-query.csv': renderPerQueryCsv(data),
     'report.tex': renderLatex(data),
     'report.html': renderHtml(data),
+    ...(data.answerLevel === undefined ? {} : { 'answers.csv': renderAnswersCsv(data) as string }),
   };
 }
 
@@ -37,6 +39,7 @@ function isReportFileName(name: string): boolean {
     name === REPORT_JSON ||
     name === MANIFEST_JSON ||
     name === 'runs' ||
+    name === 'answers' ||
     name === 'qrels.trec' ||
     name === 'strata.tsv' ||
     name === 'screenshot.png' ||

@@ -42,8 +42,10 @@ export {
   type RandomizationResult,
 } from './randomization.js';
 export { gwetAC1, krippendorffAlphaOrdinal } from './label-agreement.js';
+export { discordance, mcnemarExact, type Discordance } from './mcnemar.js';
 export { ppiMean, stratifiedPpiMean, tunedLambda, type PpiOptions, type PpiResult, type PpiSample } from './ppi.js';
 export { kendallTau, rankAgreementInterval, tauAP } from './rank-agreement.js';
 export { createRng, Rng } from './rng.js';
+export { wilsonInterval } from './wilson.js';
 export { normalCdf, normalQuantile, normalSf, studentTQuantile, studentTSf, studentTTwoSided } from './special.js';
 export type { Vector } from './input.js';

@@ -1,5 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../testing/shared.js';
 import { wilsonInterval } from './wilson.js';
+import { freshScipyReference } from '../testing/scipy.js';
+
+/**
+ * scipy's Wilson intervals (scripts/reference/answer_reference.py: binomtest(k, n).proportion_ci(level,
+ * method="wilson")): its committed output always, a fresh run when python3 with scipy is present.
+ */
+interface Reference {
+  readonly wilson: readonly { k: number; n: number; level: number; low: number; high: number }[];
+}
+const SCRIPT = join(PROJECT_ROOT, 'scripts', 'reference', 'answer_reference.py');
+const committed = JSON.parse(readFileSync(join(PROJECT_ROOT, 'harness', 'stats', 'testdata', 'answer-reference.json'), 'utf8')) as Reference;
+
+function checkAgainst(ref: Reference): void {
+  expect(ref.wilson.length).toBeGreaterThanOrEqual(50);
+  for (const { k, n, level, low, high } of ref.wilson) {
+    const [l, h] = wilsonInterval(k, n, level);
+    if (!(Math.abs(l - low) <= 1e-12 && Math.abs(h - high) <= 1e-12))
+      expect.fail(`wilsonInterval(${k}, ${n}, ${level}): got [${l}, ${h}], scipy [${low}, ${high}]`);
+  }
+}
 
 describe('wilsonInterval', () => {
   it("reproduces Newcombe's (1998) worked examples of the Wilson score interval (Table I, method 3)", () => {
@@ -30,4 +53,19 @@ describe('wilsonInterval', () => {
     expect(() => wilsonInterval(5, 4)).toThrow(/successes must be an integer in \[0, 4\]/);
     expect(() => wilsonInterval(1, 4, 1)).toThrow(/level/);
   });
+});
+
+describe('wilsonInterval against scipy', () => {
+  it('agrees with the committed reference to 1e-12, bounds of 0 and 1 exactly at k = 0 and k = n', () => {
+    checkAgainst(committed);
+    for (const c of committed.wilson) {
+      if (c.k === 0) expect(wilsonInterval(c.k, c.n, c.level)[0]).toBe(0);
+      if (c.k === c.n) expect(wilsonInterval(c.k, c.n, c.level)[1]).toBe(1);
+    }
+  });
+
+  it('agrees with a fresh run of the reference script (skipped without python3 + scipy)', (ctx) => {
+    const fresh = freshScipyReference<Reference>(ctx, 'wilson.test.ts', SCRIPT);
+    if (fresh) checkAgainst(fresh);
+  }, 60_000);
 });
