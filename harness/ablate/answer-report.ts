@@ -208,6 +208,7 @@ export function answerManifest(answering: Answering, answered: AnsweredStudy): {
             samples: j.samples,
             temperature: j.temperature,
             parseRetries: j.parseRetries,
+            audit: j.audit === undefined ? null : { ...j.audit },
           },
     questions: answered.questions.length,
     kept: answered.kept.length,
