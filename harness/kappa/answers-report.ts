@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { type KappaEstimate, kappaEstimate } from '../stats/kappa-estimate.js';
 import { MIN_PPI_LABELS } from '../stats/ppi.js';
-import { type KappaCheck, KAPPA_MIN_LABELS, minimumLabels } from './report.js';
+import { checkOf, type KappaCheck, KAPPA_MIN_LABELS, minimumLabels } from './report.js';
 
 /** One hand-labelled answer with the judge's grade: 1 correct, 0 wrong. */
 export interface LabelledAnswer {
@@ -73,14 +73,6 @@ function table(xs: readonly LabelledAnswer[], opts: AnswerKappaOptions): AnswerK
       boot,
     ),
   };
-}
-
-/** The relevance kappa check's rule on one estimate (report.ts): too few, no agreement at all, undefined, or against the threshold. */
-function checkOf(n: number, minimum: number, e: KappaEstimate, threshold: number): KappaCheck {
-  if (n < minimum) return 'TOO-FEW';
-  if (e.agreement === 0) return 'FAIL';
-  if (e.kappa === undefined) return 'UNDEFINED';
-  return e.kappa >= threshold ? 'PASS' : 'FAIL';
 }
 
 /** Questions every system has a label on, overall and per stratum, and those labelled for some systems only. */

@@ -8,6 +8,7 @@ import { InputError, InputProblems, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { loadConfiguredEvalSet } from '../ablate/scopes.js';
 import { answerQuestions } from '../answer/questions.js';
+import { readReport } from '../report/write.js';
 
 /**
  * A report folder's graded answers as a human checks them (docs/answer-evaluation.md, "Validating the answer
@@ -106,24 +107,6 @@ async function answerLines(file: string): Promise<Map<string, AnswerLine>> {
   return out;
 }
 
-/** report.json's run ids and questions (id, stratum, text), checked to be there. */
-function reportParts(file: string, report: Record<string, unknown>) {
-  const runs = report['runs'];
-  const queries = report['queries'];
-  const okRuns = Array.isArray(runs) && runs.every((r) => typeof (r as { id?: unknown })?.id === 'string');
-  const okQueries =
-    Array.isArray(queries) && queries.every((q) => typeof (q as { id?: unknown })?.id === 'string' && typeof (q as { stratum?: unknown }).stratum === 'string');
-  if (!okRuns || !okQueries) throw new InputError(file, undefined, 'not a report.json of harness ablate (runs and queries with ids)');
-  return {
-    systems: (runs as { id: string }[]).map((r) => r.id),
-    queries: (queries as { id: string; stratum: string; text?: unknown }[]).map((q) => ({
-      id: q.id,
-      stratum: q.stratum,
-      text: typeof q.text === 'string' ? q.text : '',
-    })),
-  };
-}
-
 /** Every system's graded, shown answer to one question, or undefined when some system has none. */
 function wholeQuestion(
   q: { id: string; stratum: string },
@@ -153,14 +136,15 @@ function wholeQuestion(
  */
 export async function readAnsweredReport(dir: string): Promise<AnsweredReport> {
   const manifest = await readJson(join(dir, 'manifest.json'), 'the manifest of a report folder');
-  const reportFile = join(dir, 'report.json');
-  const report = await readJson(reportFile, 'the report of a report folder');
+  // The report as every reader of a report folder gets it: recovered from an interrupted write, version-checked.
+  const report = await readReport(dir);
   const answer = manifest['answer'] as Record<string, JsonValue> | undefined;
-  if (answer === undefined || report['answerLevel'] === undefined)
+  if (answer === undefined || report.answerLevel === undefined)
     throw new UsageError(`${dir} has no answer level: its study asked no answer measure`, {
       hint: 'run harness ablate with Acc in measures and an answer: block with a judge, then label that report',
     });
-  const { systems, queries } = reportParts(reportFile, report);
+  const systems = report.runs.map((r) => r.id);
+  const queries = report.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text ?? '' }));
   const lines = new Map<string, Map<string, AnswerLine>>();
   for (const s of systems) lines.set(s, await answerLines(join(dir, 'answers', `${s}.jsonl`)));
   const answers: GradedAnswer[] = [];

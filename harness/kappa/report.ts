@@ -81,7 +81,7 @@ function table(pairs: readonly LabelledPair[], opts: KappaEstimateOptions): Kapp
  * agreement on one category only: both raters agree, but on a sample without variation, which cannot show
  * whether the judge tells the categories apart: UNDEFINED, never a PASS.
  */
-function checkOf(n: number, minimum: number, e: KappaEstimate, threshold: number): KappaCheck {
+export function checkOf(n: number, minimum: number, e: KappaEstimate, threshold: number): KappaCheck {
   if (n < minimum) return 'TOO-FEW';
   if (e.agreement === 0) return 'FAIL';
   if (e.kappa === undefined) return 'UNDEFINED';
