@@ -55,6 +55,7 @@ const LAYERS: readonly Layer[] = [
       'arms/run-file',
       'arms/sqlite-fts5',
       'harness/recipes',
+      'harness/llm',
     ],
   },
   { name: 'comparisons', folders: ['harness/compare'] },

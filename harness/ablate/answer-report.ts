@@ -5,7 +5,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import type { AnswerLevel } from '../decision/answer-level.js';
 import type { ReportRun } from '../decision/types.js';
 import { HarnessError } from '../errors.js';
-import { publicBaseURL } from '../judge/llm.js';
+import { publicBaseURL } from '../llm/openai.js';
 import { answerCosts, type SystemAnswerCost } from '../answer/cost.js';
 import { formatHypotheses } from '../answer/longmemeval-hypotheses.js';
 import { answerPerQuery, failedQuestions, failureCounts, type FailureCause, type QuestionFailure } from '../answer/score.js';

@@ -7,7 +7,10 @@ import type { AnswerJudgeAuditLevel } from '../decision/answer-level.js';
 import { keysOf } from '../config/problems.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
-import { openaiChat, publicBaseURL } from '../judge/llm.js';
+import { chatEndpointOf, keyEnvOf } from '../config/llm-endpoint.js';
+import { chatClient } from '../llm/client.js';
+import { publicBaseURL } from '../llm/openai.js';
+import type { ChatEndpoint } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import { type CachedGrader, type CachedReader, cachedGrader, cachedReader, type CacheCounts, uncachedReader } from '../answer/cache.js';
 import { extractiveReader } from '../answer/extractive.js';
@@ -90,6 +93,8 @@ export interface Answering {
   readonly models: Readonly<Record<string, { reader?: string; judge?: string }>>;
   /** The answer judge audit, when `answer.judge.audit` asks for it: run by runAnswerStage after grading. */
   readonly judgeAudit?: AnswerJudgeAuditRun;
+  /** Calls to keep in flight, as each stage's client asks (a batch's size when batched). */
+  readonly inFlight: { readonly reader?: number; readonly judge?: number };
 }
 
 /** What the answer judge audit came to, before the answer level adds the systems its judge graded. */
@@ -118,12 +123,16 @@ async function buildReaders(
   env: NodeJS.ProcessEnv,
   store: ContentStore,
   log: Logger,
-): Promise<Map<number, CachedReader>> {
+  batch: boolean,
+): Promise<{ readers: Map<number, CachedReader>; inFlight?: number }> {
   const r = a.reader;
   const out = new Map<number, CachedReader>();
-  if (r === undefined) return out;
+  if (r === undefined) return { readers: out };
+  // One client for every budget of a sweep: their calls share one rate limiter, or one batch ledger.
+  const chat =
+    r.kind === 'chat' ? await chatClient(readerEndpoint(r, cfg.cache, batch), env, cfg.file, { log, label: 'answer reader', who: 'answer.reader' }) : undefined;
   for (const budgetTokens of budgets(a)) {
-    if (r.kind === 'extractive') {
+    if (r.kind === 'extractive' || chat === undefined) {
       // Deterministic and instant: reading a cache entry would take longer than answering.
       out.set(budgetTokens, uncachedReader(extractiveReader({ budgetTokens })));
       continue;
@@ -131,7 +140,7 @@ async function buildReaders(
     const settings = {
       model: r.model as string,
       ...(r.baseURL === undefined ? {} : { baseURL: r.baseURL }),
-      apiKeyEnv: r.apiKeyEnv,
+      apiKeyEnv: keyEnvOf(r),
       local: r.local,
       temperature: r.temperature,
       maxTokens: r.maxTokens,
@@ -140,19 +149,24 @@ async function buildReaders(
       timeoutMs: r.timeoutMs,
       maxRetries: r.maxRetries,
     };
-    out.set(budgetTokens, cachedReader(await chatReader(settings, env, cfg.file), store, log, { server: publicBaseURL(r.baseURL) }));
+    out.set(budgetTokens, cachedReader(await chatReader(settings, env, cfg.file, chat), store, log, { server: publicBaseURL(r.baseURL) }));
   }
-  return out;
+  return { readers: out, ...(chat?.inFlight === undefined ? {} : { inFlight: chat.inFlight }) };
+}
+
+/** The chat reader's endpoint; `batch` (the verb's `--batch`) turns the batch API on. */
+function readerEndpoint(r: NonNullable<ResolvedAnswer['reader']>, cache: string, batch: boolean): ChatEndpoint {
+  return chatEndpointOf({ ...r, model: r.model as string }, cache, { stage: 'answer-reader', batch });
 }
 
 /** The configured answer judge through the grade cache, with the name its grades carry and its audit when asked. */
-async function buildGrader(cfg: ResolvedConfig, a: ResolvedAnswer, env: NodeJS.ProcessEnv, store: ContentStore, log: Logger) {
+async function buildGrader(cfg: ResolvedConfig, a: ResolvedAnswer, env: NodeJS.ProcessEnv, store: ContentStore, log: Logger, batch: boolean) {
   const j = a.judge;
   if (j === undefined) return undefined;
   const base = await judgeProfile(j.profile, j.promptFiles);
   const profile = j.maxTokens === undefined ? base : { ...base, maxTokens: j.maxTokens };
-  const endpoint = { model: j.model, ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }), apiKeyEnv: j.apiKeyEnv, local: j.local };
-  const chat = await openaiChat({ ...endpoint, maxRetries: j.maxRetries, timeoutMs: j.timeoutMs }, env, cfg.file);
+  const endpoint = chatEndpointOf(j, cfg.cache, { stage: 'answer-judge', batch });
+  const chat = await chatClient(endpoint, env, cfg.file, { log, label: 'answer judge', who: 'answer.judge' });
   const name = `${j.profile}/${j.model}`;
   const identity = { model: j.model, server: publicBaseURL(j.baseURL), temperature: j.temperature };
   const grader = cachedGrader(
@@ -163,8 +177,8 @@ async function buildGrader(cfg: ResolvedConfig, a: ResolvedAnswer, env: NodeJS.P
     store,
     log,
   );
-  const audit = judgeAuditOf(j, grader, name);
-  return { grader, name, ...(audit === undefined ? {} : { audit }) };
+  const audit = judgeAuditOf(j, grader, name, chat.inFlight ?? j.concurrency);
+  return { grader, name, inFlight: chat.inFlight, ...(audit === undefined ? {} : { audit }) };
 }
 
 /**
@@ -173,7 +187,7 @@ async function buildGrader(cfg: ResolvedConfig, a: ResolvedAnswer, env: NodeJS.P
  * An audit in which the judge graded no probed answer at all says nothing and stops the run (exit 1), as the
  * relevance judge's audit does; the grades that succeeded stay cached.
  */
-function judgeAuditOf(j: AnswerJudgeConfig, grader: CachedGrader, name: string): AnswerJudgeAuditRun | undefined {
+function judgeAuditOf(j: AnswerJudgeConfig, grader: CachedGrader, name: string, concurrency: number): AnswerJudgeAuditRun | undefined {
   const settings = j.audit;
   if (settings === undefined) return undefined;
   let last: AnswerAuditResult | undefined;
@@ -181,7 +195,7 @@ function judgeAuditOf(j: AnswerJudgeConfig, grader: CachedGrader, name: string):
     result: () => last,
     async run(pool, log) {
       const { pairs, seed, maxAcceptRate } = settings;
-      const r = await runAnswerProbes((q, answer) => grader.grade(q, answer), pool, { pairs, seed, concurrency: j.concurrency });
+      const r = await runAnswerProbes((q, answer) => grader.grade(q, answer), pool, { pairs, seed, concurrency });
       const asked = r.probes.reduce((n, p) => n + p.drawn, 0);
       if (r.eligible === 0) log.warn(`answer judge audit: no question to probe (each is an abstention or preference question, or has sensitive evidence)`);
       else if (r.probes.every((p) => p.graded === 0))
@@ -219,12 +233,13 @@ export async function prepareAnswering(
   env: NodeJS.ProcessEnv,
   store: ContentStore,
   log: Logger,
+  opts: { readonly batch?: boolean } = {},
 ): Promise<Answering | undefined> {
   const a = cfg.answer;
   if (a === undefined) return undefined;
   const { questions } = answerQuestions(es);
-  const readers = await buildReaders(cfg, a, env, store, log);
-  const judge = await buildGrader(cfg, a, env, store, log);
+  const { readers, inFlight } = await buildReaders(cfg, a, env, store, log, opts.batch === true);
+  const judge = await buildGrader(cfg, a, env, store, log, opts.batch === true);
   const mappings = new Map<string, AnswerRowMapping>();
   for (const s of a.answerOnly) if (s.kind === 'answers-file') mappings.set(s.id, await mappedFile(cfg, s, es, questions));
   const readerModel = a.reader?.kind === 'chat' ? a.reader.model : a.reader?.kind;
@@ -242,6 +257,7 @@ export async function prepareAnswering(
     mappings,
     models,
     ...(judge?.audit === undefined ? {} : { judgeAudit: judge.audit }),
+    inFlight: { ...(inFlight === undefined ? {} : { reader: inFlight }), ...(judge?.inFlight === undefined ? {} : { judge: judge.inFlight }) },
   };
 }
 
@@ -294,8 +310,8 @@ export async function runAnswerStage(answering: Answering, executed: ExecutedPla
     ...(answering.judgeName === undefined ? {} : { judgeName: answering.judgeName }),
     judgeLocal: a.judge?.local ?? false,
     sensitiveEvidence,
-    readerConcurrency: a.reader?.concurrency ?? 1,
-    judgeConcurrency: a.judge?.concurrency ?? 1,
+    readerConcurrency: answering.inFlight.reader ?? a.reader?.concurrency ?? 1,
+    judgeConcurrency: answering.inFlight.judge ?? a.judge?.concurrency ?? 1,
     log,
   });
   await answering.judgeAudit?.run(

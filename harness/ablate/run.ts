@@ -51,6 +51,8 @@ export interface AblateContext {
   readonly refresh?: readonly string[];
   /** Worker threads for systems and scopes (`--jobs`); 1 runs serially; default `auto`. */
   readonly jobs?: number | 'auto';
+  /** Every LLM stage's calls go through the provider's batch API (`--batch`), whatever its block says. */
+  readonly batch?: boolean;
 }
 
 /** Milliseconds since `t`. */
@@ -97,7 +99,7 @@ export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise
   const store = new ContentStore(cfg.cache, { log: ctx.log });
   await store.sweepOrphans();
   // Readers, the judge's prompts and answers files are built and read before any system runs.
-  const answering = await prepareAnswering(cfg, study.es, ctx.env, store, ctx.log);
+  const answering = await prepareAnswering(cfg, study.es, ctx.env, store, ctx.log, { batch: ctx.batch === true });
   const t1 = performance.now();
   const refresh = ctx.refresh === undefined ? {} : { refresh: ctx.refresh };
   const executed = await runPlan(cfg, study.scopes, { store, log: ctx.log, env: ctx.env, jobs: ctx.jobs ?? 'auto', ...refresh });

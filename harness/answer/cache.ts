@@ -1,5 +1,6 @@
 import { type ContentStore, cacheKey, canonicalJson, sha256Hex } from '../cache/index.js';
-import type { ChatFn } from '../judge/llm.js';
+import { addTokens } from '../llm/price.js';
+import type { ChatFn } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import { type GradeOptions, gradeAnswer, majority } from './grade.js';
 import type { AnswerJudgeProfile } from './judges.js';
@@ -197,7 +198,7 @@ export function cachedGrader(
       return hit as CachedSample;
     }
     requests++;
-    const g = await gradeAnswer(profile, chat, q, answer, one);
+    const g = await gradeAnswer(profile, chat, q, answer, { ...one, firstSample: index });
     const s = g.samples[0] as GradeSample;
     if (s.status !== 'graded') return { failed: s, tokens: g.tokens };
     const entry: CachedSample = { sample: s, tokens: g.tokens };
@@ -207,14 +208,10 @@ export function cachedGrader(
   return {
     counts: () => ({ requests, cached }),
     async grade(q, answer, use = {}) {
-      const samples: GradeSample[] = [];
-      const tokens = { prompt: 0, completion: 0 };
-      for (let i = 0; i < opts.samples; i++) {
-        const got = await sampleOf(q, answer, i, use);
-        samples.push('sample' in got ? got.sample : got.failed);
-        tokens.prompt += got.tokens.prompt;
-        tokens.completion += got.tokens.completion;
-      }
+      // Samples are asked at once: through a batch API they travel in one batch, not one batch each.
+      const got = await Promise.all(Array.from({ length: opts.samples }, (_, i) => sampleOf(q, answer, i, use)));
+      const samples: GradeSample[] = got.map((g) => ('sample' in g ? g.sample : g.failed));
+      const tokens = got.reduce<TokenCount>((sum, g) => addTokens(sum, g.tokens), { prompt: 0, completion: 0 });
       const { correct, flipRate } = majority(samples);
       return { ...(correct === undefined ? {} : { correct }), samples, flipRate, tokens, judge: opts.judge };
     },

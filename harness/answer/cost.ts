@@ -1,3 +1,4 @@
+import { dollarsOf, type ModelPrice, addTokens } from '../llm/price.js';
 import type { AnsweredSystem, TokenCount } from './types.js';
 
 /**
@@ -5,12 +6,6 @@ import type { AnsweredSystem, TokenCount } from './types.js';
  * tokens of every request (failed ones included: they were paid for; cached ones at what they cost when they
  * were made, so a rerun records the same), and dollars at the config's `answer.price` (USD per million tokens).
  */
-
-/** USD per million input (prompt) and output (completion) tokens of one model. */
-export interface ModelPrice {
-  readonly input: number;
-  readonly output: number;
-}
 
 /** One stage's tokens, the model priced, and its dollars (null when the price table does not name the model). */
 export interface StageCost extends TokenCount {
@@ -23,11 +18,8 @@ export interface SystemAnswerCost {
   readonly judge: StageCost;
 }
 
-/** Dollars of `tokens` at `price`: 0 without tokens, null without a price. */
-export function dollarsOf(tokens: TokenCount, price: ModelPrice | undefined): number | null {
-  if (tokens.prompt === 0 && tokens.completion === 0) return 0;
-  return price === undefined ? null : (tokens.prompt * price.input + tokens.completion * price.output) / 1e6;
-}
+export type { ModelPrice };
+export { dollarsOf };
 
 function stage(tokens: TokenCount, model: string | undefined, prices: Readonly<Record<string, ModelPrice>>): StageCost {
   return { ...tokens, model: model ?? null, usd: dollarsOf(tokens, model === undefined ? undefined : prices[model]) };
@@ -35,13 +27,11 @@ function stage(tokens: TokenCount, model: string | undefined, prices: Readonly<R
 
 /** Tokens of every answer and every grade of a system, summed. */
 export function systemTokens(s: AnsweredSystem): { readonly reader: TokenCount; readonly judge: TokenCount } {
-  const reader = { prompt: 0, completion: 0 };
-  const judge = { prompt: 0, completion: 0 };
+  let reader: TokenCount = { prompt: 0, completion: 0 };
+  let judge: TokenCount = { prompt: 0, completion: 0 };
   for (const o of s.outcomes) {
-    reader.prompt += o.answer.tokens.prompt;
-    reader.completion += o.answer.tokens.completion;
-    judge.prompt += o.grade?.tokens.prompt ?? 0;
-    judge.completion += o.grade?.tokens.completion ?? 0;
+    reader = addTokens(reader, o.answer.tokens);
+    if (o.grade !== undefined) judge = addTokens(judge, o.grade.tokens);
   }
   return { reader, judge };
 }

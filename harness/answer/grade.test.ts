@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatFn } from '../judge/llm.js';
+import type { ChatFn } from '../llm/openai.js';
 import { type ScriptedChat, scriptedChat } from '../testing/answer-chat.js';
 import { gradeAnswer, majority, reaskPrompt } from './grade.js';
 import { judgeProfile } from './judges.js';

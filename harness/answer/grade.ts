@@ -1,4 +1,5 @@
-import type { ChatFn, Decoding } from '../judge/llm.js';
+import { addTokens, tokensOf } from '../llm/price.js';
+import type { ChatFn, Decoding } from '../llm/types.js';
 import type { AnswerJudgeProfile } from './judges.js';
 import type { AnswerGrade, AnswerQuestion, GradeSample, TokenCount } from './types.js';
 
@@ -10,19 +11,13 @@ export interface GradeOptions {
   readonly parseRetries: number;
   /** Who grades, as the grade records it (`profile/model`). */
   readonly judge: string;
+  /** The index of the first sample (a grader asking sample n alone): samples are told apart in a batch by it. */
+  readonly firstSample?: number;
 }
 
 /** Tokens added up over every request of one grade, retries included: they were paid for. */
 class TokenSum {
-  prompt = 0;
-  completion = 0;
-  add(prompt: number, completion: number): void {
-    this.prompt += prompt;
-    this.completion += completion;
-  }
-  get value(): TokenCount {
-    return { prompt: this.prompt, completion: this.completion };
-  }
+  value: TokenCount = { prompt: 0, completion: 0 };
 }
 
 /** The prompt sent after an unreadable reply: the original, the reply, and the profile's format instruction. */
@@ -44,13 +39,14 @@ async function sample(
   decoding: Decoding,
   parseRetries: number,
   tokens: TokenSum,
+  tag: string,
 ): Promise<GradeSample> {
   let ask = prompt;
   for (let attempt = 0; attempt <= parseRetries; attempt++) {
     let content: string;
     try {
-      const reply = await chat(ask, decoding);
-      tokens.add(reply.promptTokens, reply.completionTokens);
+      const reply = await chat(ask, decoding, tag);
+      tokens.value = addTokens(tokens.value, tokensOf(reply));
       content = reply.content;
     } catch (err) {
       return { status: 'failed', reason: err instanceof Error ? err.message : String(err) };
@@ -77,7 +73,7 @@ export function majority(samples: readonly GradeSample[]): { readonly correct?: 
 }
 
 /**
- * An answer graded by a judge under a profile: `samples` replies at `temperature` (asked one after another)
+ * An answer graded by a judge under a profile: `samples` replies at `temperature` (asked at once, so a batch holds them together)
  * with the profile's token limit, their majority, the flip rate and the tokens of every request. When no sample
  * could be graded, `correct` is undefined: the question is a failure, counted apart, never a wrong answer.
  */
@@ -89,8 +85,10 @@ export async function gradeAnswer(profile: AnswerJudgeProfile, chat: ChatFn, q: 
   const prompt = profile.prompt(q, answer);
   const decoding: Decoding = { temperature: opts.temperature, maxTokens: profile.maxTokens };
   const tokens = new TokenSum();
-  const samples: GradeSample[] = [];
-  for (let i = 0; i < opts.samples; i++) samples.push(await sample(profile, chat, prompt, decoding, opts.parseRetries, tokens));
+  const first = opts.firstSample ?? 0;
+  const samples = await Promise.all(
+    Array.from({ length: opts.samples }, (_, i) => sample(profile, chat, prompt, decoding, opts.parseRetries, tokens, `s${first + i}`)),
+  );
   const { correct, flipRate } = majority(samples);
   return { ...(correct === undefined ? {} : { correct }), samples, flipRate, tokens: tokens.value, judge: opts.judge };
 }

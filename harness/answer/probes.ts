@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { ChatFn } from '../judge/llm.js';
+import type { ChatFn } from '../llm/openai.js';
 import { createRng, type Rng } from '../stats/rng.js';
 import { wilsonInterval } from '../stats/wilson.js';
 import { gradeAnswer } from './grade.js';

@@ -1,6 +1,7 @@
 import { sha256Hex } from '../cache/index.js';
 import { ConfigError } from '../errors.js';
-import { type ChatFn, openaiChat } from '../judge/llm.js';
+import { tokensOf } from '../llm/price.js';
+import { type ChatFn, openaiChat } from '../llm/openai.js';
 import { loadPrompt, type PromptTemplate, renderPrompt } from '../judge/prompt.js';
 import { formatContext, protocolOf } from './context.js';
 import { checkPlaceholders, type PromptSlots, promptFile } from './judges.js';
@@ -76,7 +77,7 @@ export function readerOver(chat: ChatFn, cfg: ReaderSettings, prompt: PromptTemp
       const text = renderPrompt(prompt, { history: ctx.text, date: q.date?.trim() || NO_DATE, question: q.text });
       try {
         const reply = await chat(text, decoding);
-        const tokens = { prompt: reply.promptTokens, completion: reply.completionTokens };
+        const tokens = tokensOf(reply);
         if (reply.content.trim() === '') return { status: 'failed', reason: 'the reader replied with no text', tokens };
         return { status: 'answered', text: reply.content.trim(), tokens, model: reply.model ?? cfg.model, context: ctx.included };
       } catch (err) {
@@ -87,27 +88,28 @@ export function readerOver(chat: ChatFn, cfg: ReaderSettings, prompt: PromptTemp
 }
 
 /**
- * An LLM reader behind an OpenAI-compatible server (`openaiChat`: retries, deadlines, reasons without
- * secrets). The prompt file, when given, is read and checked now, so a mistake stops the run before any
- * request. A missing key for a server not declared local is a config error of `source` naming the variable.
+ * An LLM reader behind a chat endpoint: `chat` when the caller built the client (one shared by every budget of
+ * a sweep, so their batches share a ledger), else an OpenAI-compatible client of `cfg` (retries, deadlines,
+ * reasons without secrets). The prompt file, when given, is read and checked now, so a mistake stops the run
+ * before any request. A missing key for a server not declared local is a config error of `source` naming the
+ * variable.
  */
-export async function chatReader(cfg: ChatReaderConfig, env: NodeJS.ProcessEnv, source: string): Promise<Reader> {
+export async function chatReader(cfg: ChatReaderConfig, env: NodeJS.ProcessEnv, source: string, chat?: ChatFn): Promise<Reader> {
   const key = env[cfg.apiKeyEnv];
   if ((key === undefined || key === '') && !cfg.local) {
     throw new ConfigError(source, [`answer reader: ${cfg.apiKeyEnv} is not set; set it, or point baseURL at a local server and declare local: true`]);
   }
   const prompt = await readerPrompt(cfg.promptFile);
-  const chat = await openaiChat(
-    {
-      model: cfg.model,
-      ...(cfg.baseURL === undefined ? {} : { baseURL: cfg.baseURL }),
-      apiKeyEnv: cfg.apiKeyEnv,
-      local: cfg.local,
-      maxRetries: cfg.maxRetries,
-      timeoutMs: cfg.timeoutMs,
-    },
-    env,
-    source,
-  );
-  return readerOver(chat, cfg, prompt);
+  const endpoint = {
+    provider: 'openai' as const,
+    model: cfg.model,
+    ...(cfg.baseURL === undefined ? {} : { baseURL: cfg.baseURL }),
+    apiKeyEnv: cfg.apiKeyEnv,
+    local: cfg.local,
+    maxRetries: cfg.maxRetries,
+    timeoutMs: cfg.timeoutMs,
+    concurrency: 4,
+    maxConcurrency: 4,
+  };
+  return readerOver(chat ?? (await openaiChat(endpoint, env, source, { who: 'answer reader' })), cfg, prompt);
 }

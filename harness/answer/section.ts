@@ -1,4 +1,5 @@
 import { HarnessError } from '../errors.js';
+import { addTokens, dollarsOf } from '../llm/price.js';
 import type {
   AccuracyRow,
   AnswerCost,
@@ -19,7 +20,7 @@ import { LOCOMO_CATEGORIES, type LoCoMoCategory, longMemEvalAccuracy, locomoAccu
 import { adjustPValues } from '../stats/adjust.js';
 import { discordance, mcnemarExact } from '../stats/mcnemar.js';
 import { wilsonInterval } from '../stats/wilson.js';
-import type { AnswerProtocol, AnswerQuestion, AnsweredSystem, QuestionOutcome, ReaderOutcome, TokenCount } from './types.js';
+import type { AnswerProtocol, AnswerQuestion, AnsweredSystem, QuestionOutcome, ReaderOutcome } from './types.js';
 
 /**
  * The answer level of a report (`answerLevelOf`): from the questions and every answered system's outcomes to
@@ -319,23 +320,17 @@ function attributionOf(questions: readonly AnswerQuestion[], outcomes: Aligned):
   };
 }
 
-function addTokens(a: AnswerTokens, b: TokenCount | undefined): AnswerTokens {
-  return b === undefined ? a : { prompt: a.prompt + b.prompt, completion: a.completion + b.completion };
-}
-
-/** Dollars of `tokens` at the model's price (USD per million tokens); null without a price, 0 without tokens. */
+/** Dollars of `tokens` at the model's price (batched tokens at its batch discount); null without a price, 0 without tokens. */
 function dollars(tokens: AnswerTokens, model: string | undefined, prices: AnswerLevelOptions['prices']): number | null {
-  if (tokens.prompt === 0 && tokens.completion === 0) return 0;
-  const price = model === undefined ? undefined : prices?.[model];
-  return price === undefined ? null : (tokens.prompt * price.input + tokens.completion * price.output) / 1e6;
+  return dollarsOf(tokens, model === undefined ? undefined : prices?.[model]);
 }
 
 function costOf(outcomes: Aligned, models: { reader?: string; judge?: string }, correct: number, prices: AnswerLevelOptions['prices']): AnswerCost {
   let reader: AnswerTokens = { prompt: 0, completion: 0 };
   let judge: AnswerTokens = { prompt: 0, completion: 0 };
   for (const o of outcomes) {
-    reader = addTokens(reader, o?.answer.tokens);
-    judge = addTokens(judge, o?.grade?.tokens);
+    if (o !== undefined) reader = addTokens(reader, o.answer.tokens);
+    if (o?.grade !== undefined) judge = addTokens(judge, o.grade.tokens);
   }
   const readerUsd = dollars(reader, models.reader, prices);
   const judgeUsd = dollars(judge, models.judge, prices);

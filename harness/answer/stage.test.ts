@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContentStore } from '../cache/index.js';
-import type { ChatFn } from '../judge/llm.js';
+import type { ChatFn } from '../llm/openai.js';
 import { memoryLogger } from '../log.js';
 import { tempDir } from '../testing/temp.js';
 import { cachedGrader, cachedReader, uncachedReader } from './cache.js';

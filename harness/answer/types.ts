@@ -1,3 +1,4 @@
+import type { TokenCount } from '../llm/price.js';
 /**
  * The answer level's vocabulary (CONTEXT.md, "Answer evaluation"): a Question with its gold Answer, a Reader
  * that answers it from a context, an AnswerJudge that grades the answer against the gold under a protocol's
@@ -41,10 +42,7 @@ export interface ContextItem {
 }
 
 /** Prompt and completion tokens of one request (or a sum of them). */
-export interface TokenCount {
-  readonly prompt: number;
-  readonly completion: number;
-}
+export type { TokenCount } from '../llm/price.js';
 
 /** A reader's answer to one question, or why there is none. A failure is counted, never graded. */
 export type ReaderOutcome =

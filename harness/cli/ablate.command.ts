@@ -19,6 +19,12 @@ export const ablateCommand = defineCommand({
       .option('jobs', { ...jobsOption, group: 'Ablation:' })
       .option('verify', { type: 'boolean', default: false, describe: "Check the config's expect: block; exit 1 on FAIL", group: 'Ablation:' })
       .option('refresh', { ...refreshOption, group: 'Ablation:' })
+      .option('batch', {
+        type: 'boolean',
+        default: false,
+        describe: "Send the answer reader's and judge's calls through the provider's batch API (half the price; a rerun resumes the batches)",
+        group: 'Ablation:',
+      })
       .option('gate-exit', {
         type: 'boolean',
         default: false,
@@ -56,7 +62,7 @@ export const ablateCommand = defineCommand({
       return;
     }
     const command = `harness ablate --config ${relative(io.cwd, cfg.file) || cfg.file}`;
-    const result = await ablate(cfg, { log, env: io.env, command, jobs, ...(refresh.length > 0 ? { refresh } : {}) });
+    const result = await ablate(cfg, { log, env: io.env, command, jobs, batch: args.batch, ...(refresh.length > 0 ? { refresh } : {}) });
     io.out(ablationSummary(cfg, result, io.cwd));
     if (args.verify) {
       const checks = verify(cfg, result.means);

@@ -20,8 +20,10 @@ export const evalsetCommand = defineCommand({
       .option('out', { type: 'string', describe: 'build: the eval-set folder to write' })
       .option('model', { type: 'string', describe: 'build: the generator model' })
       .option('judge-model', { type: 'string', describe: 'build: the model that will judge (must differ from --model)' })
-      .option('base-url', { type: 'string', describe: 'build: OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1' })
-      .option('api-key-env', { type: 'string', default: 'OPENAI_API_KEY', describe: 'build: environment variable holding the API key' })
+      .option('provider', { type: 'string', default: 'openai', choices: ['openai', 'anthropic'], describe: 'build: who serves the generator model' })
+      .option('base-url', { type: 'string', describe: 'build: OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1; for anthropic the server root' })
+      .option('api-key-env', { type: 'string', describe: "build: environment variable holding the API key (default the provider's)" })
+      .option('batch', { type: 'boolean', default: false, describe: "build: send the generator's calls through the provider's batch API" })
       .option('local', { type: 'boolean', default: false, describe: 'build: the server is local: sensitive memories may be seeds' })
       .option('strata-by', {
         type: 'string',

@@ -8,13 +8,25 @@ import { withFlagSuggestions } from './flag-suggest.js';
 const dir = tempDir('harness-flag-suggest');
 
 /** A command's declared flags and the ones it demands, read from its builder as the parser sees them. */
-function optionsOf(spec: (typeof commands)[number]): { flags: string[]; demanded: string[] } {
+function optionsOf(spec: (typeof commands)[number]): { flags: string[]; all: string[]; demanded: string[] } {
   const o = (spec.builder(yargs([])) as unknown as { getOptions(): { key: Record<string, unknown>; demandedOptions: Record<string, unknown> } }).getOptions();
-  return { flags: Object.keys(o.key).filter((k) => k.length >= 5 && !['help', 'version'].includes(k)), demanded: Object.keys(o.demandedOptions) };
+  const all = Object.keys(o.key);
+  return { flags: all.filter((k) => k.length >= 5 && !['help', 'version'].includes(k)), all, demanded: Object.keys(o.demandedOptions) };
 }
 
-/** `--dry-run` → `--dryrun`, `--config` → `--confg`: one edit, the kind of typo a user makes. */
-const typo = (flag: string) => (flag.includes('-') ? flag.replace('-', '') : flag.slice(0, 3) + flag.slice(4));
+/**
+ * `--dry-run` → `--dryrun`, `--config` → `--confg`: one edit, the kind of typo a user makes. Where that edit is
+ * one edit from another flag of the command too (`--batch` → `--bath`, as near `--path`), the last letter is
+ * doubled instead (`--batchh`): a typo with two nearest flags has no one right answer.
+ */
+function typo(flag: string, others: readonly string[]): string {
+  const dropped = flag.includes('-') ? flag.replace('-', '') : flag.slice(0, 3) + flag.slice(4);
+  const oneEdit = (a: string, b: string) =>
+    a.length === b.length
+      ? [...a].filter((c, i) => c !== b[i]).length === 1
+      : Math.abs(a.length - b.length) === 1 && [...a].some((_, i) => a.slice(0, i) + a.slice(i + 1) === b || b.slice(0, i) + b.slice(i + 1) === a);
+  return others.some((o) => o !== flag && oneEdit(dropped, o)) ? `${flag}${flag.at(-1)}` : dropped;
+}
 
 describe('did you mean, for a mistyped flag', () => {
   it('names the nearest flag of the command and leaves other words and messages alone', () => {
@@ -36,12 +48,12 @@ describe('did you mean, for a mistyped flag', () => {
   const cases = commands
     .filter((c) => !c.command.startsWith('eval '))
     .flatMap((c) => {
-      const { flags, demanded } = optionsOf(c);
+      const { flags, all, demanded } = optionsOf(c);
       const verb = c.command.split(' ')[0] as string;
       // Required positionals (`<dir>`, `<runs..>`) and demanded flags get a placeholder so yargs reaches the unknown flag.
       const positionals = [...c.command.matchAll(/<[^>]+>/g)].map(() => 'x');
       const base = [verb, ...positionals, ...demanded.flatMap((d) => [`--${d}`, 'x'])];
-      return flags.map((f) => [verb, f, [...base, `--${typo(f)}`, 'x']] as const);
+      return flags.map((f) => [verb, f, [...base, `--${typo(f, all)}`, 'x']] as const);
     });
 
   it.each(cases)('%s --%s', async (_verb, flag, args) => {

@@ -15,6 +15,7 @@ interface JudgeArgs {
   readonly jobs: string;
   readonly refresh?: readonly unknown[] | undefined;
   readonly audit: boolean;
+  readonly status: boolean;
 }
 
 /** Judge settings: the config's judge: block (or none) under the flags, validated; problems name `source`. */
@@ -29,6 +30,9 @@ const JUDGE_FLAGS: Readonly<Record<string, { readonly flag: string; readonly arg
   local: { flag: 'local', arg: 'local' },
   samples: { flag: 'samples', arg: 'samples' },
   concurrency: { flag: 'concurrency', arg: 'concurrency' },
+  maxConcurrency: { flag: 'max-concurrency', arg: 'maxConcurrency' },
+  provider: { flag: 'provider', arg: 'provider' },
+  batch: { flag: 'batch', arg: 'batch' },
   maxRetries: { flag: 'max-retries', arg: 'maxRetries' },
   timeoutMs: { flag: 'timeout-ms', arg: 'timeoutMs' },
 };
@@ -52,7 +56,12 @@ async function judgeSettings(args: Record<string, unknown>): Promise<Settings> {
         : undefined;
   return (base, source) => {
     const audit = args['auditPairs'] === undefined ? {} : { audit: { ...((base['audit'] as object | undefined) ?? {}), pairs: args['auditPairs'] } };
-    const r = judgeConfigSchema.safeParse({ ...base, ...flags, ...audit });
+    // `--batch` turns the batch API on and keeps the block's batch settings when it has some; `--poll-seconds` sets one.
+    const blockBatch = typeof base['batch'] === 'object' && base['batch'] !== null ? (base['batch'] as object) : undefined;
+    const poll = args['pollSeconds'];
+    const keepBatch =
+      poll !== undefined ? { batch: { ...blockBatch, pollSeconds: poll } } : flags['batch'] === true && blockBatch !== undefined ? { batch: blockBatch } : {};
+    const r = judgeConfigSchema.safeParse({ ...base, ...flags, ...audit, ...keepBatch });
     if (r.success) return r.data;
     const fromFlag = r.error.issues.filter((i) => flagOf(i.path) !== undefined);
     if (fromFlag.length > 0) throw new UsageError(fromFlag.map((i) => `--${flagOf(i.path)}: ${i.message}`).join('; '));
@@ -79,11 +88,29 @@ export const judgeCommand = defineCommand({
       .option('out', { type: 'string', describe: "judgments folder (overrides the config's judgments:)" })
       .option('depth', { type: 'number', describe: 'pool depth: top-k documents of every run per query (default 10)' })
       .option('model', { type: 'string', describe: 'judge model' })
-      .option('base-url', { type: 'string', describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1' })
-      .option('api-key-env', { type: 'string', describe: 'environment variable holding the API key (default OPENAI_API_KEY)' })
+      .option('provider', {
+        type: 'string',
+        choices: ['openai', 'anthropic'],
+        describe: 'who serves the judge model (default openai: any OpenAI-compatible server)',
+      })
+      .option('base-url', {
+        type: 'string',
+        describe: 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1; for anthropic the server root',
+      })
+      .option('api-key-env', {
+        type: 'string',
+        describe: "environment variable holding the API key (default the provider's: OPENAI_API_KEY, ANTHROPIC_API_KEY)",
+      })
       .option('local', { type: 'boolean', describe: 'the server is local: sensitive documents may be sent to it' })
       .option('samples', { type: 'number', describe: 'replies per pair, majority vote (ties to the lower grade)' })
-      .option('concurrency', { type: 'number', describe: 'requests in flight' })
+      .option('concurrency', { type: 'number', describe: 'requests in flight at the start' })
+      .option('max-concurrency', { type: 'number', describe: 'requests in flight the rate limiter may raise to while the server keeps up' })
+      .option('batch', {
+        type: 'boolean',
+        describe: "send the pairs through the provider's batch API (half the price); the same command again resumes the batches, never resubmitting",
+      })
+      .option('poll-seconds', { type: 'number', describe: 'seconds between two polls of a batch (default 30; implies --batch)' })
+      .option('status', { type: 'boolean', default: false, describe: "show the judge's batches (pending, ended, failed) and exit" })
       .option('max-retries', { type: 'number', describe: 'retries of a request on 408, 409, 429, 5xx and connection errors (default 4)' })
       .option('timeout-ms', { type: 'number', describe: 'milliseconds one attempt may take, to the last byte of the reply (default 120000)' })
       .option('all', { type: 'boolean', default: false, describe: 'also judge pairs gold already grades (to measure the judge against gold)' })
@@ -101,7 +128,8 @@ export const judgeCommand = defineCommand({
   async run(args, io) {
     const settings = await judgeSettings(args);
     if (args.auditPairs !== undefined && !args.audit) throw new (await import('../errors.js')).UsageError('--audit-pairs goes with --audit');
-    if (args.audit) await auditCommand(args, io, settings);
+    if (args.status) await statusCommand(args, io, settings);
+    else if (args.audit) await auditCommand(args, io, settings);
     else if (args.config !== undefined) await judgeAblation({ ...args, config: args.config }, io, settings);
     else await judgeRunFiles(args, io, settings);
   },
@@ -128,6 +156,36 @@ async function judgeAblation(args: JudgeArgs & { readonly config: string }, io: 
   const job = { es, evalset, evalsetDir: cfg.evalset.path, runs, returned, judge, out, cache: cfg.cache, all: args.all, source: shown };
   const summary = await runJudge(job, io.log, io.env);
   io.out(`${formatJudgeSummary(summary, relative(io.cwd, out) || out)}\n`);
+}
+
+/**
+ * `--status`: the batches the judge's endpoint submitted from this cache, as its ledger records them, each polled
+ * once when the key is there (without it, the ledger alone). Reads nothing else and judges nothing.
+ */
+async function statusCommand(args: JudgeArgs, io: CliIo, settings: Settings): Promise<void> {
+  const { resolve, relative } = await import('node:path');
+  const { judgeEndpoint } = await import('../judge/run.js');
+  const { batchApiOf } = await import('../llm/client.js');
+  const { describeLedger } = await import('../llm/ledger.js');
+  let judge: JudgeConfig;
+  let cache: string;
+  let source: string;
+  if (args.config !== undefined) {
+    const { loadConfig } = await import('../config/load.js');
+    const cfg = loadConfig(args.config, { env: io.env, cwd: io.cwd, ...(args.cache === undefined ? {} : { cache: args.cache }) });
+    source = relative(io.cwd, cfg.file) || cfg.file;
+    judge = settings({ ...(cfg.judge ?? {}) }, source);
+    cache = cfg.cache;
+  } else {
+    source = 'harness judge flags';
+    judge = settings({}, source);
+    cache = resolve(io.cwd, args.cache ?? '.cache');
+  }
+  const ep = judgeEndpoint({ ...judge, batch: judge.batch === false ? true : judge.batch }, cache);
+  const api = await batchApiOf(ep, io.env, source, 'judge').catch(() => undefined);
+  if (api === undefined) io.log.info(`judge --status: ${ep.apiKeyEnv} is not set: showing the ledger only, without asking the provider`);
+  const lines = await describeLedger(ep.batch?.ledgerDir as string, ep, api);
+  io.out(`${lines.length === 0 ? 'no batches submitted by this judge from this cache' : lines.join('\n')}\n`);
 }
 
 /** `--audit`: the judgments folder of `--config` (or `--out` over `--evalset`) re-graded with probes; no run is needed. */

@@ -6,6 +6,7 @@ import { isAnswerMeasure, parseMeasure } from '../metrics/measure.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { urlCredentialProblem } from '../util/redact.js';
 import { resolvePath } from './paths.js';
+import { endpointShape, keyEnvOf, priceSchema } from './llm-endpoint.js';
 import { keysOf, zodProblems } from './problems.js';
 import type { Resolved } from './resolved.js';
 import type { RawConfig } from './schema.js';
@@ -33,7 +34,8 @@ export const answerReaderSchema = z
     kind: z.enum(['extractive', 'chat']),
     model: z.string().min(1).optional(),
     baseURL: z.string().url().optional(),
-    apiKeyEnv: envName.default('OPENAI_API_KEY'),
+    /** Default: the provider's key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). */
+    apiKeyEnv: envName.optional(),
     /** The server runs on this machine or network: only then does a context holding a sensitive memory go to it. */
     local: z.boolean().default(false),
     /** A prompt file replacing the built-in reader prompt; relative to the config file. */
@@ -47,7 +49,7 @@ export const answerReaderSchema = z
     maxTokens: z.number().int().positive().default(500),
     timeoutMs: timeoutMsSchema().default(120_000),
     maxRetries: z.number().int().min(0).default(4),
-    concurrency: z.number().int().positive().default(4),
+    ...endpointShape,
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -57,8 +59,9 @@ export const answerReaderSchema = z
       for (const key of ['model', 'baseURL', 'promptFile'] as const)
         if (r[key] !== undefined)
           ctx.addIssue({ code: 'custom', path: [key], message: `the extractive reader asks no model; remove ${key} or set kind: chat` });
+      if (r.batch !== false) ctx.addIssue({ code: 'custom', path: ['batch'], message: 'the extractive reader asks no model; remove batch or set kind: chat' });
     }
-    noCredentials(r.baseURL, r.apiKeyEnv, ctx);
+    noCredentials(r.baseURL, keyEnvOf(r), ctx);
   });
 
 /** The answer judge: a protocol's profile (routing, parsing, decoding) and the model that grades under it. */
@@ -67,7 +70,8 @@ export const answerJudgeSchema = z
     profile: z.enum(['longmemeval', 'locomo', 'binary']),
     model: z.string().min(1),
     baseURL: z.string().url().optional(),
-    apiKeyEnv: envName.default('OPENAI_API_KEY'),
+    /** Default: the provider's key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY). */
+    apiKeyEnv: envName.optional(),
     /** The server runs on this machine or network: only then are questions with sensitive evidence graded by it. */
     local: z.boolean().default(false),
     /** Replies per answer; the grade is their majority (a tie counts as wrong). */
@@ -81,7 +85,7 @@ export const answerJudgeSchema = z
     parseRetries: z.number().int().min(0).default(2),
     timeoutMs: timeoutMsSchema().default(120_000),
     maxRetries: z.number().int().min(0).default(4),
-    concurrency: z.number().int().positive().default(4),
+    ...endpointShape,
     /**
      * The answer judge audit (docs/answer-evaluation.md): after grading, answers a sound judge rejects (hedging,
      * "I don't know", padding, the gold denied) and the gold itself are graded on `pairs` seeded questions.
@@ -97,9 +101,7 @@ export const answerJudgeSchema = z
       .optional(),
   })
   .strict()
-  .superRefine((j, ctx) => noCredentials(j.baseURL, j.apiKeyEnv, ctx));
-
-const priceSchema = z.object({ input: z.number().min(0), output: z.number().min(0) }).strict();
+  .superRefine((j, ctx) => noCredentials(j.baseURL, keyEnvOf(j), ctx));
 
 /** The `answer:` block as written. */
 export const answerBlockSchema = z

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { timeoutMsSchema } from '../../arms/remote/limits.js';
 import { urlCredentialProblem } from '../util/redact.js';
+import { endpointShape, keyEnvOf, priceSchema } from './llm-endpoint.js';
 
 /**
  * The `judge:` block of an ablation config (every field also a `harness judge` flag). Validated by the config
@@ -11,13 +12,16 @@ export const judgeConfigSchema = z
   .object({
     /** The judge model, as the server names it. Must differ from the model that generated the queries. */
     model: z.string().min(1),
-    /** An OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama). */
+    /**
+     * `openai`: an OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1
+     * (Ollama); `anthropic`: the server's root (the SDK adds /v1/messages).
+     */
     baseURL: z.string().url().optional(),
-    /** The environment variable holding the API key (never the key itself). */
+    /** The environment variable holding the API key (never the key itself); default the provider's. */
     apiKeyEnv: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
-      .default('OPENAI_API_KEY'),
+      .optional(),
     /** The server runs on this machine or network: only then are `sensitive` documents sent to it. */
     local: z.boolean().default(false),
     /** Pool depth: the top `depth` documents of every system's run, per query. */
@@ -26,7 +30,7 @@ export const judgeConfigSchema = z
     samples: z.number().int().positive().default(1),
     temperature: z.number().min(0).max(2).default(0),
     maxTokens: z.number().int().positive().default(64),
-    concurrency: z.number().int().positive().default(4),
+    ...endpointShape,
     maxRetries: z.number().int().min(0).default(4),
     /** One attempt, to the last byte of the reply; at most a Node.js timer's longest wait. */
     timeoutMs: timeoutMsSchema().default(120_000),
@@ -34,11 +38,8 @@ export const judgeConfigSchema = z
     parseRetries: z.number().int().min(0).default(2),
     /** A prompt file of harness/judge/prompts/, without .md. */
     prompt: z.string().default('umbrela-v1'),
-    /** USD per million tokens, for the cost line. */
-    price: z
-      .object({ input: z.number().min(0), output: z.number().min(0) })
-      .strict()
-      .optional(),
+    /** USD per million tokens, for the cost line; a batch is priced at `batchDiscount` off. */
+    price: priceSchema.optional(),
     /** `harness judge --audit`: how many pairs each probe re-grades, and when a probe's effect is a serious warning. */
     audit: z
       .object({
@@ -59,7 +60,7 @@ export const judgeConfigSchema = z
   .superRefine((j, ctx) => {
     // A credential in the base URL would reach the judgments' manifest and every message naming the server.
     const credential =
-      j.baseURL === undefined ? undefined : urlCredentialProblem(j.baseURL, `the key is read from ${j.apiKeyEnv}, so remove the credentials from the URL`);
+      j.baseURL === undefined ? undefined : urlCredentialProblem(j.baseURL, `the key is read from ${keyEnvOf(j)}, so remove the credentials from the URL`);
     if (credential !== undefined) ctx.addIssue({ code: 'custom', path: ['baseURL'], message: credential });
   });
 

@@ -1,3 +1,4 @@
+import type { TokenCount } from '../llm/price.js';
 import { ANSWER_MEASURE_NAMES } from '../metrics/measure.js';
 
 /**
@@ -115,11 +116,8 @@ export interface Attribution {
   readonly withoutEvidence: number;
 }
 
-/** Prompt and completion tokens summed over a system's requests. */
-export interface AnswerTokens {
-  readonly prompt: number;
-  readonly completion: number;
-}
+/** Prompt and completion tokens summed over a system's requests (`batched`: the part sent through a batch API). */
+export type AnswerTokens = TokenCount;
 
 /**
  * Tokens of the reader and of the judge over every question (failed requests included: they were paid for),

@@ -8,7 +8,8 @@ import { loadMemory } from '../../evalset/memory.js';
 import type { Document, JsonValue } from '../../evalset/types.js';
 import { type ContentStore, cacheKey, writeFolderAtomic } from '../cache/index.js';
 import { ConfigError, InputError } from '../errors.js';
-import type { ChatFn, Decoding } from '../judge/llm.js';
+import { addTokens, type TokenCount, tokensOf } from '../llm/price.js';
+import type { ChatFn, Decoding } from '../llm/types.js';
 import { loadPrompt, type PromptTemplate, renderPrompt } from '../judge/prompt.js';
 import { BUILD_MANIFEST } from '../judge/store.js';
 import type { Logger } from '../log.js';
@@ -28,7 +29,7 @@ export interface BuildOptions {
   /** The model that will judge this eval set: recorded, and refused when it is the generator. */
   readonly judgeModel: string;
   readonly chat: ChatFn;
-  readonly decoding: Decoding;
+  readonly decoding: Required<Decoding>;
   /** Metadata fields to stratify seeds by (`category`, `importance`, any `metadata` key). */
   readonly strataBy: readonly string[];
   /** Seed memories drawn per seed group. */
@@ -49,7 +50,7 @@ export interface BuildOptions {
 /** The provenance and counts written beside the eval set as `build-manifest.json`. */
 export interface BuildManifest {
   readonly buildVersion: 1;
-  readonly generator: { readonly model: string; readonly baseURL: string; readonly local: boolean; readonly decoding: Decoding };
+  readonly generator: { readonly model: string; readonly baseURL: string; readonly local: boolean; readonly decoding: Required<Decoding> };
   readonly judgeModel: string;
   readonly prompts: Readonly<Record<string, { readonly name: string; readonly sha256: string }>>;
   readonly seed: number;
@@ -71,7 +72,7 @@ export interface BuildManifest {
     readonly requests: number;
     readonly cachedReplies: number;
   };
-  readonly tokens: { readonly prompt: number; readonly completion: number };
+  readonly tokens: TokenCount;
 }
 
 /**
@@ -206,7 +207,7 @@ function drawJobs(usable: readonly Document[], o: BuildOptions): { seeds: Record
 class CachedGenerator {
   requests = 0;
   cachedReplies = 0;
-  readonly tokens = { prompt: 0, completion: 0 };
+  tokens: TokenCount = { prompt: 0, completion: 0 };
 
   constructor(private readonly o: BuildOptions) {}
 
@@ -226,8 +227,7 @@ class CachedGenerator {
     }
     const r = await o.chat(prompt, o.decoding);
     this.requests++;
-    this.tokens.prompt += r.promptTokens;
-    this.tokens.completion += r.completionTokens;
+    this.tokens = addTokens(this.tokens, tokensOf(r));
     await o.store.put('judge', key, JSON.stringify(r));
     return r.content;
   }
@@ -275,7 +275,8 @@ async function generateAll(
 ): Promise<(Generated | undefined)[]> {
   const results: (Generated | undefined)[] = new Array(jobs.length);
   const progress = o.log.progress('generate', jobs.length);
-  const limit = pLimit(o.concurrency);
+  // A batched client asks for a batch's worth in flight; one by one, its rate limiter's ceiling.
+  const limit = pLimit(o.chat.inFlight ?? o.concurrency);
   // After a failure no new query starts (the command reports it; finished replies are safe in the cache).
   let failed = false;
   const generate = (prompt: string, keyInputs: Record<string, JsonValue>): Promise<string> =>

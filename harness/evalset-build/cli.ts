@@ -3,7 +3,10 @@ import { ContentStore } from '../cache/index.js';
 import type { CliIo } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { urlCredentialProblem } from '../util/redact.js';
-import { openaiChat, publicBaseURL } from '../judge/llm.js';
+import { chatEndpointOf, keyEnvOf } from '../config/llm-endpoint.js';
+import { chatClient } from '../llm/client.js';
+import { publicBaseURL } from '../llm/openai.js';
+import type { ProviderName } from '../llm/types.js';
 import { buildEvalSet, QUERY_KINDS, type QueryKind } from './build.js';
 
 export interface BuildArgs {
@@ -12,7 +15,9 @@ export interface BuildArgs {
   readonly model?: string;
   readonly judgeModel?: string;
   readonly baseUrl?: string;
-  readonly apiKeyEnv: string;
+  readonly apiKeyEnv?: string | undefined;
+  readonly provider: string;
+  readonly batch: boolean;
   readonly local: boolean;
   readonly strataBy: string;
   readonly perStratum: number;
@@ -48,14 +53,25 @@ export async function runBuild(a: BuildArgs, io: CliIo): Promise<string> {
     if (!Number.isInteger(v) || v < min) throw new UsageError(`--${flag} ${v}: give a whole number of at least ${min}`);
   }
   if (!(a.temperature >= 0 && a.temperature <= 2)) throw new UsageError(`--temperature ${a.temperature}: give a value in [0, 2]`);
+  if (a.provider !== 'openai' && a.provider !== 'anthropic') throw new UsageError(`--provider ${a.provider}: give openai or anthropic`);
+  const provider: ProviderName = a.provider;
+  const apiKeyEnv = keyEnvOf({ provider, apiKeyEnv: a.apiKeyEnv });
   const credential =
-    a.baseUrl === undefined ? undefined : urlCredentialProblem(a.baseUrl, `the key is read from ${a.apiKeyEnv}, so remove the credentials from the URL`);
+    a.baseUrl === undefined ? undefined : urlCredentialProblem(a.baseUrl, `the key is read from ${apiKeyEnv}, so remove the credentials from the URL`);
   if (credential !== undefined) throw new UsageError(`--base-url ${credential}`);
-  const chat = await openaiChat(
-    { model, ...(a.baseUrl === undefined ? {} : { baseURL: a.baseUrl }), apiKeyEnv: a.apiKeyEnv, local: a.local, maxRetries: 4, timeoutMs: 120_000 },
-    io.env,
-    'harness evalset build',
-  );
+  const block = {
+    provider,
+    model,
+    baseURL: a.baseUrl,
+    apiKeyEnv,
+    local: a.local,
+    maxRetries: 4,
+    timeoutMs: 120_000,
+    concurrency: a.concurrency,
+    batch: a.batch,
+  };
+  const endpoint = chatEndpointOf(block, resolve(io.cwd, a.cache), { stage: 'evalset-build' });
+  const chat = await chatClient(endpoint, io.env, 'harness evalset build', { log: io.log, label: 'evalset build', who: 'evalset build' });
   const m = await buildEvalSet({
     corpus,
     out,

@@ -39,7 +39,7 @@ export async function runAudit(job: AuditJob, log: Logger, env: NodeJS.ProcessEn
     judge: job.judge,
     identity: judgeIdentity(job.judge, prompt),
     prompt,
-    chat: await judgeChat(job.judge, env, job.source),
+    chat: await judgeChat(job.judge, env, job.source, log, job.cache),
     store,
     log,
   });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { keyEnvOf } from '../config/llm-endpoint.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load.js';
 import { ConfigError } from '../errors.js';
@@ -21,7 +22,9 @@ describe('qrels, judgments and judge: in an ablation config', () => {
     const judged = await load(['qrels: gold+judged', 'judgments: j', 'judge: { model: m, local: true }']);
     expect(judged.qrels).toBe('gold+judged');
     expect(judged.judgments).toBe(join(judged.dir, 'j'));
-    expect(judged.judge).toMatchObject({ model: 'm', local: true, depth: 10, samples: 1, prompt: 'umbrela-v1', apiKeyEnv: 'OPENAI_API_KEY' });
+    expect(judged.judge).toMatchObject({ model: 'm', local: true, depth: 10, samples: 1, prompt: 'umbrela-v1', provider: 'openai', batch: false });
+    // No key variable named: the provider's.
+    expect(keyEnvOf(judged.judge as NonNullable<typeof judged.judge>)).toBe('OPENAI_API_KEY');
     // The judge block is not hashed; the qrels choice is.
     const otherJudge = await load(['qrels: gold+judged', 'judgments: j', 'judge: { model: other, depth: 20 }']);
     expect(otherJudge.configHash).toBe(judged.configHash);

@@ -4,7 +4,8 @@ import type { Document, EvalSet, Query } from '../../evalset/types.js';
 import { type ContentStore, cacheKey } from '../cache/index.js';
 import type { Logger } from '../log.js';
 import { majorityGrade, parseGrade } from './grade.js';
-import type { ChatFn, ChatReply, Decoding } from './llm.js';
+import { addTokens, tokensOf } from '../llm/price.js';
+import type { ChatFn, ChatReply } from '../llm/types.js';
 import type { Pool } from './pool.js';
 import { type PromptTemplate, renderPrompt } from './prompt.js';
 import type { JudgeCounts, JudgeIdentity, JudgeTokens, JudgmentRecord } from './store.js';
@@ -122,7 +123,7 @@ function cachedGradeProblem(v: unknown): string | undefined {
 class CachedJudge {
   requests = 0;
   cachedReplies = 0;
-  readonly tokens = { prompt: 0, completion: 0 };
+  tokens: JudgeTokens = { prompt: 0, completion: 0 };
   readonly servedModels = new Set<string>();
 
   constructor(private readonly opts: JudgeOptions) {}
@@ -133,7 +134,7 @@ class CachedJudge {
     at: { readonly query: string; readonly document: string; readonly sample: number; readonly parseRetries: number },
   ): Promise<number | undefined> {
     const { identity, store, log } = this.opts;
-    const decoding: Decoding = identity.decoding;
+    const decoding = identity.decoding;
     const key = cacheKey('judge', JUDGE_CACHE_VERSION, {
       model: identity.model,
       promptSha256: identity.prompt.sha256,
@@ -161,16 +162,16 @@ class CachedJudge {
       log.warn(`cache judge/${key}: ${problem}; evicted, asking the judge again`);
       await store.delete('judge', key);
     }
-    const got = await sampleGrade((asked) => this.ask(asked), prompt, reask, at.parseRetries);
+    const got = await sampleGrade((asked) => this.ask(asked, `s${at.sample}`), prompt, reask, at.parseRetries);
     if (got !== undefined) await store.put('judge', key, JSON.stringify(got));
     return got?.grade;
   }
 
-  private async ask(prompt: string): Promise<ChatReply> {
-    const fresh = await this.opts.chat(prompt, this.opts.identity.decoding);
+  /** One request; `tag` (the sample) keeps equal prompts of different samples apart in a batch. */
+  private async ask(prompt: string, tag: string): Promise<ChatReply> {
+    const fresh = await this.opts.chat(prompt, this.opts.identity.decoding, tag);
     this.requests++;
-    this.tokens.prompt += fresh.promptTokens;
-    this.tokens.completion += fresh.completionTokens;
+    this.tokens = addTokens(this.tokens, tokensOf(fresh));
     if (fresh.model !== undefined) this.servedModels.add(fresh.model);
     return fresh;
   }
@@ -197,7 +198,7 @@ async function sampleGrade(
   return undefined;
 }
 
-/** One pair's record: `samples` grades, the majority of those that parsed. */
+/** One pair's record: `samples` grades, the majority of those that parsed; asked at once, so a batch holds them together. */
 async function judgePair(
   { query, doc }: Todo,
   sample: CachedJudge['sample'],
@@ -206,13 +207,13 @@ async function judgePair(
 ): Promise<JudgmentRecord> {
   const text = passageOf(doc);
   const prompt = renderPrompt(main, { query: query.text, passage: text });
-  const samples: number[] = [];
-  let failures = 0;
-  for (let s = 0; s < identity.samples; s++) {
-    const grade = await sample(prompt, reask, { query: query.text, document: text, sample: s, parseRetries: identity.parseRetries });
-    if (grade === undefined) failures++;
-    else samples.push(grade);
-  }
+  const grades = await Promise.all(
+    Array.from({ length: identity.samples }, (_, s) =>
+      sample(prompt, reask, { query: query.text, document: text, sample: s, parseRetries: identity.parseRetries }),
+    ),
+  );
+  const samples = grades.filter((g): g is number => g !== undefined);
+  const failures = grades.length - samples.length;
   const grade = majorityGrade(samples);
   return {
     queryId: query.id,
@@ -239,7 +240,8 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
   const judge = new CachedJudge(opts);
   const prompts = splitReask(opts.prompt);
   const progress = opts.log.progress('judge', todo.length);
-  const limit = pLimit(opts.concurrency);
+  // A batched client asks for a batch's worth in flight; one by one, its rate limiter's ceiling.
+  const limit = pLimit(opts.chat.inFlight ?? opts.concurrency);
   // After a failure no new pair starts (the command reports it; finished grades are safe in the cache).
   let failed = false;
   const sample: CachedJudge['sample'] = (prompt, reask, at) =>
@@ -251,8 +253,10 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
     todo.map((t) =>
       limit(async () => {
         if (failed) return;
-        slots[t.index] = await judgePair(t, sample, prompts, opts.identity);
-        progress.tick();
+        const record = await judgePair(t, sample, prompts, opts.identity);
+        slots[t.index] = record;
+        if (record.status === 'parse-failure') progress.fail?.();
+        else progress.tick();
       }),
     ),
   );

@@ -12,10 +12,14 @@ import { ConfigError, HarnessError, UsageError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { JudgeConfig } from '../config/judge.js';
 import { judgePool, type JudgeOutcome } from './judge.js';
-import { openaiChat, publicBaseURL, type ChatFn } from './llm.js';
+import { chatClient } from '../llm/client.js';
+import { dollarsOf } from '../llm/price.js';
+import { publicBaseURL } from '../llm/openai.js';
+import type { ChatEndpoint, ChatFn } from '../llm/types.js';
+import { chatEndpointOf } from '../config/llm-endpoint.js';
 import { depthPool, type Pool } from './pool.js';
 import { loadPrompt } from './prompt.js';
-import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, writeJudgments } from './store.js';
+import { BUILD_MANIFEST, type JudgeIdentity, type JudgmentsManifest, qrelsVersion, readJudgments, recordedIdentity, writeJudgments } from './store.js';
 
 /** What the judge pools from an ablation: every system's run, and the texts of the Returned items among them. */
 export interface AblationPool {
@@ -105,8 +109,7 @@ async function previousJudgments(out: string, identity: JudgeIdentity): Promise<
   await recoverFolder(out);
   if (!existsSync(join(out, 'manifest.json'))) return { records: [] };
   const old = await readJudgments(out);
-  const same =
-    JSON.stringify({ ...old.manifest.judge, baseURL: undefined, local: undefined }) === JSON.stringify({ ...identity, baseURL: undefined, local: undefined });
+  const same = JSON.stringify(recordedIdentity(old.manifest.judge)) === JSON.stringify(identity);
   if (!same) {
     throw new UsageError(`${out} holds judgments by another judge, prompt or decoding (qrels version ${old.manifest.qrelsVersion})`, {
       hint: 'write these judgments to a new folder (--out, or judgments: in the config); judgments of different judges never mix',
@@ -115,17 +118,14 @@ async function previousJudgments(out: string, identity: JudgeIdentity): Promise<
   return { manifest: old.manifest, records: old.records };
 }
 
-/** The chat function of the judge's endpoint. */
-export function judgeChat(j: JudgeConfig, env: NodeJS.ProcessEnv, source: string): Promise<ChatFn> {
-  const endpoint = {
-    model: j.model,
-    ...(j.baseURL === undefined ? {} : { baseURL: j.baseURL }),
-    apiKeyEnv: j.apiKeyEnv,
-    local: j.local,
-    maxRetries: j.maxRetries,
-    timeoutMs: j.timeoutMs,
-  };
-  return openaiChat(endpoint, env, source);
+/** The judge's endpoint: provider, server, limits, and the batch API's settings (its ledger under `cache`) when batched. */
+export function judgeEndpoint(j: JudgeConfig, cache: string): ChatEndpoint {
+  return chatEndpointOf(j, cache, { stage: 'judge' });
+}
+
+/** The chat function of the judge's endpoint: one by one under the rate limiter, or through the provider's batch API. */
+export function judgeChat(j: JudgeConfig, env: NodeJS.ProcessEnv, source: string, log: Logger, cache: string): Promise<ChatFn> {
+  return chatClient(judgeEndpoint(j, cache), env, source, { log, label: 'judge', who: 'judge' });
 }
 
 /** What the judgments folder records about this judging: judge, pool, eval set, counts over every record, tokens, cost. */
@@ -141,7 +141,7 @@ function judgmentsManifest(
   return {
     judgmentsVersion: 1,
     qrelsVersion: qrelsVersion(records, identity),
-    judge: { ...identity, baseURL: publicBaseURL(j.baseURL), local: j.local },
+    judge: { ...identity, provider: j.provider, baseURL: publicBaseURL(j.baseURL), local: j.local, batch: j.batch !== false },
     pool: { depth: j.depth, systems: pool.systems, pairs: pool.pairs.length, queries: pool.perQuery.size },
     evalset: job.evalset,
     counts: {
@@ -152,7 +152,7 @@ function judgmentsManifest(
     },
     tokens: outcome.tokens,
     servedModels: outcome.servedModels,
-    ...(j.price === undefined ? {} : { cost: (outcome.tokens.prompt * j.price.input + outcome.tokens.completion * j.price.output) / 1e6 }),
+    ...(j.price === undefined ? {} : { cost: dollarsOf(outcome.tokens, j.price) ?? 0 }),
     startedAt,
     finishedAt: new Date().toISOString(),
   };
@@ -181,7 +181,7 @@ export async function runJudge(job: JudgeJob, log: Logger, env: NodeJS.ProcessEn
     job.es.queries.map((q) => q.id),
   );
   log.info(`judge: pool of ${pool.pairs.length} pairs over ${pool.perQuery.size} queries from ${pool.systems.length} system(s) at depth ${j.depth}`);
-  const chat = await judgeChat(j, env, job.source);
+  const chat = await judgeChat(j, env, job.source, log, job.cache);
   const store = new ContentStore(job.cache, { log });
   // Cache entries a killed run was writing are temp files of a dead process: remove them, as `harness ablate` does.
   await store.sweepOrphans();

@@ -5,6 +5,7 @@ import type { JsonValue, Qrels } from '../../evalset/types.js';
 import { canonicalJson, sha256Hex, writeFolderAtomic } from '../cache/index.js';
 import { InputError } from '../errors.js';
 import type { JudgeAudit } from '../decision/types.js';
+import type { TokenCount } from '../llm/price.js';
 
 /** The file `harness evalset build` writes beside an eval set it generated: the generator's provenance. */
 export const BUILD_MANIFEST = 'build-manifest.json';
@@ -46,11 +47,8 @@ export interface JudgeCounts {
   readonly cachedReplies: number;
 }
 
-/** Prompt and completion tokens of one judging run's requests. */
-export interface JudgeTokens {
-  readonly prompt: number;
-  readonly completion: number;
-}
+/** Prompt and completion tokens of one judging run's requests (`batched`: the part sent through a batch API). */
+export type JudgeTokens = TokenCount;
 
 export type { AuditProbe, AuditProbeResult, JudgeAudit } from '../decision/types.js';
 
@@ -59,7 +57,8 @@ export interface JudgmentsManifest {
   readonly judgmentsVersion: 1;
   /** sha256 (16 hex) of the pool, the judge identity and the prompt: the id a report prints. */
   readonly qrelsVersion: string;
-  readonly judge: JudgeIdentity & { readonly baseURL: string; readonly local: boolean };
+  /** `provider` and `batch` (calls went through the provider's batch API) are absent in folders written before them. */
+  readonly judge: JudgeIdentity & { readonly provider?: string; readonly baseURL: string; readonly local: boolean; readonly batch?: boolean };
   readonly pool: { readonly depth: number; readonly systems: readonly string[]; readonly pairs: number; readonly queries: number };
   readonly evalset: { readonly name: string; readonly format: string; readonly path: string; readonly fingerprint: string; readonly split?: string };
   readonly counts: JudgeCounts;
@@ -75,6 +74,12 @@ export interface JudgmentsManifest {
   readonly audit?: JudgeAudit;
   readonly startedAt: string;
   readonly finishedAt: string;
+}
+
+/** The identity part of a manifest's judge: what a rerun or an audit must match (not where or how it was asked). */
+export function recordedIdentity(judge: JudgmentsManifest['judge']): JudgeIdentity {
+  const { model, prompt, decoding, samples, parseRetries } = judge;
+  return { model, prompt, decoding, samples, parseRetries };
 }
 
 export interface Judgments {

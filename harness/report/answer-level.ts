@@ -4,6 +4,7 @@ import {
   type AnswerJudgeAuditLevel,
   type AnswerLevel,
   type AnswerPairRow,
+  type AnswerTokens,
   type AnswerProbeRow,
   type AnswerSystemLevel,
   answerAuditFindings,
@@ -309,11 +310,11 @@ function auditBlocks(audit: AnswerJudgeAuditLevel | undefined): Block[] {
 }
 
 function costBlocks(a: AnswerLevel): Block[] {
-  const tokens = (t: { prompt: number; completion: number }) => `${t.prompt} / ${t.completion}`;
+  const tokens = (t: AnswerTokens) => `${t.prompt} / ${t.completion}${t.batched === undefined ? '' : ` (batch ${t.batched.prompt} / ${t.batched.completion})`}`;
   return [
     h3('Answer cost'),
     para(
-      "Tokens summed over every question, failed requests included (prompt / completion). Dollars from the config's price table (USD per million tokens); n/a where a model that used tokens has no price.",
+      "Tokens summed over every question, failed requests included (prompt / completion; in brackets those sent through a provider's batch API). Dollars from the config's price table (USD per million tokens, batched tokens at its batchDiscount, half by default); n/a where a model that used tokens has no price.",
     ),
     {
       kind: 'table',

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { timeoutMsSchema } from '../../arms/remote/limits.js';
@@ -7,6 +8,9 @@ import { cacheKey, type ShapeCheck, sha256Hex } from '../cache/index.js';
 import { HarnessError } from '../errors.js';
 import { EXTRACT_PROMPT_VERSION, type Extraction, extractionPrompt, memoryBlock, parseExtraction } from '../recipes/extract.js';
 import { buildSessions, type Session } from '../recipes/session.js';
+import { batchBlockSchema, chatEndpointOf, keyEnvOf, providerSchema } from '../config/llm-endpoint.js';
+import { chatClient } from '../llm/client.js';
+import type { ChatFn } from '../llm/types.js';
 import type { NodeContext, ScopeData } from './types.js';
 
 /**
@@ -18,18 +22,24 @@ import type { NodeContext, ScopeData } from './types.js';
  */
 export const extractSchema = z
   .object({
-    /** An OpenAI-compatible endpoint; absent: OpenAI's. */
+    /** `openai`: an OpenAI-compatible endpoint (absent baseURL: OpenAI's); `anthropic`: the Messages API. */
+    provider: providerSchema,
     baseURL: z.string().url().optional(),
     /** v1: gpt-5-mini. */
     model: z.string().min(1),
-    /** The environment variable holding the API key (its value is never printed, logged or cached). */
-    apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+    /** The environment variable holding the API key (its value is never printed, logged or cached); default the provider's. */
+    apiKeyEnv: z.string().optional(),
     /** The endpoint runs on this machine or network and needs no key (a placeholder is sent). */
     local: z.boolean().default(false),
     /** Absent: not sent (v1's extractor is a reasoning model without temperature). */
     temperature: z.number().min(0).max(2).optional(),
+    /** Absent: not sent to an OpenAI-compatible server; Anthropic, which requires one, gets 4096. */
+    maxTokens: z.number().int().positive().optional(),
     timeoutMs: timeoutMsSchema().default(120_000),
     concurrency: z.number().int().positive().default(4),
+    maxConcurrency: z.number().int().positive().optional(),
+    /** `true` or the batch settings: sessions go through the provider's batch API (one ledger per scope). */
+    batch: batchBlockSchema,
     /** v1: 5 retries with backoff; the SDK's, on connection errors, 429 and 5xx. */
     maxRetries: z.number().int().min(0).default(5),
     /** Replies that fail to parse before the session's messages are chunked as they are. */
@@ -67,25 +77,24 @@ export interface ExtractStats {
   relationships: number;
 }
 
-type Chat = import('openai').OpenAI;
-
-/** The SDK client; a missing key is a usage error naming the variable, raised when a scope first needs it. */
-async function client(p: ExtractParams, env: NodeJS.ProcessEnv): Promise<Chat> {
-  const key = env[p.apiKeyEnv];
+/**
+ * The chat client of one scope's extraction; a missing key is a usage error naming the variable, raised when a
+ * scope first needs it. Each scope keeps its own batch ledger (scopes may run in parallel worker threads).
+ */
+async function client(p: ExtractParams, ctx: NodeContext, scope: string): Promise<ChatFn> {
+  const apiKeyEnv = keyEnvOf(p);
+  const key = ctx.env[apiKeyEnv];
   if ((key === undefined || key === '') && !p.local)
     throw new HarnessError(
-      `chunk: params.extract needs the API key in ${p.apiKeyEnv}; set it, declare local: true for a local server, or remove params.extract`,
+      `chunk: params.extract needs the API key in ${apiKeyEnv}; set it, declare local: true for a local server, or remove params.extract`,
       {
         exitCode: 2,
       },
     );
-  const { OpenAI } = await import('openai');
-  return new OpenAI({
-    apiKey: key === undefined || key === '' ? 'no-key-local-server' : key,
-    ...(p.baseURL === undefined ? {} : { baseURL: p.baseURL }),
-    timeout: p.timeoutMs,
-    maxRetries: p.maxRetries,
-  });
+  const ledger = join(ctx.workDir, 'batches', 'extract', sha256Hex(scope).slice(0, 16));
+  const ep = chatEndpointOf(p, ctx.workDir, { stage: 'extract' });
+  const endpoint = ep.batch === undefined ? ep : { ...ep, batch: { ...ep.batch, ledgerDir: ledger } };
+  return chatClient(endpoint, ctx.env, 'chunk: params.extract', { log: ctx.log, label: `extract ${scope}`, who: 'chunk: params.extract' });
 }
 
 /** A cached extraction must still hold facts citing messages of the session, or it is evicted and asked again. */
@@ -114,12 +123,14 @@ class NoUsableReply extends Error {}
 export async function extractScope(scope: ScopeData, p: ExtractParams, ctx: NodeContext): Promise<{ docs: Extracted[]; stats: ExtractStats }> {
   const sessions = buildSessions(scope.documents, p.gapMinutes, scope.scope ?? 'all');
   const stats: ExtractStats = { sessions: sessions.length, extractedSessions: 0, extractionFallbacks: 0, memories: 0, entities: 0, relationships: 0 };
-  let chat: Chat | undefined;
-  const limit = pLimit(p.concurrency);
+  let chat: Promise<ChatFn> | undefined;
+  const ask = () => (chat ??= client(p, ctx, scope.scope ?? 'all'));
+  // Batched, every session is asked at once (a batch's worth); one by one, the rate limiter's ceiling.
+  const limit = pLimit(p.batch === false ? Math.max(p.concurrency, p.maxConcurrency ?? p.concurrency) : Number.POSITIVE_INFINITY);
   const parts = await Promise.all(
     sessions.map((s) =>
       limit(async (): Promise<Extracted[]> => {
-        const got = await sessionExtraction(s, p, ctx, async () => (chat ??= await client(p, ctx.env)));
+        const got = await sessionExtraction(s, p, ctx, ask);
         if (got === undefined) {
           stats.extractionFallbacks++;
           return s.messages.map((doc) => ({ doc }));
@@ -138,7 +149,7 @@ export async function extractScope(scope: ScopeData, p: ExtractParams, ctx: Node
 }
 
 /** One session's extraction, from the cache or the model; undefined when no reply parsed. */
-async function sessionExtraction(s: Session, p: ExtractParams, ctx: NodeContext, chat: () => Promise<Chat>): Promise<Extraction | undefined> {
+async function sessionExtraction(s: Session, p: ExtractParams, ctx: NodeContext, chat: () => Promise<ChatFn>): Promise<Extraction | undefined> {
   const prompt = extractionPrompt(s);
   const key = cacheKey('judge', 1, { ...extractIdentity(p), text: sha256Hex(prompt) });
   try {
@@ -149,23 +160,20 @@ async function sessionExtraction(s: Session, p: ExtractParams, ctx: NodeContext,
   }
 }
 
-async function askUntilParsed(s: Session, p: ExtractParams, ctx: NodeContext, chat: () => Promise<Chat>, prompt: string): Promise<Extraction> {
+async function askUntilParsed(s: Session, p: ExtractParams, ctx: NodeContext, chat: () => Promise<ChatFn>, prompt: string): Promise<Extraction> {
   const c = await chat();
+  const decoding = { ...(p.temperature === undefined ? {} : { temperature: p.temperature }), ...(p.maxTokens === undefined ? {} : { maxTokens: p.maxTokens }) };
   for (let attempt = 1; attempt <= p.maxAttempts; attempt++) {
     let reply: string;
     try {
-      const res = await c.chat.completions.create({
-        model: p.model,
-        messages: [{ role: 'user', content: prompt }],
-        ...(p.temperature === undefined ? {} : { temperature: p.temperature }),
-      });
-      reply = res.choices?.[0]?.message?.content ?? '';
+      // The attempt tags the request: at temperature 0 a batch would otherwise fold the re-ask into the first ask.
+      reply = (await c(prompt, decoding, `a${attempt}`)).content;
     } catch (err) {
-      const status = (err as { status?: number }).status;
-      const where = p.baseURL === undefined ? 'the OpenAI API' : redactUrl(p.baseURL);
-      throw new HarnessError(`chunk: extraction with model ${p.model} at ${where} failed${status === undefined ? '' : ` with HTTP ${status}`}`, {
-        exitCode: status === 401 || status === 403 ? 2 : 1,
-        hint: status === 401 || status === 403 ? `check ${p.apiKeyEnv}` : 'check that the server is up and the model name is right',
+      const where = p.baseURL === undefined ? `the ${p.provider === 'anthropic' ? 'Anthropic' : 'OpenAI'} API` : redactUrl(p.baseURL);
+      const denied = err instanceof Error && /HTTP 40[13]\b/.test(err.message);
+      throw new HarnessError(`chunk: extraction with model ${p.model} at ${where} failed: ${err instanceof Error ? err.message : String(err)}`, {
+        exitCode: denied ? 2 : 1,
+        hint: denied ? `check ${keyEnvOf(p)}` : 'check that the server is up and the model name is right',
         cause: err,
       });
     }

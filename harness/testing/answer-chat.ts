@@ -1,4 +1,4 @@
-import { type ChatFn, openaiChat } from '../judge/llm.js';
+import { type ChatFn, openaiChat } from '../llm/openai.js';
 import { chatCompletion } from './chat.js';
 import { type Loopback, type LoopbackReply, startLoopback } from './loopback.js';
 
@@ -39,6 +39,9 @@ export async function scriptedChat(
       local: true,
       maxRetries: opts.maxRetries ?? 0,
       timeoutMs: opts.timeoutMs ?? 10_000,
+      provider: 'openai',
+      concurrency: 4,
+      maxConcurrency: 4,
     },
     {},
     'scripted-chat',
