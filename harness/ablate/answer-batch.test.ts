@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnswerLevel } from '../decision/answer-level.js';
 import type { ReportData } from '../decision/types.js';
-import { BAD_GOOD_ARMS, writeAnswerStudy } from '../testing/answers.js';
+import { ANSWER_MEMORIES, BAD_GOOD_ARMS, writeAnswerStudy } from '../testing/answers.js';
 import { type BatchLoopback, startBatchLoopback } from '../testing/batch-loopback.js';
 import { runCaptured } from '../testing/cli.js';
 import { writeMemoryEvalSet } from '../testing/study.js';
@@ -12,13 +12,7 @@ import { tempDir } from '../testing/temp.js';
 // Issue 44 at the answer level: `harness ablate` with the reader and the answer judge on a provider's batch API
 // answers and grades as it does one by one, in one batch per stage, and prices the batched tokens at half.
 
-const MEMORIES = [
-  ['m1', "Alex's dog is named Biscuit.", 'Biscuit', "What is the name of Alex's dog?"],
-  ['m2', "Alex's sister moved to Lisbon in March.", 'Lisbon', "Where did Alex's sister move?"],
-  ['m3', 'Alex plays the cello every evening.', 'cello', 'Which instrument does Alex play?'],
-  ['m4', 'Alex likes ramen more than anything.', 'ramen', "What is Alex's favourite food?"],
-  ['m5', 'Alex drives a Volvo to work.', 'Volvo', 'What car does Alex drive?'],
-] as const;
+const MEMORIES = ANSWER_MEMORIES.slice(0, 5);
 const WORDS: readonly string[] = MEMORIES.map((m) => m[2]);
 
 /** The reader says the first answer word in its context; the judge says CORRECT when the answer's word appears twice (once as the gold). */

@@ -6,7 +6,7 @@ import type { ReportData } from '../decision/types.js';
 import { chatCompletion } from '../testing/chat.js';
 import { runCaptured } from '../testing/cli.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
-import { BAD_GOOD_ARMS, writeAnswerStudy } from '../testing/answers.js';
+import { ANSWER_MEMORIES, BAD_GOOD_ARMS, writeAnswerStudy } from '../testing/answers.js';
 import { filesContaining } from '../testing/secret.js';
 import { PROJECT_ROOT } from '../testing/shared.js';
 import { writeMemoryEvalSet } from '../testing/study.js';
@@ -15,18 +15,7 @@ import { tempDir } from '../testing/temp.js';
 // The answer and grade stages of `harness ablate` end to end (docs/adr/0045-answer-level-evaluation.md), with a
 // loopback OpenAI-compatible reader and judge on 127.0.0.1 whose replies follow simple rules.
 
-/** Each memory holds one answer word no question uses; `s` memories are sensitive. */
-const MEMORIES = [
-  ['m1', "Alex's dog is named Biscuit.", 'Biscuit', "What is the name of Alex's dog?"],
-  ['m2', "Alex's sister moved to Lisbon in March.", 'Lisbon', "Where did Alex's sister move?"],
-  ['m3', 'Alex plays the cello every evening.', 'cello', 'Which instrument does Alex play?'],
-  ['m4', 'Alex likes ramen more than anything.', 'ramen', "What is Alex's favourite food?"],
-  ['m5', 'Alex drives a Volvo to work.', 'Volvo', 'What car does Alex drive?'],
-  ['m6', 'Alex was born in Porto.', 'Porto', 'Where was Alex born?'],
-  ['m7', 'Alex reads Borges before sleeping.', 'Borges', 'Which author does Alex read at night?'],
-  ['m8', 'The bakery sells sourdough on Fridays.', 'sourdough', 'What does the bakery sell on Fridays?'],
-  ['s1', 'Alex takes lisinopril every morning.', 'lisinopril', 'Which medicine does Alex take?'],
-] as const;
+const MEMORIES = ANSWER_MEMORIES;
 const WORDS: readonly string[] = MEMORIES.map((m) => m[2]);
 /** A question whose reader request the server refuses (HTTP 400, not retried). */
 const REFUSED = 'What does the bakery sell on Fridays?';

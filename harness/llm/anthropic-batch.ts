@@ -1,7 +1,7 @@
-import { type BatchCallError, batchCallError } from './batch.js';
-import { messageBody } from './anthropic.js';
+import { type BatchCallError, batchCalls } from './batch.js';
+import { messageBody, messageReply } from './anthropic.js';
 import { anthropicSdk, endpointSecrets } from './sdk.js';
-import type { BatchApi, BatchRequest, BatchResult, BatchStatus, ChatEndpoint, ChatReply } from './types.js';
+import type { BatchApi, BatchRequest, BatchResult, BatchStatus, ChatEndpoint } from './types.js';
 
 /**
  * Anthropic's Message Batches API through `@anthropic-ai/sdk`: the requests go in the create call's body, the
@@ -31,26 +31,14 @@ function statusOf(b: MessageBatch): BatchStatus {
   };
 }
 
-/** A succeeded message as a reply: its text blocks joined, its token usage, the model that served it. */
-function replyOf(message: {
-  content?: readonly { type: string; text?: string }[];
-  usage?: { input_tokens?: number; output_tokens?: number };
-  model?: string;
-}): ChatReply {
-  const text = (message.content ?? []).flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('');
-  return {
-    content: text,
-    promptTokens: message.usage?.input_tokens ?? 0,
-    completionTokens: message.usage?.output_tokens ?? 0,
-    ...(typeof message.model === 'string' && message.model !== '' ? { model: message.model } : {}),
-  };
-}
-
 /** One results line as a result: an error is retryable unless the request itself was invalid; canceled and expired are. */
 export function anthropicResultOf(x: IndividualResponse): BatchResult {
   const customId = x.custom_id;
   const r = x.result;
-  if (r.type === 'succeeded') return { customId, reply: replyOf(r.message) };
+  if (r.type === 'succeeded') {
+    const reply = messageReply(r.message);
+    return 'reason' in reply ? { customId, failure: reply.reason, retryable: true } : { customId, reply };
+  }
   if (r.type === 'errored') {
     const kind = r.error?.error?.type ?? 'error';
     const said = r.error?.error?.message;
@@ -70,15 +58,7 @@ async function* resultsOf(client: AnthropicClient, id: string, what: (op: string
 /** Anthropic's Message Batches API for `ep`; the key is read now from `env`, as for a synchronous client. */
 export async function anthropicBatchApi(ep: ChatEndpoint, env: NodeJS.ProcessEnv, source: string, who: string): Promise<BatchApi> {
   const client = await anthropicSdk(ep, env, source, who);
-  const secrets = endpointSecrets(ep, env);
-  const what = (op: string, err: unknown) => batchCallError(err, op, 'anthropic', secrets);
-  const wrap = async <T>(op: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw what(op, err);
-    }
-  };
+  const { what, wrap } = batchCalls('anthropic', endpointSecrets(ep, env));
   return {
     provider: 'anthropic',
     // A request's share of the create call's JSON body, the comma between requests included.

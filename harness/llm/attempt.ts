@@ -55,7 +55,7 @@ function congestion(status: number, type: string, said: string): boolean {
 }
 
 /** The error code at the bottom of a connection error's cause chain (ECONNREFUSED, ECONNRESET, ...). */
-function causeCode(err: unknown): string | undefined {
+export function causeCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;

@@ -2,6 +2,7 @@ import { sha256Hex } from '../cache/key.js';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
+import { causeCode } from './attempt.js';
 import { Ledger, type LedgerBatch, newSubmissionToken, recoverSubmitting } from './ledger.js';
 import type { BatchApi, BatchRequest, BatchResult, BatchSettings, BatchStatus, ChatEndpoint, ChatFn, ChatReply, Decoding, ProviderName } from './types.js';
 
@@ -19,17 +20,6 @@ export class BatchCallError extends HarnessError {
     super(message, opts);
     this.retryable = retryable;
   }
-}
-
-/** The error code at the bottom of a connection error's cause chain (ECONNREFUSED, ECONNRESET, ...). */
-function causeCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /**
@@ -58,6 +48,22 @@ export function batchCallError(err: unknown, what: string, provider: ProviderNam
     return new BatchCallError(`${head}: connection failed (${code ?? clean(String(e.message))})`, true);
   }
   return new BatchCallError(`${head}: ${clean(String(e.message ?? err))}`, false);
+}
+
+/**
+ * A provider's batch endpoint calls with their errors as BatchCallErrors: `what` names the operation, `wrap`
+ * runs one and converts what it throws.
+ */
+export function batchCalls(provider: ProviderName, secrets: readonly string[]) {
+  const what = (op: string, err: unknown) => batchCallError(err, op, provider, secrets);
+  const wrap = async <T>(op: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw what(op, err);
+    }
+  };
+  return { what, wrap };
 }
 
 /**

@@ -1,6 +1,6 @@
-import { BatchCallError, batchCallError } from './batch.js';
+import { BatchCallError, batchCalls } from './batch.js';
 import { submissionTokenTime } from './ledger.js';
-import { completionBody } from './openai.js';
+import { completionBody, completionReply } from './openai.js';
 import { endpointSecrets, openaiSdk } from './sdk.js';
 import type { BatchApi, BatchRequest, BatchResult, BatchStatus, ChatEndpoint, ChatReply } from './types.js';
 
@@ -39,17 +39,11 @@ export async function* bodyLines(body: AsyncIterable<Uint8Array>): AsyncGenerato
   if (rest.trim() !== '') yield rest;
 }
 
-/** A chat completion body as a reply, parsed like the synchronous client; no choices is a broken, retryable reply. */
+/** A chat completion body as a reply, parsed as the synchronous client parses it; no choices is a broken reply. */
 function replyOf(body: unknown): ChatReply | undefined {
-  const r = body as { choices?: unknown; usage?: { prompt_tokens?: number; completion_tokens?: number }; model?: unknown } | null;
-  if (r === null || !Array.isArray(r.choices) || r.choices.length === 0) return undefined;
-  const content = (r.choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content;
-  return {
-    content: typeof content === 'string' ? content : '',
-    promptTokens: r.usage?.prompt_tokens ?? 0,
-    completionTokens: r.usage?.completion_tokens ?? 0,
-    ...(typeof r.model === 'string' && r.model !== '' ? { model: r.model } : {}),
-  };
+  if (body === null || typeof body !== 'object') return undefined;
+  const r = completionReply(body);
+  return 'reason' in r ? undefined : r;
 }
 
 /**
@@ -150,15 +144,7 @@ async function* resultsOf(client: OpenAIClient, id: string, what: (op: string, e
 /** OpenAI's Batch API for `ep` (any server that speaks it); the key is read now from `env`, as for a synchronous client. */
 export async function openaiBatchApi(ep: ChatEndpoint, env: NodeJS.ProcessEnv, source: string, who: string): Promise<BatchApi> {
   const client = await openaiSdk(ep, env, source, who);
-  const secrets = endpointSecrets(ep, env);
-  const what = (op: string, err: unknown) => batchCallError(err, op, 'openai', secrets);
-  const wrap = async <T>(op: string, fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw what(op, err);
-    }
-  };
+  const { what, wrap } = batchCalls('openai', endpointSecrets(ep, env));
   return {
     provider: 'openai',
     requestBytes: (r) => Buffer.byteLength(openaiBatchLine(ep.model, r), 'utf8') + 1,

@@ -30,3 +30,19 @@ export function writeAnswerStudy(dir: string, file: string, head: AnswerStudyHea
   writeFileSync(path, `name: ${head.name}\nevalset: ${head.evalset}\nmeasures: [${head.measures.join(', ')}]\n${topK}output: out\ncache: cache\n${rest}`);
   return path;
 }
+
+/**
+ * The memories of the memory-format answer tests: id, text, the answer word (no question uses it) and the
+ * question. `s` memories are sensitive; `m8`'s question is the one a test's reader refuses.
+ */
+export const ANSWER_MEMORIES = [
+  ['m1', "Alex's dog is named Biscuit.", 'Biscuit', "What is the name of Alex's dog?"],
+  ['m2', "Alex's sister moved to Lisbon in March.", 'Lisbon', "Where did Alex's sister move?"],
+  ['m3', 'Alex plays the cello every evening.', 'cello', 'Which instrument does Alex play?'],
+  ['m4', 'Alex likes ramen more than anything.', 'ramen', "What is Alex's favourite food?"],
+  ['m5', 'Alex drives a Volvo to work.', 'Volvo', 'What car does Alex drive?'],
+  ['m6', 'Alex was born in Porto.', 'Porto', 'Where was Alex born?'],
+  ['m7', 'Alex reads Borges before sleeping.', 'Borges', 'Which author does Alex read at night?'],
+  ['m8', 'The bakery sells sourdough on Fridays.', 'sourdough', 'What does the bakery sell on Fridays?'],
+  ['s1', 'Alex takes lisinopril every morning.', 'lisinopril', 'Which medicine does Alex take?'],
+] as const;
