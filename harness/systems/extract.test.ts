@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Document, Query } from '../../evalset/types.js';
 import { ContentStore } from '../cache/index.js';
@@ -5,6 +6,7 @@ import { HarnessError } from '../errors.js';
 import { memoryLogger } from '../log.js';
 import { extractionPrompt, parseExtraction } from '../recipes/extract.js';
 import { buildSessions } from '../recipes/session.js';
+import { startBatchLoopback } from '../testing/batch-loopback.js';
 import { type Loopback, type LoopbackRequest, startLoopback } from '../testing/loopback.js';
 import { filesContaining } from '../testing/secret.js';
 import { tempDir } from '../testing/temp.js';
@@ -39,11 +41,14 @@ const queries: Query[] = [
 const scope: ScopeData = { scope: 'conv-1', documents: docs, queries, corpusFingerprint: 'c', queriesFingerprint: 'q' };
 
 /** What a model would answer: the facts of each session, citing their messages, from the prompt's session date. */
-function reply(req: LoopbackRequest) {
-  const prompt = (req.json as { messages: { content: string }[] }).messages[0]?.content ?? '';
-  const content = prompt.includes('Session date: 2023-05-01')
+function extractionReply(prompt: string): string {
+  return prompt.includes('Session date: 2023-05-01')
     ? '<memories>\n[2023-04-30] Caroline visited the adoption agency. (messages: 1)\n[2023-05-01] Caroline has an adoption interview the next week. (messages: 3)\n</memories>\n<entities>\nCaroline|person|adopting a child\n</entities>\n<relationships>\n</relationships>'
     : '<memories>\n[2023-05-03] Melanie painted a sunrise by the lake. (messages: 1, 2)\n</memories>\n<entities>\nMelanie|person|paints\n</entities>\n<relationships>\nMelanie|painted|sunrise|2023-05-03\n</relationships>';
+}
+
+function reply(req: LoopbackRequest) {
+  const content = extractionReply((req.json as { messages: { content: string }[] }).messages[0]?.content ?? '');
   return {
     body: {
       id: 'x',
@@ -109,6 +114,32 @@ describe('v1 extraction stage (chunk params.extract)', () => {
     expect(server.requests).toHaveLength(2);
     expect(again.results).toEqual(run.results);
     expect(filesContaining([root], KEY)).toEqual([]);
+  });
+
+  it.each(['openai', 'anthropic'] as const)('through %s batches gives the run of one-by-one calls, in one batch per scope', async (provider) => {
+    const batches = await startBatchLoopback({ answer: (prompt) => extractionReply(prompt) });
+    try {
+      const root = tempDir('extract-batch');
+      const ctx: NodeContext = { cache: new ContentStore(root), log: memoryLogger(), workDir: root, env: { BATCH_KEY: KEY } };
+      const baseURL = provider === 'openai' ? `${batches.url}/v1` : batches.url;
+      const extract = { provider, baseURL, model: 'gpt-5-mini', apiKeyEnv: 'BATCH_KEY' };
+      const one = await bound({ arm: { kind: 'bm25', params: { preset: 'simple' } }, extract })
+        .create(ctx)
+        .runScope(scope, [], 10);
+      expect(batches.batchIds).toHaveLength(0);
+      const batched = { ...extract, batch: { pollSeconds: 0.02, idleMs: 20 } };
+      const fresh = { ...ctx, cache: new ContentStore(join(root, 'other')) };
+      const run = await bound({ arm: { kind: 'bm25', params: { preset: 'simple' } }, extract: batched })
+        .create(fresh)
+        .runScope(scope, [], 10);
+      expect(batches.batchIds).toHaveLength(1);
+      expect(batches.submitted.size).toBe(2);
+      expect(run.results).toEqual(one.results);
+      expect(run.indexStats).toMatchObject({ extractedSessions: 2, memories: 3 });
+      expect(filesContaining([root], KEY)).toEqual([]);
+    } finally {
+      await batches.close();
+    }
   });
 
   it("keeps a session's messages after unusable replies (not cached), and needs its key unless the server is local", async () => {
