@@ -1,5 +1,5 @@
 import { FusionInputError } from './errors.js';
-import type { PackedRun } from './packed.js';
+import type { PackedRun } from './run-form.js';
 import type { FusionInput, FusionSpec } from './spec.js';
 
 /**

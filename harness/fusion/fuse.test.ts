@@ -3,7 +3,7 @@ import { Rng } from '../stats/rng.js';
 import { FusionInputError } from './errors.js';
 import { fuse, fusedTheoreticalMin } from './fuse.js';
 import type { FusionInput, FusionSpec } from './spec.js';
-import { packArrays, type PackedRun } from './packed.js';
+import { packArrays, type PackedRun } from './run-form.js';
 import { inputsOf, listOf, packAll, runOf } from './testing.js';
 
 /**

@@ -1,6 +1,6 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
-import { checkPacked, type PackedRun } from './packed.js';
+import { checkPacked, type PackedRun } from './run-form.js';
 import { BucketScratch, bestOfSums, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked, ThresholdScratch } from './rank-sort.js';
 import { ABSENT_POLICIES, FUSION_METHODS, type FusionInput, type FusionSpec, NORMALIZATIONS } from './spec.js';
 

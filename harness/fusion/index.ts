@@ -4,10 +4,9 @@
  * (contribution of each input, structural and empirical reachability). Every kernel works on PackedRuns
  * (typed arrays over one DocTable). See docs/adr/0011-fusion.md.
  */
-export { docTable, type DocTable } from './doc-table.js';
 export { FusionInputError, FusionParamsError } from './errors.js';
 export { fuse, fusedTheoreticalMin } from './fuse.js';
-export { packArrays, packRun, unpackRun, type PackedRun } from './packed.js';
+export { docTable, packArrays, packRun, unpackRun, type DocTable, type PackedRun } from './run-form.js';
 export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
 export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
 export { contributions, empiricalReach, reachOnRuns, structuralReach, type Contribution, type Reach, type RunReach } from './reach.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { docTable } from './doc-table.js';
-import { packRun, unpackRun } from './packed.js';
+import { docTable, packRun, unpackRun } from './run-form.js';
 import { applyPriors, NEUTRAL_PRIOR } from './priors.js';
 import { runOf } from './testing.js';
 

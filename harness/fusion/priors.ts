@@ -1,5 +1,5 @@
 import { FusionInputError } from './errors.js';
-import { checkPacked, type PackedRun } from './packed.js';
+import { checkPacked, type PackedRun } from './run-form.js';
 import { sortRanked } from './rank-sort.js';
 
 const MS_PER_DAY = 86_400_000;

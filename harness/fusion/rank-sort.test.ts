@@ -71,7 +71,8 @@ describe('bestOfSums against a full sort of (base + acc) / div', () => {
   for (const [name, draw] of Object.entries(shapes)) {
     it(`${name}: the full sort's entries, scores and order, or a refusal`, () => {
       let taken = 0;
-      for (const size of [1, 100, 1000, 6000]) {
+      // 1003 and 2999: sizes off the four-entry stride of the candidate pass, so its tail runs too.
+      for (const size of [1, 100, 1000, 1003, 2999, 6000]) {
         const acc = Float64Array.from({ length: size }, draw);
         for (const [base, div] of [
           [0, 1],
@@ -97,8 +98,10 @@ describe('bestOfSums against a full sort of (base + acc) / div', () => {
     });
   }
 
-  it('refuses NaN', () => {
-    const acc = Float64Array.from({ length: 2000 }, (_, l) => (l === 8 ? Number.NaN : l));
-    expect(bestOfSums(acc, 0, 1, 2000, 10, new ThresholdScratch(2000), new Int32Array(2000), new Float64Array(2000))).toBe(-1);
+  it('refuses NaN, in the sample or between its positions (the candidate pass lets NaN through to refuse it)', () => {
+    for (const at of [8, 1999, 1998]) {
+      const acc = Float64Array.from({ length: 2000 }, (_, l) => (l === at ? Number.NaN : l));
+      expect(bestOfSums(acc, 0, 1, 2000, 10, new ThresholdScratch(2000), new Int32Array(2000), new Float64Array(2000)), `NaN at ${at}`).toBe(-1);
+    }
   });
 });

@@ -228,7 +228,7 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
     outL[j] = l;
     outS[j] = scores[l]!;
   }
-  sortBuckets(outL, outS, counts, nb, low, keep);
+  sortBuckets(outL, outS, counts, nb, low);
   return keep;
 }
 
@@ -269,13 +269,15 @@ function sampledThreshold(acc: Float64Array, base: number, div: number, size: nu
   let n = 0;
   let lo = Infinity;
   let hi = -Infinity;
+  const divide = div !== 1;
   for (let l = 0; l < size; l += SAMPLE_STRIDE) {
-    const s = (base + acc[l]!) / div;
+    const raw = base + acc[l]!;
+    const s = divide ? raw / div : raw;
     // NaN has no place in the order: the caller's general path handles it as it always did.
     if (Number.isNaN(s)) return undefined;
     sampleS[n++] = s;
-    if (s > hi) hi = s;
-    if (s < lo) lo = s;
+    hi = Math.max(hi, s);
+    lo = Math.min(lo, s);
   }
   if (m * 2 > n || !(Number.isFinite(lo) && Number.isFinite(hi))) return undefined;
   if (hi === lo) return [hi, hi];
@@ -291,13 +293,9 @@ function sampledThreshold(acc: Float64Array, base: number, div: number, size: nu
   // n >= 2m samples, so the walk stops at a bucket >= 0.
   let b = top;
   for (let at = sampleCounts[b]!; at < m; ) at += sampleCounts[--b]!;
-  let t = Infinity;
-  for (let j = 0; j < n; j++) {
-    const s = sampleS[j]!;
-    const v = (s - lo) * scale;
-    if ((v < top ? v | 0 : top) >= b && s < t) t = s;
-  }
-  return [t, hi];
+  // Every sample of bucket b or above has (s - lo) · scale >= b; one bucket's width below that edge is far
+  // beyond any rounding of the two operations, so at least m samples lie at or above the threshold.
+  return [b === 0 ? lo : lo + (b - 1) / scale, hi];
 }
 
 /**
@@ -332,12 +330,15 @@ export function bestOfSums(
   const scale = hi > t ? (nb - 1) / (hi - t) : 0;
   if (!Number.isFinite(scale)) return -1;
   const { candL, candS, candB, counts } = sc;
+  const passed = compactAboveCut(acc, base, size, rawCut, candL);
   counts.fill(0, 0, nb);
   let n = 0;
-  for (let l = 0; l < size; l++) {
+  // x / 1 is x: rrf and combsum skip the division (a divide per entry, bit-identical either way).
+  const divide = div !== 1;
+  for (let j = 0; j < passed; j++) {
+    const l = candL[j]!;
     const raw = base + acc[l]!;
-    if (raw < rawCut) continue;
-    const s = raw / div;
+    const s = divide ? raw / div : raw;
     if (s < t) continue;
     const v = (s - t) * scale;
     if (Number.isNaN(v)) return -1;
@@ -351,6 +352,38 @@ export function bestOfSums(
   return placeBuckets(sc, n, nb, k < n ? k : n, outL, outS);
 }
 
+/**
+ * Writes, in order, the local position of every entry whose raw sum base + acc[l] is not below `rawCut` (NaN
+ * included, which the caller turns into a decline) to candL; returns their number. Branch-free: each
+ * entry is written and the count advanced by the comparison's 0 or 1. About a quarter of the entries pass, in
+ * no pattern a branch predictor learns, so the branching loop paid a misprediction per few entries and ran
+ * about three times slower (docs/perf/fusion.md, issue 45).
+ */
+function compactAboveCut(acc: Float64Array, base: number, size: number, rawCut: number, candL: Int32Array): number {
+  let n = 0;
+  let l = 0;
+  // Four entries an iteration, their comparisons first: they are independent, only the count is a chain.
+  for (; l + 4 <= size; l += 4) {
+    const c0 = 1 - Number(base + acc[l]! < rawCut);
+    const c1 = 1 - Number(base + acc[l + 1]! < rawCut);
+    const c2 = 1 - Number(base + acc[l + 2]! < rawCut);
+    const c3 = 1 - Number(base + acc[l + 3]! < rawCut);
+    candL[n] = l;
+    n += c0;
+    candL[n] = l + 1;
+    n += c1;
+    candL[n] = l + 2;
+    n += c2;
+    candL[n] = l + 3;
+    n += c3;
+  }
+  for (; l < size; l++) {
+    candL[n] = l;
+    n += 1 - Number(base + acc[l]! < rawCut);
+  }
+  return n;
+}
+
 /** Scatters the candidates of the buckets down to the one holding the keep-th, best first, and sorts each. */
 function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number, outL: Int32Array, outS: Float64Array): number {
   const { candL, candS, candB, counts } = sc;
@@ -362,7 +395,7 @@ function placeBuckets(sc: ThresholdScratch, n: number, nb: number, keep: number,
     outL[i] = candL[j]!;
     outS[i] = candS[j]!;
   }
-  sortBuckets(outL, outS, counts, nb, low, keep);
+  sortBuckets(outL, outS, counts, nb, low);
   return keep;
 }
 
@@ -381,18 +414,23 @@ function bucketStarts(counts: Int32Array, nb: number, keep: number): number {
   }
 }
 
+/** Buckets larger than this are sorted on their own before the one insertion pass of {@link sortBuckets}. */
+const SMALL_BUCKET = 16;
+
 /**
- * Sorts the scattered buckets in place: counts[b] is now bucket b's end, and the next better bucket's end its
- * start; only the best `keep - start` of the last bucket `low` are selected before its sort.
+ * Sorts the scattered buckets, best first, in place: counts[b] is now bucket b's end, and the next better
+ * bucket's end its start. Every bucket ranks wholly before the next, so once the few large ones are sorted on
+ * their own, one insertion pass over all of them moves each entry only within its small bucket: linear in the
+ * entries plus a handful of swaps, where a sort call per bucket (about one entry each) paid a call and its
+ * set-up per bucket (docs/perf/fusion.md, issue 45). The last bucket, `low`, is sorted whole; only its best
+ * `keep - start` are used.
  */
-function sortBuckets(outL: Int32Array, outS: Float64Array, counts: Int32Array, nb: number, low: number, keep: number): void {
+function sortBuckets(outL: Int32Array, outS: Float64Array, counts: Int32Array, nb: number, low: number): void {
   let start = 0;
   for (let b = nb - 1; b >= low; b--) {
     const end = counts[b]!;
-    if (b === low && keep < end) {
-      selectBest(outL, outS, start, end, keep - start);
-      sortRanked(outL, outS, start, keep);
-    } else if (end - start > 1) sortRanked(outL, outS, start, end);
+    if (end - start > SMALL_BUCKET) sortRanked(outL, outS, start, end);
     start = end;
   }
+  insertionSort(outL, outS, 0, start - 1);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../stats/rng.js';
 import { fuse } from './fuse.js';
 import type { FusionInput, FusionSpec } from './spec.js';
-import { packArrays } from './packed.js';
+import { packArrays } from './run-form.js';
 import { contributions, empiricalReach, reachOnRuns, structuralReach } from './reach.js';
 import { inputsOf, listOf, packAll, runOf } from './testing.js';
 

@@ -2,7 +2,7 @@ import { QueryAccumulator } from './accumulate.js';
 import { FusionInputError } from './errors.js';
 import { checkFusion } from './fuse.js';
 import type { FusionInput, FusionSpec } from './spec.js';
-import { checkPacked, type PackedRun } from './packed.js';
+import { checkPacked, type PackedRun } from './run-form.js';
 
 /** What one input brought to a fused run's top `cutoff`, over all queries. */
 export interface Contribution {

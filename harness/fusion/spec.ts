@@ -1,4 +1,4 @@
-import type { PackedRun } from './packed.js';
+import type { PackedRun } from './run-form.js';
 
 /**
  * What a fusion is asked to do: its method, normalization and absent policy, its inputs and its spec. Shared by

@@ -1,8 +1,7 @@
 /** Helpers for the fusion tests: literal runs packed over one DocTable. Not part of the fusion API. */
 import type { Run } from '../../evalset/types.js';
-import { docTable, type DocTable } from './doc-table.js';
 import type { FusionInput } from './spec.js';
-import { packRun, unpackRun, type PackedRun } from './packed.js';
+import { docTable, packRun, unpackRun, type DocTable, type PackedRun } from './run-form.js';
 
 /** A Run from a literal `{ queryId: { docId: score } }`. */
 export function runOf(literal: Readonly<Record<string, Readonly<Record<string, number>>>>): Run {

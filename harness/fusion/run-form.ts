@@ -1,7 +1,38 @@
 import type { Run } from '../../evalset/types.js';
-import type { DocTable } from './doc-table.js';
+import { compareIds } from '../metrics/ranking.js';
 import { FusionInputError } from './errors.js';
 import { sortRanked } from './rank-sort.js';
+
+/**
+ * The run model (issue 45): a Run has two named forms, and this module is the one conversion each way.
+ *
+ * - The **Map form**, {@link Run} (evalset/types.ts): `queryId -> docId -> score`, for the library API,
+ *   readers and writers. Ranks are derived, never stored.
+ * - The **typed form**, {@link PackedRun}: per query a range of (DocTable index, score) entries in rank order,
+ *   in typed arrays over one {@link DocTable}. What the fusion kernels, their diagnostics and priors read and
+ *   write, with no per-entry objects.
+ *
+ * {@link packRun} takes the Map form to the typed form, {@link unpackRun} back; {@link packArrays} packs raw
+ * arrays a producer already holds (benchmarks, arms with their own index). Nothing else converts between them.
+ */
+
+/**
+ * Interned document ids, sorted ascending by `compareIds` (harness/metrics/ranking.ts), so that index order
+ * equals id order and the trec tie-break "docId descending" becomes "higher index first" on integers.
+ */
+export interface DocTable {
+  readonly ids: readonly string[];
+  /** The index of `id`, or -1 when the table does not hold it. */
+  indexOf(id: string): number;
+}
+
+/** Builds a DocTable from any ids (duplicates collapse). O(n log n) once; lookups are one Map probe. */
+export function docTable(ids: Iterable<string>): DocTable {
+  const sorted = [...new Set(ids)].sort(compareIds);
+  const index = new Map<string, number>();
+  for (let i = 0; i < sorted.length; i++) index.set(sorted[i]!, i);
+  return { ids: sorted, indexOf: (id) => index.get(id) ?? -1 };
+}
 
 /**
  * A Run in typed arrays. The entries of the query at position q are [offsets[q], offsets[q+1]), best first

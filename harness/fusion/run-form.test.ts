@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { docTable } from './doc-table.js';
 import { FusionInputError } from './errors.js';
-import { packArrays, packRun, unpackRun } from './packed.js';
+import { docTable, packArrays, packRun, unpackRun } from './run-form.js';
 import { runOf } from './testing.js';
 
 describe('docTable', () => {
