@@ -167,6 +167,7 @@ async function statusCommand(args: JudgeArgs, io: CliIo, settings: Settings): Pr
   const { judgeEndpoint } = await import('../judge/run.js');
   const { batchApiOf } = await import('../llm/client.js');
   const { describeLedger } = await import('../llm/ledger.js');
+  const { batchLedgerDir } = await import('../config/llm-endpoint.js');
   let judge: JudgeConfig;
   let cache: string;
   let source: string;
@@ -184,8 +185,8 @@ async function statusCommand(args: JudgeArgs, io: CliIo, settings: Settings): Pr
   const ep = judgeEndpoint({ ...judge, batch: judge.batch === false ? true : judge.batch }, cache);
   const api = await batchApiOf(ep, io.env, source, 'judge').catch(() => undefined);
   if (api === undefined) io.log.info(`judge --status: ${ep.apiKeyEnv} is not set: showing the ledger only, without asking the provider`);
-  const lines = await describeLedger(ep.batch?.ledgerDir as string, ep, api);
-  io.out(`${lines.length === 0 ? 'no batches submitted by this judge from this cache' : lines.join('\n')}\n`);
+  const lines = await describeLedger(batchLedgerDir(cache, 'judge'), ep, api);
+  io.out(`${lines.join('\n')}\n`);
 }
 
 /** `--audit`: the judgments folder of `--config` (or `--out` over `--evalset`) re-graded with probes; no run is needed. */
