@@ -276,8 +276,10 @@ export async function main(): Promise<void> {
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);
     const choice = choiceCost(cores);
     // BENCH_EVAL_SMALL=0 runs the memory workloads alone (a few minutes at 500k).
+    // BENCH_EVAL_WORKLOADS=5k-x-1000,...: only the paired workloads named (each keeps its seed).
+    const only = process.env['BENCH_EVAL_WORKLOADS']?.split(',');
     for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries())
-      results.push(smallWorkload(dir, w, seed + i, repeat, cores, trecEval));
+      if (only === undefined || only.includes(w.name)) results.push(smallWorkload(dir, w, seed + i, repeat, cores, trecEval));
     if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1)
       results.push(threadsWorkload(dir, seed + workloads.length + 1, repeat, cores));
     const scale = scalingWorkload(dir, seed + workloads.length + 2, cores);

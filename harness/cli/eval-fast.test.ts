@@ -57,6 +57,24 @@ describe('harness eval without yargs', () => {
     }
   });
 
+  it('prints the same bytes when the output takes bytes (outBytes) as when it takes strings', async () => {
+    const chunks: string[] = [];
+    const io = (bytes: boolean) => ({
+      out: (t: string) => void chunks.push(`s:${t}`),
+      ...(bytes ? { outBytes: (b: Uint8Array) => void chunks.push(`b:${Buffer.from(b).toString('utf8')}`) } : {}),
+      log: memoryLogger(),
+      env: {},
+      cwd: dir,
+    });
+    // Queries out of trec_eval's order: the qrels are indexed and the -q lines written at the end (not spooled).
+    const args = ['--threads', '1', '-q', '-m', 'all_trec', '-c', QRELS, file('run-unsorted', 'q2 Q0 x 1 5.0 runA\nq1 Q0 b 1 2.0 runA\nq1 Q0 a 2 1.0 runA\n')];
+    expect(await runEvalFast(args, io(false))).toBe(0);
+    const strings = chunks.splice(0);
+    expect(await runEvalFast(args, io(true))).toBe(0);
+    expect(chunks.some((c) => c.startsWith('b:'))).toBe(true);
+    expect(chunks.map((c) => c.slice(2)).join('')).toBe(strings.map((c) => c.slice(2)).join(''));
+  });
+
   it('leaves to yargs what only yargs reads', () => {
     for (const args of [
       ['--help'],

@@ -2,6 +2,7 @@ import type { ExitCode } from '../errors.js';
 import { stderrLogger } from '../log.js';
 import type { EvalFormat } from './eval-args.js';
 import { attachNegativeValues, evalCommand } from './eval.command.js';
+import type { EvalIo } from './eval-run.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -87,10 +88,11 @@ export async function runEvalFastCommandLine(argv: readonly string[]): Promise<E
   return args === undefined ? undefined : runEvalFast(args);
 }
 
-/** The process's streams, as main.ts's defaultIo (which would load yargs). */
-function stdIo(): CliIo {
+/** The process's streams, as main.ts's defaultIo (which would load yargs); stdout takes bytes too. */
+function stdIo(): EvalIo {
   return {
     out: (text) => void process.stdout.write(text),
+    outBytes: (bytes) => void process.stdout.write(bytes),
     log: stderrLogger({ quiet: process.env['HARNESS_QUIET'] === '1' }),
     env: process.env,
     cwd: process.cwd(),

@@ -15,11 +15,16 @@ import { streamableQrels } from '../trec-eval/qrels-stream.js';
 import { evaluateStreamed, evaluateTrecRunFile, type TrecEvaluation } from '../trec-eval/stream-eval.js';
 import { autoMayThread, busyThreads, chooseThreads, cpuSample, PARALLEL_MIN_BYTES } from '../trec-eval/threads.js';
 
+/** A CliIo whose output may also take bytes (the process's stdout): the -q lines then skip a string. */
+export interface EvalIo extends CliIo {
+  readonly outBytes?: (bytes: Uint8Array) => void;
+}
+
 /** The implementation behind `harness eval` (lazy-loaded by the command module). */
 export async function runEval(
   args: EvalArgs,
   format: EvalFormat,
-  io: CliIo,
+  io: EvalIo,
   threads: number | 'auto' = 'auto',
   /** Where and beyond how many bytes the -q lines spill to a file (OutputSpool); tests set a small budget. */
   spoolOptions: SpoolOptions = {},
@@ -164,11 +169,11 @@ function highestGrade(qrels: QrelsIndex): number {
 }
 
 /** Prints the spooled -q lines (the streamed path) or the rows the evaluation kept, then the summary. */
-function writeTrec(ev: TrecEvaluation, io: CliIo, spool: OutputSpool | undefined): void {
+function writeTrec(ev: TrecEvaluation, io: EvalIo, spool: OutputSpool | undefined): void {
   const { plan } = ev;
   if (spool !== undefined) spool.drain((text) => io.out(text));
   else if (plan.settings.perQuery) {
-    const w = new TrecQueryWriter(plan, (text) => io.out(text));
+    const w = new TrecQueryWriter(plan, (text) => io.out(text), io.outBytes);
     ev.queryIds.forEach((qid, q) => w.query(qid, ev.rows, q * plan.width, ev.relstrings[q]));
     w.flush();
   }

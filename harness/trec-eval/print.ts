@@ -21,6 +21,8 @@ export class TrecQueryWriter {
   constructor(
     plan: TrecPlan,
     private readonly emit: (text: string) => void,
+    /** Where the bytes go instead, when the output takes bytes: no round trip through a string. */
+    private readonly emitBytes?: (bytes: Uint8Array) => void,
   ) {
     const prefixes: Buffer[] = [];
     const columns: number[] = [];
@@ -80,7 +82,11 @@ export class TrecQueryWriter {
 
   /** Emits what is buffered. */
   flush(): void {
-    if (this.pos > 0) this.emit(this.buf.toString('utf8', 0, this.pos));
+    if (this.pos > 0 && this.emitBytes !== undefined) {
+      this.emitBytes(this.buf.subarray(0, this.pos));
+      // The receiver may keep the bytes (a write still pending): the next ones go to a new buffer.
+      this.buf = Buffer.allocUnsafe(this.buf.length);
+    } else if (this.pos > 0) this.emit(this.buf.toString('utf8', 0, this.pos));
     this.pos = 0;
   }
 

@@ -196,6 +196,11 @@ export interface JudgmentSource {
   queryIndex(qid: string): number;
   /** The ranking value of a document of query qi: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
   lookup(qi: number, buf: Uint8Array, s: number, e: number, hash: number): number;
+  /**
+   * Optional: the FNV-1a hashes (as int32s) of query qi's judged documents, for the run scan to rule out
+   * the documents no judgment can match without a lookup; undefined when the source cannot tell.
+   */
+  judgedHashes?(qi: number): Int32Array | undefined;
 }
 
 /**
@@ -215,6 +220,8 @@ export class QrelsIndex implements JudgmentSource {
   private readonly tabBase: Int32Array;
   private readonly tabMask: Int32Array;
   private readonly table: Int32Array;
+  /** judgedHashes' answer, reused. */
+  private scratch = new Int32Array(256);
 
   private constructor(private readonly parts: QrelsIndexParts) {
     this.qids = parts.qids;
@@ -300,6 +307,17 @@ export class QrelsIndex implements JudgmentSource {
         return g < 0 ? REL_UNJUDGED : g;
       }
     }
+  }
+
+  /** The hashes of query qi's judged documents (its hash table's taken slots), valid until the next call. */
+  judgedHashes(qi: number): Int32Array {
+    const base = this.tabBase[qi]!;
+    const size = this.tabMask[qi]! + 1;
+    if (this.scratch.length < size) this.scratch = new Int32Array(Math.max(size, 2 * this.scratch.length));
+    const out = this.scratch;
+    let n = 0;
+    for (let at = base << 1; at < (base + size) << 1; at += 2) if (this.table[at] !== -1) out[n++] = this.table[at + 1]!;
+    return out.subarray(0, n);
   }
 
   /** lookup() for a document id given as a string (the slow paths). */

@@ -115,6 +115,11 @@ export class QrelsBlocks {
     }
   }
 
+  /** The hashes (fnv1a, as int32s) of the current block's judged documents: none when lookup() finds none. */
+  judgedHashes(): Int32Array {
+    return this.hash.subarray(0, this.judgments ? this.n : 0);
+  }
+
   /** The ranking value of a document of the current block: its grade, REL_UNJUDGED if negative, REL_NONPOOL if absent. */
   lookup(buf: Uint8Array, s: number, e: number, hash: number): number {
     const mask = this.table.length - 1;

@@ -1,47 +1,42 @@
 import { InputError } from '../errors.js';
-import { streamTrecRun, type RunLineSink } from '../../evalset/trec.js';
+import { scanTrecRun, streamTrecRun, type RunLineSink } from '../../evalset/trec.js';
 import { judgeRankingWithLevels, REL_NONPOOL } from '../metrics/ranking.js';
 import { computeTrecRow, judgeOptions, type TrecPlan } from './plan.js';
 import type { JudgmentSource, QrelsIndex } from './qrels-index.js';
 import { fnv1a } from './qrels-lines.js';
-import { scanTrecRunFast } from './run-scan.js';
+import { H, STOP } from './fast/run-scan-kernels.js';
+import { GRADE_CHECK, RunScanMemory, scanTrecRunFast } from './run-scan.js';
 
-/** How many bytes of a chunk BlockSink.scan hands scanTrecRunFast at a time. */
-const SCAN_SLICE = 1 << 16;
+/**
+ * The chunk of run text streamTrecRun reads at a time for BlockSink: 1 MB stays in the core's caches from the
+ * read through the copy into the scan kernel's memory to the scan (3-7% less CPU than 8 MB at 5k x 1,000;
+ * 256 kB was no better: more chunk ends, each copying the open block's document ids aside).
+ */
+export const RUN_CHUNK_BYTES = 1 << 20;
 
 /** Signals a query id seen again after its block ended: the run is not grouped by query. */
 class NotGrouped extends Error {}
 
 /**
- * Collects one query block at a time and scores it when the block ends. Document ids stay in the read
- * buffer (offsets only); at a chunk boundary the open block's ids are copied aside, since the buffer is
- * about to be reused.
+ * Collects one query block at a time and scores it when the block ends. The byte loop runs in the scan
+ * kernel (RunScanMemory, run-scan.ts), which writes each common line of the chunk's text into the block's
+ * arrays and stops where JavaScript has work to do: a new query, a line it does not take (read here by
+ * scanTrecRunFast or scanTrecRun, through line()), a possible duplicate. Document ids stay in the kernel's
+ * copy of the chunk (offsets only); at a chunk boundary the open block's ids are copied aside, since that
+ * text is about to be replaced.
  */
 export class BlockSink implements RunLineSink {
   private qidBytes = Buffer.alloc(256);
   private qidLen = -1;
   private qi = -1;
   private qid = '';
-  private n = 0;
-  private scores = new Float64Array(1024);
-  private grades = new Int32Array(1024);
-  private docStart = new Int32Array(1024);
-  private docEnd = new Int32Array(1024);
-  private lines = new Int32Array(1024);
-  private hashes = new Int32Array(1024);
+  private readonly mem = new RunScanMemory();
   private ranked = new Int32Array(1024);
   /** A group of tied scores, sorted by document id. */
   private readonly tie = new Int32Array(16);
-  /** Lines [0, relocated) of the block have their ids in `aside`; the rest in `chunk`. */
+  /** Lines [0, relocated) of the block have their ids in `aside`; the rest in the kernel's text. */
   private relocated = 0;
   private aside = Buffer.alloc(1 << 16);
-  private chunk: Buffer = Buffer.alloc(0);
-  /**
-   * Open addressing over the block's lines: slot k is the pair dup[2k] (a generation: the slot is taken only
-   * when it is the block's gen) and dup[2k + 1] (the line), one cache line per probe.
-   */
-  private dup = new Int32Array(2 * 4096);
-  private gen = 1;
   private readonly seen = new Set<string>();
   /** Query blocks met (seen holds their ids unless the source checks the order itself). */
   blocks = 0;
@@ -63,76 +58,94 @@ export class BlockSink implements RunLineSink {
     return [...this.seen];
   }
 
+  /** The lines in the open block. */
+  private get n(): number {
+    return this.mem.header[H.N]!;
+  }
+
+  /** A line the kernel did not take, read by the JavaScript scanners from the kernel's text (buf is its view). */
   line(buf: Buffer, lineNo: number, qs: number, qe: number, ds: number, de: number, score: number, ts: number, te: number, docHash?: number): void {
-    this.chunk = buf;
     const ql = qe - qs;
     let same = ql === this.qidLen;
-    if (same) {
-      const qb = this.qidBytes;
-      for (let k = 0; k < ql; k++) {
-        if (qb[k] !== buf[qs + k]) {
-          same = false;
-          break;
-        }
-      }
-    }
+    for (let k = 0; same && k < ql; k++) same = this.qidBytes[k] === buf[qs + k];
     if (!same) this.startBlock(buf, qs, qe);
     this.tagS = ts;
     this.tagE = te;
-    const i = this.n;
-    if (i === this.scores.length) this.grow();
     const h = docHash ?? fnv1a(buf, ds, de);
-    this.checkDuplicate(i, h, buf, ds, de, lineNo);
-    this.scores[i] = score;
-    this.docStart[i] = ds;
-    this.docEnd[i] = de;
-    this.lines[i] = lineNo;
-    this.hashes[i] = h;
-    this.grades[i] = this.qi >= 0 ? this.index.lookup(this.qi, buf, ds, de, h) : REL_NONPOOL;
-    this.n = i + 1;
+    this.mem.reserveLine();
+    if (this.mem.kernels.dupAdd(h | 0)) this.checkDuplicate(h | 0, buf, ds, de, lineNo);
+    const i = this.n;
+    this.mem.push(score, ds, de, lineNo, h | 0);
+    this.gradeLines(i, i + 1);
   }
 
   /**
-   * streamTrecRun hands whole chunks here (see scanTrecRunFast), scanned in slices of about SCAN_SLICE bytes.
-   * One call per 8 MB chunk left the scanner running unoptimised code after each return: V8 compiles its loop
-   * on the fly (OSR) before the function has ever returned, then throws that code away at the first compare
-   * after the loop (no type feedback there yet) and deoptimised again on the next chunk (node --trace-deopt);
-   * at 5k x 100 the scan cost 2.7x as much per line as at 5k x 1,000. Short calls give every part of the
-   * function feedback within the first milliseconds, and one optimised version serves the rest of the run.
+   * streamTrecRun hands whole chunks here: copied into the kernel's memory, scanned there; at each of the
+   * kernel's stops this does the JavaScript part (scores the block that ended, reads the line the kernel
+   * did not take) and lets it go on.
    */
   scan(buf: Buffer, start: number, end: number, firstLine: number, file: string): number {
-    let lines = 0;
-    for (let s = start; s < end; ) {
-      // The slice ends just past a '\n' inside the chunk (bytes past `end` are not this chunk's), or at end.
-      const nl = s + SCAN_SLICE < end ? buf.indexOf(10, s + SCAN_SLICE) : -1;
-      const e = nl < 0 || nl >= end ? end : nl + 1;
-      lines += scanTrecRunFast(buf, s, e, firstLine + lines, file, this);
-      s = e;
+    const mem = this.mem;
+    const text = mem.load(buf, start, end, firstLine);
+    for (;;) {
+      const from = this.n;
+      mem.header[H.TE] = -1;
+      const stop = mem.kernels.scan();
+      this.gradeLines(from, this.n);
+      if (mem.header[H.TE]! >= 0) {
+        this.tagS = mem.header[H.TS]!;
+        this.tagE = mem.header[H.TE]!;
+      }
+      if (stop === STOP.END) break;
+      if (stop === STOP.FULL) mem.reserveLine();
+      else if (stop === STOP.NEW_QUERY) this.startBlock(mem.view, mem.header[H.QS]!, mem.header[H.QE]!);
+      else {
+        // A line the kernel does not take (or a possible duplicate): that line alone through the JavaScript scanners.
+        const at = mem.header[H.POS]!;
+        const next = mem.view.indexOf(10, at) + 1;
+        mem.header[H.LINE]! += scanTrecRunFast(mem.view, at, next, mem.header[H.LINE]!, file, this);
+        mem.header[H.POS] = next;
+      }
     }
-    return lines;
+    // The last line of a file without a '\n' at its end.
+    if (text.stop < text.end) mem.header[H.LINE]! += scanTrecRun(mem.view, text.stop, text.end, mem.header[H.LINE]!, file, this);
+    return mem.header[H.LINE]! - firstLine;
   }
 
-  /** Called after each chunk: keep what still points into the read buffer. */
+  /** Grades of the block's lines [from, to) that the kernel could not rule out: their ranking values from the judgments. */
+  private gradeLines(from: number, to: number): void {
+    const { docStart, docEnd, hashes, grades, view } = this.mem;
+    const qi = this.qi;
+    for (let i = from; i < to; i++) {
+      if (grades[i] !== GRADE_CHECK) continue;
+      grades[i] = qi < 0 ? REL_NONPOOL : this.index.lookup(qi, view, docStart[i]!, docEnd[i]!, hashes[i]!);
+    }
+  }
+
+  /** Called after each chunk: keep what still points into the kernel's text. */
   chunkEnd(): void {
-    if (this.tagS >= 0) this.runTag = this.chunk.toString('utf8', this.tagS, this.tagE);
+    const chunk = this.mem.view;
+    if (this.tagS >= 0) this.runTag = chunk.toString('utf8', this.tagS, this.tagE);
     this.tagS = -1;
+    const { docStart, docEnd } = this.mem;
+    const n = this.n;
     let need = 0;
-    for (let i = this.relocated; i < this.n; i++) need += this.docEnd[i]! - this.docStart[i]!;
-    let at = this.relocated > 0 ? this.docEnd[this.relocated - 1]! : 0;
+    for (let i = this.relocated; i < n; i++) need += docEnd[i]! - docStart[i]!;
+    let at = this.relocated > 0 ? docEnd[this.relocated - 1]! : 0;
     if (at + need > this.aside.length) {
       const bigger = Buffer.alloc(Math.max(2 * this.aside.length, at + need));
       this.aside.copy(bigger, 0, 0, at);
       this.aside = bigger;
     }
-    for (let i = this.relocated; i < this.n; i++) {
-      const s0 = this.docStart[i]!;
-      const e0 = this.docEnd[i]!;
-      this.chunk.copy(this.aside, at, s0, e0);
-      this.docStart[i] = at;
+    for (let i = this.relocated; i < n; i++) {
+      const s0 = docStart[i]!;
+      const e0 = docEnd[i]!;
+      chunk.copy(this.aside, at, s0, e0);
+      docStart[i] = at;
       at += e0 - s0;
-      this.docEnd[i] = at;
+      docEnd[i] = at;
     }
-    this.relocated = this.n;
+    this.relocated = n;
   }
 
   /** Call at the end of the file (after the last chunkEnd). */
@@ -141,7 +154,7 @@ export class BlockSink implements RunLineSink {
   }
 
   private bufOf(i: number): Buffer {
-    return i < this.relocated ? this.aside : this.chunk;
+    return i < this.relocated ? this.aside : this.mem.view;
   }
 
   private startBlock(buf: Buffer, qs: number, qe: number): void {
@@ -158,13 +171,8 @@ export class BlockSink implements RunLineSink {
     this.qid = qid;
     this.qi = this.index.queryIndex(qid);
     if (this.qi < 0) this.dropped.push(qid);
-    this.n = 0;
     this.relocated = 0;
-    // A new generation empties the table without touching its slots.
-    if (++this.gen === 0x7fffffff) {
-      this.dup.fill(0);
-      this.gen = 1;
-    }
+    this.mem.startBlock(buf, qs, qe, this.qi < 0 ? null : this.index.judgedHashes?.(this.qi));
   }
 
   private endBlock(): void {
@@ -172,130 +180,96 @@ export class BlockSink implements RunLineSink {
     this.onQuery(this.qi, this.rankedGrades());
   }
 
-  private grow(): void {
-    const m = this.scores.length * 2;
-    const f = new Float64Array(m);
-    f.set(this.scores);
-    this.scores = f;
-    for (const k of ['grades', 'docStart', 'docEnd', 'lines', 'hashes'] as const) {
-      const a = new Int32Array(m);
-      a.set(this[k]);
-      this[k] = a;
-    }
-    this.dup = new Int32Array(this.dup.length * 2);
-    const dup = this.dup;
-    const mask = (dup.length >> 1) - 1;
-    for (let i = 0; i < this.n; i++) {
-      let slot = this.hashes[i]! & mask;
-      while (dup[slot << 1] === this.gen) slot = (slot + 1) & mask;
-      dup[slot << 1] = this.gen;
-      dup[(slot << 1) + 1] = i;
-    }
-  }
-
-  private checkDuplicate(i: number, h: number, buf: Buffer, s: number, e: number, lineNo: number): void {
-    const dup = this.dup;
-    const gen = this.gen;
-    const mask = (dup.length >> 1) - 1;
+  /** Line i of the block has the hash of an earlier line: an error if it also has its document id. */
+  private checkDuplicate(h: number, buf: Buffer, s: number, e: number, lineNo: number): void {
+    const { docStart, docEnd, hashes, lines } = this.mem;
     const len = e - s;
-    let slot = h & mask;
-    for (;;) {
-      if (dup[slot << 1] !== gen) break;
-      const j = dup[(slot << 1) + 1]!;
-      if (this.hashes[j] === (h | 0) && this.docEnd[j]! - this.docStart[j]! === len) {
-        const jb = this.bufOf(j);
-        const js = this.docStart[j]!;
-        let k = 0;
-        while (k < len && jb[js + k] === buf[s + k]) k++;
-        if (k === len) {
-          throw new InputError(
-            this.file,
-            lineNo,
-            `document "${buf.toString('utf8', s, e)}" appears twice for query "${this.qid}" (first at line ${this.lines[j]})`,
-            {
-              hint: 'a run ranks each document at most once per query; deduplicate before evaluating',
-            },
-          );
-        }
+    for (let j = 0; j < this.n; j++) {
+      if (hashes[j] !== h || docEnd[j]! - docStart[j]! !== len) continue;
+      const jb = this.bufOf(j);
+      const js = docStart[j]!;
+      let k = 0;
+      while (k < len && jb[js + k] === buf[s + k]) k++;
+      if (k === len) {
+        throw new InputError(this.file, lineNo, `document "${buf.toString('utf8', s, e)}" appears twice for query "${this.qid}" (first at line ${lines[j]})`, {
+          hint: 'a run ranks each document at most once per query; deduplicate before evaluating',
+        });
       }
-      slot = (slot + 1) & mask;
     }
-    dup[slot << 1] = gen;
-    dup[(slot << 1) + 1] = i;
   }
 
-  /** The block's grades in trec_eval rank order; sorts only when the file is not already in that order. */
+  /** Document ids of lines a and b compared bytewise (negative: a's sorts first). */
+  private cmpDoc(a: number, b: number): number {
+    const { docStart, docEnd } = this.mem;
+    const ab = this.bufOf(a);
+    const bb = this.bufOf(b);
+    const as = docStart[a]!;
+    const bs = docStart[b]!;
+    const al = docEnd[a]! - as;
+    const bl = docEnd[b]! - bs;
+    const m = al < bl ? al : bl;
+    for (let k = 0; k < m; k++) {
+      const d = ab[as + k]! - bb[bs + k]!;
+      if (d !== 0) return d;
+    }
+    return al - bl;
+  }
+
+  /**
+   * The block's grades in trec_eval rank order (score descending, then document id descending). Runs are
+   * usually written best-first with ties in any order: then the grades are copied as they are (or not at
+   * all, without ties: the kernel's array is handed on) and only each group of equal scores is sorted.
+   * Anything else gets a full sort.
+   */
   private rankedGrades(): Int32Array {
     const n = this.n;
-    const sc = this.scores;
-    const dsA = this.docStart;
-    const deA = this.docEnd;
-    const cmpDoc = (a: number, b: number): number => {
-      const ab = this.bufOf(a);
-      const bb = this.bufOf(b);
-      const as = dsA[a]!;
-      const bs = dsA[b]!;
-      const al = deA[a]! - as;
-      const bl = deA[b]! - bs;
-      const m = al < bl ? al : bl;
-      for (let k = 0; k < m; k++) {
-        const d = ab[as + k]! - bb[bs + k]!;
-        if (d !== 0) return d;
-      }
-      return al - bl;
-    };
-    const before = (a: number, b: number): number => {
-      if (sc[a]! > sc[b]!) return -1;
-      if (sc[a]! < sc[b]!) return 1;
-      return cmpDoc(b, a);
-    };
-    // Runs are usually written best-first, with ties in arbitrary order: then only each group of equal
-    // scores needs sorting (by docId descending). Anything else gets a full sort.
-    let byScore = true;
-    for (let i = 1; i < n; i++) {
-      if (!(sc[i - 1]! >= sc[i]!)) {
-        byScore = false;
-        break;
-      }
-    }
-    // Reused across blocks: the ranking is consumed (scored) before the next block starts.
+    const { scores: sc, grades, header } = this.mem;
+    // The kernel (and push) counted the lines out of order and the ties as they came.
+    const byScore = header[H.DISORDER] === 0;
+    const ties = header[H.TIES]! > 0;
+    // Consumed (scored) before the next block starts, as the reused `ranked` is.
+    if (byScore && !ties) return grades.subarray(0, n);
     if (this.ranked.length < n) this.ranked = new Int32Array(Math.max(n, 2 * this.ranked.length));
     const out = this.ranked.subarray(0, n);
-    const grades = this.grades;
-    const tie = this.tie;
-    if (byScore) {
-      let i = 0;
-      while (i < n) {
-        let j = i + 1;
-        while (j < n && sc[j] === sc[i]) j++;
-        if (j - i === 1) out[i] = grades[i]!;
-        else if (j - i <= 16) {
-          // Ties are short (a 5% tie rate gives pairs): insertion sort in a reused array, no sort callback.
-          for (let k = i; k < j; k++) {
-            const x = k;
-            let m = k - i - 1;
-            while (m >= 0 && cmpDoc(tie[m]!, x) < 0) {
-              tie[m + 1] = tie[m]!;
-              m--;
-            }
-            tie[m + 1] = x;
-          }
-          for (let k = i; k < j; k++) out[k] = grades[tie[k - i]!]!;
-        } else {
-          const group: number[] = [];
-          for (let k = i; k < j; k++) group.push(k);
-          group.sort((a, b) => cmpDoc(b, a));
-          for (let k = i; k < j; k++) out[k] = grades[group[k - i]!]!;
-        }
-        i = j;
-      }
+    if (!byScore) {
+      const idx = new Array<number>(n);
+      for (let i = 0; i < n; i++) idx[i] = i;
+      idx.sort((a, b) => (sc[a]! > sc[b]! ? -1 : sc[a]! < sc[b]! ? 1 : this.cmpDoc(b, a)));
+      for (let i = 0; i < n; i++) out[i] = grades[idx[i]!]!;
       return out;
     }
-    const idx = new Array<number>(n);
-    for (let i = 0; i < n; i++) idx[i] = i;
-    idx.sort(before);
-    for (let i = 0; i < n; i++) out[i] = grades[idx[i]!]!;
+    out.set(grades.subarray(0, n));
+    for (let i = 1; i < n; i++) {
+      if (sc[i] !== sc[i - 1]) continue;
+      let j = i + 1;
+      while (j < n && sc[j] === sc[i]) j++;
+      this.sortTies(i - 1, j, out);
+      i = j;
+    }
     return out;
+  }
+
+  /** Lines [i, j) share a score: their grades in out[i, j) by document id descending. */
+  private sortTies(i: number, j: number, out: Int32Array): void {
+    const grades = this.mem.grades;
+    if (j - i <= 16) {
+      // Ties are short (a 5% tie rate gives pairs): insertion sort in a reused array, no sort callback.
+      const tie = this.tie;
+      for (let k = i; k < j; k++) {
+        let m = k - i - 1;
+        while (m >= 0 && this.cmpDoc(tie[m]!, k) < 0) {
+          tie[m + 1] = tie[m]!;
+          m--;
+        }
+        tie[m + 1] = k;
+      }
+      for (let k = i; k < j; k++) out[k] = grades[tie[k - i]!]!;
+      return;
+    }
+    const group: number[] = [];
+    for (let k = i; k < j; k++) group.push(k);
+    group.sort((a, b) => this.cmpDoc(b, a));
+    for (let k = i; k < j; k++) out[k] = grades[group[k - i]!]!;
   }
 }
 
@@ -353,7 +327,7 @@ export async function evaluateRunRange(
     qis[n++] = qi;
   });
   try {
-    await streamTrecRun(runPath, sink, chunkBytes, () => sink.chunkEnd(), { start, end });
+    await streamTrecRun(runPath, sink, chunkBytes ?? RUN_CHUNK_BYTES, () => sink.chunkEnd(), { start, end });
     sink.finish();
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;

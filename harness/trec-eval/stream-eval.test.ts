@@ -190,9 +190,9 @@ describe('run blocks', () => {
   });
 });
 
-describe('a run scanned in slices of 64 KB (BlockSink.scan)', () => {
-  // 300 queries x 30 lines of about 40 bytes: 360 KB, so slices end inside query blocks and inside the
-  // 8 MB chunk; the last line has no '\n'.
+describe('a run scanned in chunks by the scan kernel (BlockSink.scan)', () => {
+  // 300 queries x 30 lines of about 40 bytes: 360 KB, one chunk, 300 of the kernel's stops for a new query;
+  // the last line has no '\n' (read by scanTrecRun).
   const qrels = Array.from({ length: 300 }, (_, q) => `q${q} 0 doc-${q}-7 1\nq${q} 0 doc-${q}-3 2\n`).join('');
   const block = (q: number) => Array.from({ length: 30 }, (_, d) => `q${q} Q0 doc-${q}-${d} ${d} ${(30 - d) / 4} tag\n`).join('');
   const all = Array.from({ length: 300 }, (_, q) => block(q)).join('');

@@ -8,7 +8,7 @@ import { BOGUS_DOCNO, computeTrecRow, finishTrecSummary, judgeOptions, summarize
 import type { JudgmentSource, QrelsIndex } from './qrels-index.js';
 import { fnv1a } from './qrels-lines.js';
 import { QrelsBlocks, type StreamableQrels } from './qrels-stream.js';
-import { BlockSink, evaluateRunRange, type RangeResult } from './run-blocks.js';
+import { BlockSink, evaluateRunRange, RUN_CHUNK_BYTES, type RangeResult } from './run-blocks.js';
 import { busyThreads, chooseThreads, type CpuSample, PARALLEL_MIN_BYTES } from './threads.js';
 
 /**
@@ -299,7 +299,7 @@ export async function evaluateStreamed(
   const sink = new BlockSink(runPath, join, (_qi, ranked) => join.add(ranked, false), false);
   try {
     join.start();
-    await streamTrecRun(runPath, sink, undefined, () => sink.chunkEnd());
+    await streamTrecRun(runPath, sink, RUN_CHUNK_BYTES, () => sink.chunkEnd());
     sink.finish();
     join.end();
   } catch (e) {
@@ -408,6 +408,11 @@ class MergeJoin implements JudgmentSource {
 
   lookup(_qi: number, buf: Uint8Array, s: number, e: number, hash: number): number {
     return this.blocks.lookup(buf, s, e, hash);
+  }
+
+  /** The hashes of the current qrels query's judged documents. */
+  judgedHashes(_qi: number): Int32Array {
+    return this.blocks.judgedHashes();
   }
 
   /** After an error of the run: the duplicate judgment further on in the qrels, which the index path would report first. */
