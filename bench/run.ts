@@ -15,6 +15,7 @@ const benches: readonly { name: string; file: string }[] = [
   { name: 'dense (embedding passages/s, exact top-100 vs the memory-bandwidth floor)', file: 'dense.js' },
   { name: 'graph (PPR per query vs a plain loop and scipy.sparse)', file: 'graph.js' },
   { name: 'longmemeval (600 MB LongMemEval-M-schema file: streamed read, peak RSS vs 1.5 GB)', file: 'longmemeval.js' },
+  { name: 'llm batch judging (100,000-pair pool through OpenAI batches at the default batch settings: peak RSS vs 1 GB)', file: 'llm-batch.js' },
 ];
 
 const only = process.argv.slice(2);

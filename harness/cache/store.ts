@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pLimit from 'p-limit';
 import { HarnessError } from '../errors.js';
 import { errnoCode, fileInTheWay } from '../util/fs-paths.js';
 import { stderrLogger, type Logger } from '../log.js';
@@ -387,6 +388,9 @@ export type ShapeCheck = (value: unknown) => string | undefined;
  * and checked on every read. An entry that fails the check is never used and never fatal: it is reported on
  * the logger (namespace, key, why), deleted, and read as a miss, so the caller recomputes it.
  */
+/** File operations a store runs at once; the rest wait their turn. */
+export const CACHE_IO_CONCURRENCY = 64;
+
 export class ContentStore {
   readonly root: string;
   readonly stats: Record<CacheNamespace, CacheStats> = {
@@ -397,6 +401,11 @@ export class ContentStore {
   };
   private readonly log: Logger;
   private readonly inflight = new Map<string, Promise<unknown>>();
+  /**
+   * The store's file operations at once: a stage that keeps 50,000 calls in flight (a provider batch's worth)
+   * settles them together, and one open file each would pass the process's limit (EMFILE).
+   */
+  private readonly io = pLimit(CACHE_IO_CONCURRENCY);
 
   constructor(root: string, opts: { log?: Logger } = {}) {
     this.root = root;
@@ -411,7 +420,7 @@ export class ContentStore {
   async get(ns: CacheNamespace, key: CacheKey): Promise<Buffer | undefined> {
     let data: Buffer;
     try {
-      data = await readFile(this.pathOf(ns, key));
+      data = await this.io(() => readFile(this.pathOf(ns, key)));
     } catch (err) {
       if (errnoCode(err) !== 'ENOENT') throw cachePathError(this.root, this.pathOf(ns, key), err, 'read');
       this.stats[ns].misses++;
@@ -431,7 +440,7 @@ export class ContentStore {
    * counts nothing and evicts nothing, for plans and dry runs.
    */
   async has(ns: CacheNamespace, key: CacheKey): Promise<boolean> {
-    const data = await readFile(this.pathOf(ns, key)).catch((err: unknown) => {
+    const data = await this.io(() => readFile(this.pathOf(ns, key))).catch((err: unknown) => {
       if (errnoCode(err) === 'ENOENT') return undefined;
       throw cachePathError(this.root, this.pathOf(ns, key), err, 'read');
     });
@@ -440,7 +449,7 @@ export class ContentStore {
 
   /** Callers must never store an error payload: a cached failure would be served as a result forever. */
   async put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
-    await writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value)).catch((err: unknown) => {
+    await this.io(() => writeFileAtomic(this.pathOf(ns, key), sealEntry(ns, key, value))).catch((err: unknown) => {
       throw cachePathError(this.root, this.pathOf(ns, key), err, 'write');
     });
   }
@@ -467,7 +476,7 @@ export class ContentStore {
   }
 
   async delete(ns: CacheNamespace, key: CacheKey): Promise<void> {
-    await rm(this.pathOf(ns, key), { force: true });
+    await this.io(() => rm(this.pathOf(ns, key), { force: true }));
   }
 
   /** Reports, deletes and counts (as a miss) an entry that must not be used. */

@@ -24,9 +24,15 @@ export const batchBlockSchema = z
         /** Bytes of one batch's requests; default the provider's limit (OpenAI 200 MB; Anthropic 256 MB). */
         maxBytes: z.number().int().positive().optional(),
         /** Milliseconds without a new call before the calls waiting are submitted as a batch. */
-        idleMs: z.number().int().min(0).default(250),
+        idleMs: z.number().int().min(0).default(2000),
         /** A request that failed or expired in a batch is submitted again at most this many times. */
         maxResubmits: z.number().int().min(0).default(2),
+        /**
+         * Calls a stage keeps waiting at once, each holding its prompt in memory (about 8 KB a judged pair): 20,000
+         * keeps a 100,000-pair judging under 1 GB in batches of 20,000; more runs more of a study per round of
+         * batches, at more memory (at most `maxRequests`).
+         */
+        inFlight: z.number().int().positive().default(20_000),
       })
       .strict(),
   ])
@@ -71,6 +77,7 @@ export function batchSettingsOf(batch: BatchBlock, provider: ProviderName, ledge
     idleMs: b.idleMs,
     maxResubmits: b.maxResubmits,
     ledgerDir,
+    inFlight: b.inFlight,
   };
 }
 

@@ -125,8 +125,16 @@ class CachedJudge {
   cachedReplies = 0;
   tokens: JudgeTokens = { prompt: 0, completion: 0 };
   readonly servedModels = new Set<string>();
+  /** Cache writes under way; {@link flush} waits for them and fails on the first that failed. */
+  private writes: Promise<void>[] = [];
 
   constructor(private readonly opts: JudgeOptions) {}
+
+  async flush(): Promise<void> {
+    const pending = this.writes;
+    this.writes = [];
+    await Promise.all(pending);
+  }
 
   async sample(
     prompt: string,
@@ -163,7 +171,13 @@ class CachedJudge {
       await store.delete('judge', key);
     }
     const got = await sampleGrade((asked) => this.ask(asked, `s${at.sample}`), prompt, reask, at.parseRetries);
-    if (got !== undefined) await store.put('judge', key, JSON.stringify(got));
+    // Written in the background: the pair's slot goes to the next pair now, not after an fsync. Through a batch API
+    // 50,000 grades land at once, and waiting for each write would trickle the next batch's calls in one by one.
+    if (got !== undefined) {
+      const write = store.put('judge', key, JSON.stringify(got));
+      write.catch(() => {}); // handled: flush() rethrows it
+      this.writes.push(write);
+    }
     return got?.grade;
   }
 
@@ -249,18 +263,25 @@ export async function judgePool(pool: Pool, es: EvalSet, opts: JudgeOptions): Pr
       failed = true;
       throw err;
     });
-  await Promise.all(
-    todo.map((t) =>
-      limit(async () => {
-        if (failed) return;
-        const record = await judgePair(t, sample, prompts, opts.identity);
-        slots[t.index] = record;
-        if (record.status === 'parse-failure') progress.fail?.();
-        else progress.tick();
-      }),
-    ),
-  );
+  try {
+    await Promise.all(
+      todo.map((t) =>
+        limit(async () => {
+          if (failed) return;
+          const record = await judgePair(t, sample, prompts, opts.identity);
+          slots[t.index] = record;
+          if (record.status === 'parse-failure') progress.fail?.();
+          else progress.tick();
+        }),
+      ),
+    );
+  } catch (err) {
+    // The grades that came back are cached before the failure is reported.
+    await judge.flush().catch(() => {});
+    throw err;
+  }
   progress.done();
+  await judge.flush();
   const served = [...judge.servedModels].sort();
   if (served.some((m) => m !== opts.identity.model))
     opts.log.info(`judge: asked for model ${opts.identity.model}, the server answered as ${served.join(', ')} (recorded in the manifest)`);

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../cache/key.js';
+import { createHash } from 'node:crypto';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
@@ -71,7 +71,10 @@ export function batchCalls(provider: ProviderName, secrets: readonly string[]) {
  * tag. Equal calls share it (and one request); a tag draws an independent sample of an equal body.
  */
 export function batchRequestId(provider: ProviderName, model: string, prompt: string, decoding: Decoding, tag?: string): string {
-  return sha256Hex(JSON.stringify([provider, model, prompt, decoding.temperature, decoding.maxTokens, tag ?? null])).slice(0, 32);
+  // The fields before the prompt are a JSON array (unambiguous); the prompt is hashed as it is, never copied into
+  // one more string: 100,000 calls would leave a prompt's worth of garbage each.
+  const head = JSON.stringify([provider, model, decoding.temperature ?? null, decoding.maxTokens ?? null, tag ?? null, prompt.length]);
+  return createHash('sha256').update(head).update('\n').update(prompt).digest('hex').slice(0, 32);
 }
 
 /** Chunks of `requests` in order, each within `maxRequests` requests and `maxBytes` bytes as the provider counts them. */
@@ -295,9 +298,12 @@ class Collector {
 
   private async submitAll(ids: readonly string[]): Promise<void> {
     const requests: BatchRequest[] = [];
+    // Each request's size is worked out once: it serialises the whole prompt.
+    const sizes = new Map<BatchRequest, number>();
     for (const id of ids) {
       const w = this.wanted.get(id) as Wanted;
       const bytes = this.api.requestBytes(w.request);
+      sizes.set(w.request, bytes);
       if (bytes > this.settings.maxBytes) {
         this.reject(
           id,
@@ -305,7 +311,7 @@ class Collector {
         );
       } else requests.push(w.request);
     }
-    for (const chunk of splitBatches(requests, this.settings, (r) => this.api.requestBytes(r))) await this.submitOne(chunk);
+    for (const chunk of splitBatches(requests, this.settings, (r) => sizes.get(r) as number)) await this.submitOne(chunk);
   }
 
   /** Records the batch as `submitting`, submits it, records its id, then polls it; a failed submission rejects its calls. */
@@ -465,5 +471,6 @@ class Collector {
 export function batchChat(api: BatchApi, ep: ChatEndpoint, opts: BatchChatOptions): ChatFn {
   const collector = new Collector(api, ep, opts);
   const fn = (prompt: string, decoding: Decoding, tag?: string) => collector.call(prompt, decoding, tag);
-  return Object.assign(fn, { inFlight: (ep.batch as BatchSettings).maxRequests });
+  const settings = ep.batch as BatchSettings;
+  return Object.assign(fn, { inFlight: Math.min(settings.inFlight ?? settings.maxRequests, settings.maxRequests) });
 }

@@ -1,3 +1,7 @@
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BatchCallError, batchCalls } from './batch.js';
 import { submissionTokenTime } from './ledger.js';
 import { completionBody, completionReply } from './openai.js';
@@ -97,19 +101,42 @@ function validationErrors(b: OpenAIBatch): string {
 
 /** Submits the requests as one batch: the JSONL file is built in memory (a few hundred MB at most), uploaded, then the batch created. */
 async function submitBatch(client: OpenAIClient, ep: ChatEndpoint, requests: readonly BatchRequest[], token: string): Promise<string> {
-  const { toFile } = await import('openai');
-  const data = Buffer.from(`${requests.map((r) => openaiBatchLine(ep.model, r)).join('\n')}\n`, 'utf8');
-  const file = await client.files.create(
-    { file: await toFile(data, `harness-${token}.jsonl`, { type: 'application/jsonl' }), purpose: 'batch' },
-    { timeout: FILE_TIMEOUT_MS },
-  );
-  const batch = await client.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/chat/completions',
-    completion_window: '24h',
-    metadata: { harness_token: token },
-  });
-  return batch.id;
+  const dir = await mkdtemp(join(tmpdir(), 'harness-batch-'));
+  try {
+    const name = `harness-${token}.jsonl`;
+    const path = join(dir, name);
+    await writeInputFile(path, ep.model, requests);
+    // A Blob over the file: the SDK streams it from disk instead of holding a 200 MB body (and its copies) in memory.
+    const file = new File([await openAsBlob(path)], name, { type: 'application/jsonl' });
+    const uploaded = await client.files.create({ file, purpose: 'batch' }, { timeout: FILE_TIMEOUT_MS });
+    const batch = await client.batches.create({
+      input_file_id: uploaded.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { harness_token: token },
+    });
+    return batch.id;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes the batch input file a megabyte at a time: the lines are never joined into one string. */
+async function writeInputFile(path: string, model: string, requests: readonly BatchRequest[]): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    let chunk = '';
+    for (const r of requests) {
+      chunk += `${openaiBatchLine(model, r)}\n`;
+      if (chunk.length >= 1 << 20) {
+        await fh.write(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk !== '') await fh.write(chunk);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The id of the batch whose metadata carries `token`, scanning the newest batches back to the token's time. */

@@ -59,6 +59,12 @@ export interface BatchSettings {
   readonly maxResubmits: number;
   /** Where the ledger lives: what each submitted batch holds, written before polling so a rerun resumes it. */
   readonly ledgerDir: string;
+  /**
+   * Calls a stage keeps waiting at once (default `maxRequests`). Each holds its prompt and its pair's state in memory
+   * (about 8 KB for a relevance judgment), and the next calls start as earlier ones settle: a larger number puts
+   * more of a study into one round of batches, a smaller one bounds memory.
+   */
+  readonly inFlight?: number;
 }
 
 /**
