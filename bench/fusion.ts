@@ -7,8 +7,11 @@
  * alternating with the fusions. Both sides are warmed up alike. Data come from the seeded xoshiro128** stream (harness/stats/rng.ts), so every
  * machine measures the same runs.
  *
- * Run: `npm run bench -- fusion` or, after `npm run build`, `node dist/bench/fusion.js`.
+ * Run: `npm run bench -- fusion` or, after `npm run build`, `node dist/bench/fusion.js`; with `--hash`, it times
+ * nothing and prints the SHA-256 of every fused run of the grid at both topK (offsets, documents and score bits
+ * in grid order), the check that a change to the kernels left every fused run bit-identical.
  */
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { docTable, fuse, packArrays, type FusionInput, type FusionSpec, type Normalization, type PackedRun } from '../harness/fusion/index.js';
 import { Rng } from '../harness/stats/rng.js';
@@ -24,6 +27,7 @@ const GRID = 200;
 const WARMUP = 5;
 const GOAL_RATIO = 3;
 const SEED = 42;
+const TOP_KS = [100, 1000] as const;
 
 interface Workload {
   readonly runs: readonly PackedRun[];
@@ -102,10 +106,21 @@ function readAll(runs: readonly PackedRun[]): number {
   return sum;
 }
 
-function fusePoint(w: Workload, p: GridPoint): number {
+function fusePoint(w: Workload, p: GridPoint): PackedRun {
   const inputs: FusionInput[] = w.runs.map((run, i) => ({ run, weight: p.weights[i]!, depth: DEPTH, theoreticalMin: w.theoreticalMin[i]! }));
-  const out = fuse(inputs, p.spec);
-  return out.docs.length;
+  return fuse(inputs, p.spec);
+}
+
+/** The SHA-256 of every fused run of the grid at both topK, in grid order. */
+function fusedHash(w: Workload): string {
+  const hash = createHash('sha256');
+  for (const topK of TOP_KS) {
+    for (const p of grid(topK)) {
+      const { offsets, docs, scores } = fusePoint(w, p);
+      for (const a of [offsets, docs, scores]) hash.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+    }
+  }
+  return hash.digest('hex');
 }
 
 function cpuSeconds(start: NodeJS.CpuUsage): number {
@@ -117,19 +132,23 @@ function seconds(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
-export async function main(): Promise<void> {
+export async function main(args: readonly string[] = process.argv.slice(2)): Promise<void> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   let t = process.hrtime.bigint();
   const w = generate();
   out(
     `workload: ${INPUTS} inputs x ${QUERIES} queries x depth ${DEPTH} over ${CORPUS} documents (generated in ${seconds(t).toFixed(1)} s); ${GRID} grid points`,
   );
-  for (const topK of [100, 1000]) {
+  if (args.includes('--hash')) {
+    out(`fused runs of the grid at topK ${TOP_KS.join(' and ')}: sha256 ${fusedHash(w)}`);
+    return;
+  }
+  for (const topK of TOP_KS) {
     const points = grid(topK);
     let sink = 0;
     for (let i = 0; i < WARMUP; i++) {
       sink += readAll(w.runs);
-      sink += fusePoint(w, points[(i * 41) % points.length]!);
+      sink += fusePoint(w, points[(i * 41) % points.length]!).docs.length;
     }
     // Floor and fusion alternate, one floor pass before each grid point, so that both sides meet the same load
     // on a shared machine.
@@ -146,7 +165,7 @@ export async function main(): Promise<void> {
       floorCpu += cpuSeconds(c);
       t = process.hrtime.bigint();
       c = process.cpuUsage();
-      sink += fusePoint(w, p);
+      sink += fusePoint(w, p).docs.length;
       fuseCpu += cpuSeconds(c);
       const key = p.spec.method === 'rrf' ? 'rrf' : `cc ${p.spec.normalization}`;
       const m = perMethod.get(key) ?? { seconds: 0, points: 0 };

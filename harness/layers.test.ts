@@ -16,9 +16,10 @@ interface Layer {
  *
  * - foundation: errors, log and JsonValue (harness/*.ts), helpers, the kernel sets' loader;
  * - kernels: statistics, the PPR graph kernel, the content-addressed cache;
- * - eval sets: the vocabulary (Corpus, Query, Qrels, Run and its tie order), readers and TREC formats;
+ * - eval sets: the vocabulary (Corpus, Query, Qrels, Run in its Map form and its tie order), readers and TREC
+ *   formats;
  * - measures: trec_eval's measures and fusion, which read Qrels and Runs through the eval-set layer (hence
- *   above it);
+ *   above it), with the Run's typed form (PackedRun) and its one conversion each way (harness/fusion/run-form.ts);
  * - the trec_eval clone (`harness eval`'s evaluator: streamed qrels and runs, worker threads, fast kernels),
  *   which computes the measures of the registry (hence above them) and which only the cli uses;
  * - arms and the recipes they share (stop words, entity resolver);

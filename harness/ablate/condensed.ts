@@ -2,7 +2,8 @@ import type { EvalSet, Qrels, Run } from '../../evalset/types.js';
 import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
-import { isTested, parseMeasure } from '../metrics/measure.js';
+import { type MeasureTable, measureNamed } from '../compare/measures.js';
+import { parseMeasure } from '../metrics/measure.js';
 import { buildReportData } from '../decision/build.js';
 import type { HolesCheck, ReportInput } from '../decision/types.js';
 import type { LoadedStudy } from './load.js';
@@ -34,7 +35,7 @@ export function condensedName(measure: string): string {
 
 /** The measure decisions are read on: the gate's, else the tuning measure, else the first tested one. */
 export function primaryMeasureOf(cfg: ResolvedConfig): string | undefined {
-  return cfg.gate?.measure ?? cfg.tune?.measure ?? cfg.measures.find((m) => isTested(parseMeasure(m)));
+  return cfg.gate?.measure ?? cfg.tune?.measure ?? cfg.measures.find((m) => measureNamed(cfg.parsedMeasures, m).tested);
 }
 
 /** runId -> measure -> per-query values (score.ts's PerQuery; not imported, as score.ts imports this file). */
@@ -73,7 +74,13 @@ function condensedPerQuery(cfg: ResolvedConfig, es: EvalSet, runs: ReadonlyMap<s
   const unit = scoringUnit(cfg, es);
   const condensed = new Map([...runs].map(([id, r]) => [id, condensedRun(r, unit.qrels, unit.units)] as const));
   const opts = { relevanceLevel: cfg.relevanceLevel, ...(unit.units ? { units: unit.units } : {}) };
-  return scoreRuns(unit.qrels, condensed, measures.map(parseMeasure), ids, opts).perQuery;
+  return scoreRuns(
+    unit.qrels,
+    condensed,
+    measures.map((m) => measureNamed(cfg.parsedMeasures, m).measure),
+    ids,
+    opts,
+  ).perQuery;
 }
 
 /** The tuned grids re-picked on condensed scores, by the same method (split or folds, same seed) as the plain ones. */
@@ -128,7 +135,7 @@ export function condensedScores(cfg: ResolvedConfig, study: LoadedStudy, execute
 const meanOf = (v: readonly number[] | undefined) => (v === undefined || v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
 
 /** The gate decided by `buildReportData` on its own measure and pair, with `perQuery` standing for the report's values. */
-export function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>) {
+export function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>>, table: MeasureTable) {
   const g = input.gate;
   if (!g) return undefined;
   const baseline = g.baseline ?? input.compare.baseline ?? (input.runs[0]?.id as string);
@@ -141,7 +148,7 @@ export function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Rea
     perQuery: Object.fromEntries(pair.map((id) => [id, { [g.measure]: perQuery[id]?.[g.measure] ?? [] }] as const)),
     compare: { ...input.compare, baseline },
   };
-  return buildReportData(restricted).gateResult;
+  return buildReportData(restricted, [measureNamed(table, g.measure)]).gateResult;
 }
 
 /**
@@ -149,7 +156,7 @@ export function gateOn(input: ReportInput, perQuery: Readonly<Record<string, Rea
  * gate decided again on condensed values by the same rule (and on plain values restricted the same way, so the
  * two verdicts differ only by the holes), and each tuned grid's picks on both.
  */
-export function holesCheckOf(input: ReportInput, cs: CondensedScores): HolesCheck {
+export function holesCheckOf(input: ReportInput, cs: CondensedScores, table: MeasureTable): HolesCheck {
   // A grid's members are many and its tuned system stands for them (its picks are compared below).
   const g = input.gate;
   const shown = input.runs.filter((r) => r.group === undefined || r.kind === 'tuned' || r.id === g?.candidate || r.id === g?.baseline);
@@ -159,8 +166,8 @@ export function holesCheckOf(input: ReportInput, cs: CondensedScores): HolesChec
     condensed: meanOf(cs.perQuery[r.id]?.[cs.measure]),
     bpref: meanOf(cs.bpref[r.id]),
   }));
-  const plain = gateOn(input, input.perQuery);
-  const condensed = gateOn(input, cs.perQuery);
+  const plain = gateOn(input, input.perQuery, table);
+  const condensed = gateOn(input, cs.perQuery, table);
   const gate =
     plain && condensed ? { gate: { plain: plain.verdict, condensed: condensed.verdict, plainReason: plain.reason, condensedReason: condensed.reason } } : {};
   const picks = cs.tuned.map((t) => ({

@@ -150,7 +150,7 @@ describe('the bundled example report', () => {
         }),
       ),
     };
-    const reports = [minimal, full, extended].map(buildReportData);
+    const reports = [minimal, full, extended].map((input) => buildReportData(input));
     const exploratory = reports.map((r) => r.comparisons.filter((c) => c.role === 'exploratory').length);
     // pairs x strata x tested measures (answer measures F1-LoCoMo and EM included), less the gate's 4:
     // 1 x 4 x 1 - 4, 3 x 4 x 7 - 4, 5 x 4 x 10 - 4.

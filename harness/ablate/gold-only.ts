@@ -2,7 +2,7 @@ import type { Qrels, Run } from '../../evalset/types.js';
 import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { GoldOnlyVerdict, ReportInput } from '../decision/types.js';
-import { parseMeasure } from '../metrics/measure.js';
+import { type MeasureTable, measureNamed } from '../compare/measures.js';
 import { gateOn } from './condensed.js';
 import type { LoadedStudy } from './load.js';
 import { scoringUnit } from './scopes.js';
@@ -31,12 +31,12 @@ export function goldOnlyScores(cfg: ResolvedConfig, study: LoadedStudy, runs: Re
   const baseline = g.baseline ?? cfg.compare.baseline ?? (cfg.runIds[0] as string);
   const pair = new Map([...runs].filter(([id]) => id === baseline || id === g.candidate));
   const opts = { relevanceLevel: cfg.relevanceLevel, ...(unit.units ? { units: unit.units } : {}) };
-  const perQuery = scoreRuns(unit.qrels, pair, [parseMeasure(g.measure)], ids, opts).perQuery;
+  const perQuery = scoreRuns(unit.qrels, pair, [measureNamed(cfg.parsedMeasures, g.measure).measure], ids, opts).perQuery;
   return { measure: g.measure, perQuery, judgedQueries };
 }
 
 /** The gate re-decided by its own rule on the gold-only values. */
-export function goldOnlyVerdict(input: ReportInput, gold: GoldOnlyScores): GoldOnlyVerdict | undefined {
-  const r = gateOn(input, gold.perQuery);
+export function goldOnlyVerdict(input: ReportInput, gold: GoldOnlyScores, table: MeasureTable): GoldOnlyVerdict | undefined {
+  const r = gateOn(input, gold.perQuery, table);
   return r === undefined ? undefined : { verdict: r.verdict, reason: r.reason, judgedQueries: gold.judgedQueries };
 }

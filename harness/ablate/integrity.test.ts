@@ -63,15 +63,16 @@ describe.skipIf(!built)('integrity under faults (built CLI)', () => {
       .filter((f) => !f.endsWith('.tmp'))
       .sort();
     expect(entries).toHaveLength(4);
-    // Entry 1: swap the first two doc ids of one query; the JSON stays valid and the length unchanged.
+    // Entry 1: swap the first two documents of the first query (corpus positions in the entry's typed `docs`);
+    // the JSON stays valid and the length unchanged.
     const swappedPath = join(w, 'cache', 'run', entries[0]!);
     const raw = readFileSync(swappedPath, 'utf8');
     const nl = raw.indexOf('\n');
-    const payload = JSON.parse(raw.slice(nl + 1)) as { results: Record<string, [string, number][]> };
-    const qid = Object.keys(payload.results)[0]!;
-    const docs = payload.results[qid]!;
-    expect(docs[0]![0]).not.toBe(docs[1]![0]);
-    [docs[0]![0], docs[1]![0]] = [docs[1]![0], docs[0]![0]];
+    const payload = JSON.parse(raw.slice(nl + 1)) as { docs: string };
+    const docs = new Uint32Array(new Uint8Array(Buffer.from(payload.docs, 'base64')).buffer);
+    expect(docs[0]).not.toBe(docs[1]);
+    [docs[0], docs[1]] = [docs[1]!, docs[0]!];
+    payload.docs = Buffer.from(docs.buffer).toString('base64');
     writeFileSync(swappedPath, raw.slice(0, nl + 1) + JSON.stringify(payload));
     // Entry 2: replaced by `{}`.
     writeFileSync(join(w, 'cache', 'run', entries[1]!), '{}');

@@ -5,7 +5,7 @@ import type { EvalSet } from '../../evalset/types.js';
 import { folderReplaceProblem } from '../cache/index.js';
 import { type CompareConfig, marginOf, OVERALL_MARGIN_KEY } from '../compare/config.js';
 import { declaredFamilies, familyReach, type FamilyReach } from '../compare/families.js';
-import { reportedMeasures } from '../compare/measures.js';
+import { measureNamed } from '../compare/measures.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import { scopesOf } from '../execution/scopes.js';
@@ -36,7 +36,8 @@ export interface LoadedStudy {
 export function familyReaches(cfg: ResolvedConfig, es: EvalSet, permutations = cfg.compare.permutations): FamilyReach[] {
   if (cfg.compare.test !== 'randomization') return [];
   const strata = stratumIndices(es.queries.map((q) => ({ id: q.id, stratum: q.stratum, text: q.text }))).map((s) => ({ id: s.id, n: s.indices.length }));
-  const testedMeasures = reportedMeasures(cfg.measures)
+  const testedMeasures = cfg.measures
+    .map((m) => measureNamed(cfg.parsedMeasures, m))
     .filter((m) => m.tested)
     .map((m) => m.spelling);
   return declaredFamilies({ runIds: cfg.runIds, strata, testedMeasures, cfg: cfg.compare, ...(cfg.gate ? { gate: cfg.gate } : {}) }).map((f) =>
@@ -126,7 +127,11 @@ async function loadScored(cfg: ResolvedConfig, log: Logger, out: string | undefi
 function scoringProblems(cfg: ResolvedConfig, es: EvalSet): string[] {
   try {
     const { qrels } = scoringUnit(cfg, es);
-    const level = relevanceLevelProblem(qrels, cfg.relevanceLevel, cfg.measures);
+    const level = relevanceLevelProblem(
+      qrels,
+      cfg.relevanceLevel,
+      cfg.measures.map((m) => measureNamed(cfg.parsedMeasures, m).measure),
+    );
     return level ? [`relevanceLevel: ${level}`] : [];
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

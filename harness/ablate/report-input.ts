@@ -150,10 +150,10 @@ export function reportInputOf(
   answerLevel?: AnswerLevel,
 ): ReportInput {
   const input = { ...plainReportInput(cfg, study, executed, scored, command), ...(answerLevel === undefined ? {} : { answerLevel }) };
-  const goldOnly = scored.goldOnly === undefined ? undefined : goldOnlyVerdict(input, scored.goldOnly);
+  const goldOnly = scored.goldOnly === undefined ? undefined : goldOnlyVerdict(input, scored.goldOnly, cfg.parsedMeasures);
   return {
     ...input,
-    ...(scored.condensed === undefined ? {} : { holes: holesCheckOf(input, scored.condensed) }),
+    ...(scored.condensed === undefined ? {} : { holes: holesCheckOf(input, scored.condensed, cfg.parsedMeasures) }),
     ...(goldOnly === undefined ? {} : { goldOnly }),
   };
 }

@@ -1,5 +1,6 @@
 import type { EvalSet, Run } from '../../evalset/types.js';
 import { ContentStore } from '../cache/index.js';
+import { measureNamed } from '../compare/measures.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { type ExecutedPlan, runPlan } from '../execution/run-plan.js';
@@ -115,7 +116,10 @@ export async function ablate(given: ResolvedConfig, ctx: AblateContext): Promise
   const input = reportInputOf(cfg, scoredStudy, executed, scored, ctx.command, level);
   const evaluateMs = since(t2);
   const t3 = performance.now();
-  const data = buildReportData(input);
+  const data = buildReportData(
+    input,
+    input.measures.map((m) => measureNamed(cfg.parsedMeasures, m)),
+  );
   const statisticsMs = since(t3);
   const t4 = performance.now();
   const dir = reportDirOf(cfg);

@@ -3,7 +3,8 @@ import type { EvalSet } from '../../evalset/types.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { ConfigError, HarnessError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { needsTurnSessions, parseMeasure } from '../metrics/measure.js';
+import { measureNamed } from '../compare/measures.js';
+import { needsTurnSessions } from '../metrics/measure.js';
 import { answerEvalsetOptions } from './answer.js';
 
 /**
@@ -25,12 +26,15 @@ export function loadConfiguredEvalSet(cfg: ResolvedConfig, log: Logger, split?: 
   );
 }
 
+/** What scoring at a unit reads of a config: its unit, its file (for errors) and, when it names any, its measures with their values. */
+type UnitConfig = Pick<ResolvedConfig, 'unit' | 'file'> & (Pick<ResolvedConfig, 'measures' | 'parsedMeasures'> | { readonly measures?: undefined });
+
 /**
  * The qrels and unit map to score with. With `unit:` set, each query's qrels move to that unit (a unit takes
  * the best grade of its judged members) and runs are mapped through the same map at evaluation.
  */
 export function scoringUnit(
-  cfg: Pick<ResolvedConfig, 'unit' | 'file'> & { readonly measures?: readonly string[] },
+  cfg: UnitConfig,
   es: EvalSet,
 ): { qrels: EvalSet['qrels']; units?: ReadonlyMap<string, string>; sessions?: ReadonlyMap<string, string> } {
   const sessions = turnSessionsFor(cfg, es);
@@ -57,8 +61,10 @@ export function scoringUnit(
  * The turn -> session map that LongMemEval's turn-to-session measures (`*-T2S@k`) read, when the config asks
  * for one; refused at load (exit 2) where they cannot be scored: at a `unit:`, or on an eval set without turns.
  */
-function turnSessionsFor(cfg: Pick<ResolvedConfig, 'unit' | 'file'> & { readonly measures?: readonly string[] }, es: EvalSet) {
-  const asked = (cfg.measures ?? []).filter((m) => needsTurnSessions(parseMeasure(m)));
+function turnSessionsFor(cfg: UnitConfig, es: EvalSet) {
+  if (cfg.measures === undefined) return undefined;
+  const table = cfg.parsedMeasures;
+  const asked = cfg.measures.filter((m) => needsTurnSessions(measureNamed(table, m).measure));
   if (asked.length === 0) return undefined;
   const what = `measures: ${asked.join(', ')} (LongMemEval's turn-to-session numbers)`;
   if (cfg.unit !== undefined) {

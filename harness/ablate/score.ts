@@ -2,7 +2,7 @@ import type { EvalSet, Qrels, Query, Run } from '../../evalset/types.js';
 import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
-import { parseMeasure } from '../metrics/index.js';
+import { measureNamed } from '../compare/measures.js';
 import { isTested, type Measure } from '../metrics/measure.js';
 import { splitMeasures } from '../config/answer-block.js';
 import type { HumanLabelSet } from '../evidence/labels.js';
@@ -181,7 +181,7 @@ export function scoreAblation(
 ): ScoredAblation {
   const cfg = retrievalView(given);
   const { es } = study;
-  const measures = cfg.measures.map((m) => parseMeasure(m));
+  const measures = cfg.measures.map((m) => measureNamed(cfg.parsedMeasures, m).measure);
   const unit = scoringUnit(cfg, es);
   const runs = testRuns(executed, study);
   const scored = scoreRuns(

@@ -21,3 +21,20 @@ export function reportedMeasure(spelling: string): ReportedMeasure {
 export function reportedMeasures(spellings: readonly string[]): ReportedMeasure[] {
   return spellings.map(reportedMeasure);
 }
+
+/**
+ * Measures looked up by canonical spelling: how a config's measures travel once the loader has read them, so
+ * any step holding a spelling (a gate's, a tuned measure, a subset of the list) takes the value read there.
+ */
+export type MeasureTable = ReadonlyMap<string, ReportedMeasure>;
+
+export function measureTable(measures: readonly ReportedMeasure[]): MeasureTable {
+  return new Map(measures.map((m) => [m.spelling, m] as const));
+}
+
+/** The measure a table holds under `spelling`; one it lacks is a bug (the loader checked every spelling a config names). */
+export function measureNamed(table: MeasureTable, spelling: string): ReportedMeasure {
+  const m = table.get(spelling);
+  if (m === undefined) throw new Error(`measure ${spelling} was not read by the config loader (read: ${[...table.keys()].join(', ')})`);
+  return m;
+}

@@ -7,7 +7,13 @@ const plan = (groups: [string, string[]][] = []) => ({ systems: [{ id: 'a' }, { 
 
 describe('the config resolvers', () => {
   it('resolve measures to canonical spellings, keeping the good ones beside the problems of the bad', () => {
-    expect(resolveMeasures(['ndcg@10', 'nDCG@10', 'Nope', 'RR'])).toEqual({
+    const resolved = resolveMeasures(['ndcg@10', 'nDCG@10', 'Nope', 'RR']);
+    // Each is read once, here: its spelling with the value read from it, which travels on from the loader.
+    expect(resolved.value.map((m) => [m.spelling, m.measure.name, m.measure.cutoff, m.tested])).toEqual([
+      ['nDCG@10', 'nDCG', 10, true],
+      ['RR', 'RR', undefined, true],
+    ]);
+    expect({ ...resolved, value: resolved.value.map((m) => m.spelling) }).toEqual({
       value: ['nDCG@10', 'RR'],
       problems: ['measures[1]: "nDCG@10" is listed twice (as nDCG@10)', expect.stringMatching(/^measures\[2\]: unknown measure "Nope"/)],
     });

@@ -22,6 +22,7 @@ import {
 import { resolveEvalset } from './evalset-block.js';
 import type { JudgeConfig } from './judge.js';
 import { resolveMeasures } from './measures-block.js';
+import { type MeasureTable, measureTable } from '../compare/measures.js';
 import { withSiblingHints } from './param-hints.js';
 import { resolvePath } from './paths.js';
 import { keysOf, nearMissTargets, zodProblems } from './problems.js';
@@ -63,7 +64,13 @@ export interface ResolvedConfig {
     readonly qrels: QrelsCompleteness;
     readonly options: unknown;
   };
+  /** Canonical spellings, in the config's order: the names every output writes. */
   readonly measures: readonly string[];
+  /**
+   * Every measure of `measures`, read once by the loader, by spelling: scoring, the gate, tuning and the decision
+   * take the parsed value from here (measureNamed), never by reading a spelling again.
+   */
+  readonly parsedMeasures: MeasureTable;
   readonly relevanceLevel: number;
   readonly unit?: string;
   readonly topK: number;
@@ -210,7 +217,8 @@ function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; ans
   const es = cfg.evalset;
   const format = evalset.value.format;
   // A block that is missing or failed is its own problem: the checks that read it are skipped, not failed again.
-  const listed = cfg.measures === undefined ? undefined : measures.value;
+  const names = measures.value.map((m) => m.spelling);
+  const listed = cfg.measures === undefined ? undefined : names;
   const study = {
     measures: listed,
     plan,
@@ -259,7 +267,8 @@ function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; ans
   );
   return {
     evalset: evalset.value,
-    measures: measures.value,
+    measures: names,
+    parsedMeasures: measureTable(measures.value),
     plan,
     tune: tune.value,
     runIds: refs.runIds,
@@ -318,6 +327,7 @@ function assemble(cfg: RawConfig, b: Blocks, file: { abs: string; dir: string; c
       options: b.evalset.options,
     },
     measures: b.measures,
+    parsedMeasures: b.parsedMeasures,
     relevanceLevel: cfg.relevanceLevel,
     ...(cfg.unit === undefined ? {} : { unit: cfg.unit }),
     topK: cfg.topK,

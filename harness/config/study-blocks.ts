@@ -1,5 +1,4 @@
 import { compareSchema, gateSchema, type CompareConfig, type GateConfig } from '../compare/config.js';
-import { isTested, parseMeasure } from '../metrics/measure.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { didYouMean } from '../util/suggest.js';
 import { existsSync, statSync } from 'node:fs';
@@ -36,7 +35,7 @@ export function resolveTune(t: RawConfig['tune'], ctx: StudyContext): Resolved<R
   const tune =
     m.value === undefined
       ? undefined
-      : { measure: m.value, seed: t.seed, ...(t.split === undefined ? {} : { split: t.split }), ...(t.folds === undefined ? {} : { folds: t.folds }) };
+      : { measure: m.value.spelling, seed: t.seed, ...(t.split === undefined ? {} : { split: t.split }), ...(t.folds === undefined ? {} : { folds: t.folds }) };
   if (ctx.plan.groups.size === 0) problems.push('tune: no arm or system has a grid or input subsets to tune; add a grid or remove tune');
   if (t.split !== undefined && ctx.evalset?.splits === false) problems.push(`tune.split: format "${ctx.evalset.format}" has no splits; use folds`);
   if (t.split !== undefined && t.split === (ctx.evalset?.split ?? 'test'))
@@ -93,14 +92,14 @@ export function resolveGate(
   const gate = g.data;
   const m = listedMeasure(gate.measure, 'gate.measure', measures);
   const problems = [...refs.problems('gate.baseline', gate.baseline), ...refs.problems('gate.candidate', gate.candidate), ...m.problems];
-  if (m.problems.length === 0 && m.value !== undefined && !isTested(parseMeasure(m.value)))
+  if (m.problems.length === 0 && m.value !== undefined && !m.value.tested)
     problems.push(`gate.measure: "${gate.measure}" is a coverage diagnostic, not a quality measure; gate on e.g. nDCG@10`);
   const baseline = gate.baseline ?? compareBaseline ?? refs.runIds[0];
   if (!refs.armsUnknown && baseline === gate.candidate)
     problems.push(
       `gate.candidate: "${gate.candidate}" is also the gate's baseline${gate.baseline === undefined ? ' (compare.baseline, else the first system)' : ''}; gate another system against it`,
     );
-  return { value: m.problems.length === 0 && m.value !== undefined ? { ...gate, measure: m.value } : gate, problems };
+  return { value: m.problems.length === 0 && m.value !== undefined ? { ...gate, measure: m.value.spelling } : gate, problems };
 }
 
 export type ExpectBlock = Record<string, Record<string, ExpectEntry>>;
@@ -119,9 +118,9 @@ export function resolveExpect(raw: RawConfig['expect'], refs: RunRefs, measures:
         problems.push(`expect.${runId}.${m}: ${c.error}`);
         continue;
       }
-      if (measures !== undefined && !measures.includes(c.canonical))
+      if (measures !== undefined && !measures.includes(c.spelling))
         problems.push(`expect.${runId}.${m}: not among measures (${measures.join(', ')}); add it there`);
-      byMeasure[c.canonical] = entry;
+      byMeasure[c.spelling] = entry;
     }
   }
   return { value: expect, problems };

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { comparisonPairs, computeComparisons, type StratumIndex } from '../compare/comparisons.js';
-import { type ReportedMeasure, reportedMeasures } from '../compare/measures.js';
+import { measureTable, type ReportedMeasure, reportedMeasures } from '../compare/measures.js';
 import { ppiRows } from './ppi.js';
 import { validationOf } from './validate.js';
 import { evaluateGate } from './gate.js';
@@ -128,12 +128,12 @@ function summaryRows(input: ReportInput, strata: readonly StratumIndex[], runIds
 
 /**
  * Report as data: from per-query scores to means, paired comparisons, warnings and the gate verdict. Pure and
- * deterministic (seeded draws, no clock), so `report.json` is byte-identical for the same input.
+ * deterministic (seeded draws, no clock), so `report.json` is byte-identical for the same input. `measures` are
+ * `input.measures` read: a study passes the values its config loader read; an input from a file is read here.
  *
  * @throws ConfigError when the input is inconsistent (unknown baseline, missing per-query vectors, ...).
  */
-export function buildReportData(input: ReportInput): ReportData {
-  const measures = reportedMeasures(input.measures);
+export function buildReportData(input: ReportInput, measures: readonly ReportedMeasure[] = reportedMeasures(input.measures)): ReportData {
   const problems = checkReportInput(input, measures);
   if (problems.length > 0) throw new ConfigError(`report ${input.name}`, problems);
   const runIds = input.runs.map((r) => r.id);
@@ -189,8 +189,8 @@ export function buildReportData(input: ReportInput): ReportData {
   const core = input.humanLabels ? { ...partial, ppi: ppiRows(partial) } : partial;
   const gateResult = input.gate && gateBaseline ? evaluateGate(core, { ...input.gate, baseline: gateBaseline }) : undefined;
   const withGate = gateResult ? { ...core, gateResult } : core;
-  const validation = validationOf(withGate, buildReportData);
+  const validation = validationOf(withGate, (labelled) => buildReportData(labelled, measures));
   const full = validation ? { ...withGate, validation } : withGate;
   const warnings = deriveWarnings(full, measures);
-  return { ...full, warnings, ...(gateResult ? { decision: decide(full, gateResult, warnings) } : {}), answers: answersOf(full) };
+  return { ...full, warnings, ...(gateResult ? { decision: decide(full, gateResult, warnings) } : {}), answers: answersOf(full, measureTable(measures)) };
 }

@@ -1,5 +1,5 @@
 import { computeComparisons, gateCorrection, questionFamily } from '../compare/comparisons.js';
-import { reportedMeasures } from '../compare/measures.js';
+import { type MeasureTable, measureNamed } from '../compare/measures.js';
 import { fmtDelta } from './format.js';
 import { describeComparison } from './gate.js';
 import { gateOnAnswerJudge, meanOf, overallStratum, primaryMeasure, type ReportCore } from './select.js';
@@ -146,8 +146,9 @@ function answerQuestion(data: ReportCore, q: ReportCore['compare']['questions'][
  * `compare.correction`): significantly worse, or not. Grid members are left out: their tuned system stands for
  * them. Exploratory: the best is picked after seeing the data, and these tests never reach the gate.
  */
-function bestPerStratum(data: ReportCore): BestInStratum[] {
+function bestPerStratum(data: ReportCore, measures: MeasureTable): BestInStratum[] {
   const measure = primaryMeasure(data);
+  const reported = [measureNamed(measures, measure)];
   const shown = data.runs.filter((r) => r.group === undefined || r.kind === 'tuned').map((r) => r.id);
   if (shown.length < 2) return [];
   const ids = data.queries.map((q) => q.id);
@@ -158,13 +159,16 @@ function bestPerStratum(data: ReportCore): BestInStratum[] {
     const others = shown.filter((r) => r !== best);
     const indices = data.queries.flatMap((q, i) => (s.overall || q.stratum === s.id ? [i] : []));
     const pairs = others.map((system) => ({ baseline: best, system }));
-    const { comparisons } = computeComparisons(data.perQuery, ids, pairs, [{ id: s.id, indices }], reportedMeasures([measure]), cfg);
+    const { comparisons } = computeComparisons(data.perQuery, ids, pairs, [{ id: s.id, indices }], reported, cfg);
     const worse = others.filter((r) => comparisons.some((c) => c.system === r && c.significant && c.delta < 0));
     return { stratum: s.id, measure, best, mean: mean(best), notWorse: others.filter((r) => !worse.includes(r)), worse };
   });
 }
 
-/** The answers a study's question asks for besides the gate: each `compare.questions` entry, and the best systems per stratum. */
-export function answersOf(data: ReportCore): Answers {
-  return { questions: data.compare.questions.map((q) => answerQuestion(data, q)), best: bestPerStratum(data) };
+/**
+ * The answers a study's question asks for besides the gate: each `compare.questions` entry, and the best systems
+ * per stratum. `measures` are the report's measures as its builder read them.
+ */
+export function answersOf(data: ReportCore, measures: MeasureTable): Answers {
+  return { questions: data.compare.questions.map((q) => answerQuestion(data, q)), best: bestPerStratum(data, measures) };
 }

@@ -1,7 +1,8 @@
-import { cacheKey, type CacheKey, type ContentStore, type ShapeCheck } from '../cache/index.js';
+import { cacheKey, type CacheKey, type ContentStore } from '../cache/index.js';
 import type { Logger } from '../log.js';
 import type { PlannedSystem, SystemsPlan } from '../systems/plan.js';
 import type { ScopeData, ScopeRun } from '../systems/types.js';
+import { type RunEntry, runEntry, runEntryCheck, runOfEntry } from './run-entry.js';
 
 /**
  * One system's run on one scope, as both runners share it: its run-cache key and entry, the options of a run
@@ -9,43 +10,15 @@ import type { ScopeData, ScopeRun } from '../systems/types.js';
  * from here, not from each other.
  */
 
-/** Bump when the cached run layout or its meaning changes; old entries are then never read. */
-export const RUN_CACHE_VERSION = 2;
+/**
+ * Bump when the cached run layout or its meaning changes; old entries are then never read. 3: the worker's
+ * typed shape (run-entry.ts) in place of JSON `[docId, score]` pairs.
+ */
+export const RUN_CACHE_VERSION = 3;
 
 /** The run-cache key of one system on one scope: its fingerprint, the scope's documents and queries, topK. */
 export function runKey(system: PlannedSystem, scope: ScopeData, topK: number): CacheKey {
   return cacheKey('run', RUN_CACHE_VERSION, { system: system.fingerprintHash, corpus: scope.corpusFingerprint, queries: scope.queriesFingerprint, topK });
-}
-
-/**
- * The shape of a cached {@link ScopeRun} holding every query of its scope: an entry that checksums fine but is
- * `{}`, `null` or lacks a query is evicted and recomputed rather than used.
- */
-export function scopeRunCheck(queries: ScopeData['queries']): ShapeCheck {
-  const finite = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-  const numbers = (x: unknown) => x !== null && typeof x === 'object' && Object.values(x).every(finite);
-  return (v) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return 'not an object';
-    const r = v as Record<string, unknown>;
-    if (!finite(r['indexMs']) || !finite(r['searchMs'])) return 'indexMs/searchMs missing';
-    if (!numbers(r['indexStats'])) return 'indexStats is not an object of numbers';
-    if (!numbers(r['queryMs'])) return 'queryMs is not an object of numbers';
-    const results = r['results'];
-    if (results === null || typeof results !== 'object') return 'results missing';
-    for (const q of queries) {
-      const docs = (results as Record<string, unknown>)[q.id];
-      if (!Array.isArray(docs)) return `no results for query ${q.id}`;
-      if (!docs.every((d) => Array.isArray(d) && d.length === 2 && typeof d[0] === 'string' && finite(d[1])))
-        return `results of query ${q.id} are not [docId, score] pairs`;
-    }
-    const returned = r['returned'];
-    if (
-      returned !== undefined &&
-      (returned === null || typeof returned !== 'object' || !Object.values(returned).every((t) => typeof (t as { text?: unknown })?.text === 'string'))
-    )
-      return 'returned is not an object of { text }';
-    return undefined;
-  };
 }
 
 /**
@@ -64,20 +37,21 @@ export async function cachedScopeRun(
   if (refresh) {
     // Written only once computed: a refresh that fails keeps the entry it would have replaced.
     const run = await compute();
-    await store.put('run', runKey(system, scope, topK), JSON.stringify(run));
+    await store.put('run', runKey(system, scope, topK), JSON.stringify(runEntry(run, scope)));
     return { run, computed: true };
   }
-  let computed = false;
-  const run = await store.json<ScopeRun>(
+  // The run computed here is returned as it is; a hit (or a computation another caller shared) is decoded.
+  let computed: ScopeRun | undefined;
+  const entry = await store.json<RunEntry>(
     'run',
     runKey(system, scope, topK),
-    () => {
-      computed = true;
-      return compute();
+    async () => {
+      computed = await compute();
+      return runEntry(computed, scope);
     },
-    scopeRunCheck(scope.queries),
+    runEntryCheck(scope),
   );
-  return { run, computed };
+  return computed === undefined ? { run: runOfEntry(entry, scope), computed: false } : { run: computed, computed: true };
 }
 
 /** What the runner needs besides the plan and the scopes. */

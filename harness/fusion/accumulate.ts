@@ -109,11 +109,13 @@ export class QueryAccumulator {
   private readonly cc: boolean;
   private readonly mnz: boolean;
 
+  /** `acc`, when given, holds at least maxUnion slots: a selection kernel's memory, read there in place. */
   constructor(
     readonly checked: CheckedFusion,
     private readonly spec: FusionSpec,
+    acc?: Float64Array,
   ) {
-    this.acc = new Float64Array(checked.index.maxUnion);
+    this.acc = acc ?? new Float64Array(checked.index.maxUnion);
     this.count = new Int32Array(checked.index.maxUnion);
     this.reads = new Int32Array(checked.active.length);
     this.firstGain = new Float64Array(checked.active.length);

@@ -1,7 +1,8 @@
 import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './run-form.js';
-import { BucketScratch, bestOfSums, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked, ThresholdScratch } from './rank-sort.js';
+import { BucketScratch, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
+import { SelectMemory } from './select-kernels.js';
 import { ABSENT_POLICIES, FUSION_METHODS, type FusionInput, type FusionSpec, NORMALIZATIONS } from './spec.js';
 
 /** Validates a fusion's inputs and spec; every message names the input position and the parameter. */
@@ -97,8 +98,8 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
   const offsets = new Int32Array(nq + 1);
   const outDocs = new Int32Array(bound);
   const outScores = new Float64Array(bound);
-  const accu = new QueryAccumulator(checked, spec);
   const selector = new TopKSelector(checked, spec, topK);
+  const accu = new QueryAccumulator(checked, spec, selector.memory.acc);
   let used = 0;
   for (let q = 0; q < nq; q++) {
     accu.accumulate(q);
@@ -126,7 +127,8 @@ class TopKSelector {
   private readonly candidates: Int32Array;
   private readonly chosen: Float64Array;
   private readonly buckets: BucketScratch;
-  private readonly threshold: ThresholdScratch;
+  /** The selection kernel's memory, which also holds the accumulator (see fuse). */
+  readonly memory: SelectMemory;
   private readonly unionSlice: Int32Array;
   /** What the accumulated sum is divided by: the weight sum for cc, 1 (exact) otherwise. */
   private readonly div: number;
@@ -145,10 +147,10 @@ class TopKSelector {
     this.seeded = new Uint8Array(maxUnion);
     this.seeds = new Int32Array(this.heapScores.length);
     this.final = new Float64Array(maxUnion);
-    this.candidates = new Int32Array(maxUnion);
-    this.chosen = new Float64Array(maxUnion);
+    this.memory = new SelectMemory(maxUnion);
+    this.candidates = this.memory.outL;
+    this.chosen = this.memory.outS;
     this.buckets = new BucketScratch(maxUnion);
-    this.threshold = new ThresholdScratch(maxUnion);
     this.unionSlice = new Int32Array(maxUnion);
     this.div = spec.method === 'cc' ? checked.weightSum : 1;
   }
@@ -180,6 +182,22 @@ class TopKSelector {
     return used + keep;
   }
 
+  /**
+   * Copies the selection kernel's `keep` entries of query q to the output: the kernel looks the local
+   * positions up in the union slice copied into its memory, and two block copies write them out (the
+   * per-entry copy-out loop in JavaScript took 0.40x the bench's floor at topK 1000, this 0.29x;
+   * docs/perf/fusion.md).
+   */
+  private emitSelected(q: number, keep: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
+    const { union, unionOffsets } = this.checked.index;
+    const m = this.memory;
+    m.ids.set(union.subarray(unionOffsets[q]!, unionOffsets[q + 1]!));
+    m.gatherIds(keep);
+    outDocs.set(m.outL.subarray(0, keep), used);
+    outScores.set(m.outS.subarray(0, keep), used);
+    return used + keep;
+  }
+
   /** Writes query q's fused list, best first, at `used` in the output arrays; returns the new end. */
   select(accu: QueryAccumulator, q: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
     const { heapScores, heapLocal, seeded, seeds, topK } = this;
@@ -187,8 +205,8 @@ class TopKSelector {
     const { active, index } = this.checked;
     if (!counted) {
       // Every document of the union was read, so each is a candidate scoring (base + acc) / div.
-      const keep = bestOfSums(acc, accu.base, this.div, size, topK, this.threshold, this.candidates, this.chosen);
-      if (keep >= 0) return this.emit(q, keep, this.candidates, this.chosen, outDocs, outScores, used);
+      const keep = this.memory.bestOfSums(accu.base, this.div, size, topK);
+      if (keep >= 0) return this.emitSelected(q, keep, outDocs, outScores, used);
     }
     if (topK * 16 >= size) return this.selectBySort(accu, q, outDocs, outScores, used);
     // Seed the heap with the inputs' first places, round robin: they hold most of the fused top, so the heap's

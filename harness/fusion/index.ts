@@ -6,7 +6,7 @@
  */
 export { FusionInputError, FusionParamsError } from './errors.js';
 export { fuse, fusedTheoreticalMin } from './fuse.js';
-export { docTable, packArrays, packRun, unpackRun, type DocTable, type PackedRun } from './run-form.js';
+export { docTable, packArrays, packPairs, packRun, unpackPairs, unpackRun, type DocTable, type PackedRun, type RunPairs } from './run-form.js';
 export { fuseParamsSchema, resolveFuseParams, type FuseParams, type ResolvedFuseParams } from './params.js';
 export { applyPriors, NEUTRAL_PRIOR, type PriorFeatures, type PriorSpec } from './priors.js';
 export { contributions, empiricalReach, reachOnRuns, structuralReach, type Contribution, type Reach, type RunReach } from './reach.js';

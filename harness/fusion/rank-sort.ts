@@ -234,7 +234,10 @@ export function bestSorted(scores: Float64Array, size: number, k: number, scratc
 
 /**
  * Scratch of {@link bestOfSums}: the 1-in-8 sample of the scores and its histogram, and the candidates at or
- * above the sampled threshold with their buckets; sized for unions of up to `capacity` entries.
+ * above the sampled threshold with their buckets; sized for unions of up to `capacity` entries. Given a
+ * memory, the arrays are views laid out from byte `at` as select-kernels.as.ts lays them out (candS, sampleS,
+ * candL, candB, counts, sampleCounts; {@link thresholdScratchBytes} in all), so the TypeScript twin of that
+ * kernel reads the same bytes; otherwise they are allocated apart.
  */
 export class ThresholdScratch {
   readonly sampleS: Float64Array;
@@ -243,15 +246,28 @@ export class ThresholdScratch {
   readonly candS: Float64Array;
   readonly candB: Int32Array;
   readonly counts: Int32Array;
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    memory: ArrayBuffer = new ArrayBuffer(thresholdScratchBytes(capacity)),
+    at = 0,
+  ) {
+    const c = Math.max(capacity, 1);
     const samples = Math.ceil(capacity / SAMPLE_STRIDE) + 1;
-    this.sampleS = new Float64Array(samples);
-    this.sampleCounts = new Int32Array(samples);
-    this.candL = new Int32Array(capacity);
-    this.candS = new Float64Array(capacity);
-    this.candB = new Int32Array(capacity);
-    this.counts = new Int32Array(Math.max(capacity, 1));
+    this.candS = new Float64Array(memory, at, c);
+    this.sampleS = new Float64Array(memory, at + 8 * c, samples);
+    const ints = at + 8 * (c + samples);
+    this.candL = new Int32Array(memory, ints, c);
+    this.candB = new Int32Array(memory, ints + 4 * c, c);
+    this.counts = new Int32Array(memory, ints + 8 * c, c);
+    this.sampleCounts = new Int32Array(memory, ints + 12 * c, samples);
   }
+}
+
+/** The bytes a {@link ThresholdScratch} of `capacity` takes (a multiple of 8). */
+export function thresholdScratchBytes(capacity: number): number {
+  const c = Math.max(capacity, 1);
+  const samples = Math.ceil(capacity / SAMPLE_STRIDE) + 1;
+  return 8 * (c + samples) + 8 * Math.ceil((3 * c + samples) / 2);
 }
 
 /**
@@ -307,7 +323,8 @@ function sampledThreshold(acc: Float64Array, base: number, div: number, size: nu
  * sampled from the list costs one comparison of its raw sum (no division: the raw cut lies a relative 1e-9
  * below threshold · div, so an entry under it scores below the threshold however the division rounds);
  * the ~1.25 k kept are bucket-sorted as in {@link bestSorted}. It replaces a pass writing every fused score
- * and two passes bucketing them (or the heap's seeding and scan) (docs/perf/fusion.md).
+ * and two passes bucketing them (or the heap's seeding and scan) (docs/perf/fusion.md). It is the TypeScript
+ * twin of the kernel of the same name in select-kernels.as.ts, which fuse runs (HARNESS_KERNELS picks).
  */
 export function bestOfSums(
   acc: Float64Array,

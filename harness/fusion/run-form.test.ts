@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FusionInputError } from './errors.js';
-import { docTable, packArrays, packRun, unpackRun } from './run-form.js';
+import { docTable, packArrays, packPairs, packRun, unpackPairs, unpackRun } from './run-form.js';
 import { runOf } from './testing.js';
 
 describe('docTable', () => {
@@ -50,5 +50,61 @@ describe('packRun / unpackRun', () => {
     expect(() => packArrays(['q1'], Int32Array.from([0, 2]), Int32Array.from([4, 4]), Float64Array.from([1, 2]))).toThrow(/lists document index 4 twice/);
     expect(() => packArrays(['q1'], Int32Array.from([0, 3]), Int32Array.from([4, 4]), Float64Array.from([1, 2]))).toThrow(/offsets/);
     expect(() => packArrays(['q1'], Int32Array.from([0, 1]), Int32Array.from([-1]), Float64Array.from([1]))).toThrow(/not a DocTable index/);
+  });
+});
+
+describe("packPairs / unpackPairs (a Scope run's pairs)", () => {
+  const asMap = (pairs: Record<string, [string, number][]>) => new Map(Object.entries(pairs).map(([q, docs]) => [q, new Map(docs)] as const));
+
+  it('pack as packRun packs the Map the pairs make, a repeated document keeping its last score', () => {
+    const pairs: Record<string, [string, number][]> = {
+      q2: [
+        ['a', 1],
+        ['c', 2],
+        ['b', 1],
+        ['a', 3],
+      ],
+      q1: [['x', 0.5]],
+      q3: [],
+    };
+    const table = docTable(['a', 'b', 'c', 'x', 'unused']);
+    const p = packPairs(pairs, ['q1', 'q2', 'q3', 'q4'], table);
+    const viaMap = packRun(asMap(pairs), ['q1', 'q2', 'q3', 'q4'], table);
+    expect(p).toEqual(viaMap);
+    expect([...p.docs].map((d) => table.ids[d])).toEqual(['x', 'a', 'c', 'b']);
+    expect([...p.scores]).toEqual([0.5, 3, 2, 1]);
+    // Back to pairs: every query of the packed run in its order, the empty ones as empty lists.
+    expect(unpackPairs(p, table)).toEqual({
+      q1: [['x', 0.5]],
+      q2: [
+        ['a', 3],
+        ['c', 2],
+        ['b', 1],
+      ],
+      q3: [],
+      q4: [],
+    });
+    expect(Object.keys(unpackPairs(p, table))).toEqual(['q1', 'q2', 'q3', 'q4']);
+  });
+
+  it('refuse what packRun refuses', () => {
+    const table = docTable(['a']);
+    expect(() => packPairs({ q9: [['a', 1]] }, ['q1'], table)).toThrow(/run query "q9" is not in the fusion's query list/);
+    expect(() => packPairs({ q1: [['z', 1]] }, ['q1'], table)).toThrow(/document "z" is not in the DocTable/);
+    expect(() => packPairs({ q1: [['a', Number.NaN]] }, ['q1'], table)).toThrow(FusionInputError);
+    expect(() => packPairs({}, ['q1', 'q1'], table)).toThrow(/twice/);
+    // A non-finite score a later pair replaces is gone, as in the Map.
+    expect([
+      ...packPairs(
+        {
+          q1: [
+            ['a', Number.NaN],
+            ['a', 2],
+          ],
+        },
+        ['q1'],
+        table,
+      ).scores,
+    ]).toEqual([2]);
   });
 });

@@ -14,6 +14,10 @@ import { sortRanked } from './rank-sort.js';
  *
  * {@link packRun} takes the Map form to the typed form, {@link unpackRun} back; {@link packArrays} packs raw
  * arrays a producer already holds (benchmarks, arms with their own index). Nothing else converts between them.
+ *
+ * Until a Scope run carries the typed form (issue 45), systems hold a run as {@link RunPairs};
+ * {@link packPairs} and {@link unpackPairs} take that shape to the typed form and back directly, so a fusion
+ * node does not build the Map form in between.
  */
 
 /**
@@ -170,4 +174,77 @@ export function unpackRun(p: PackedRun, table: DocTable): Run {
     run.set(p.queries[q]!, m);
   }
   return run;
+}
+
+/** A Run as a Scope run holds it (systems/types.ts `ScopeResults`): queryId -> [docId, score] pairs, best first. */
+export type RunPairs = Readonly<Record<string, readonly (readonly [string, number])[]>>;
+
+/** Refuses a query list with a repeat, or pairs of a query the list lacks (packRun's checks). */
+function checkPairQueries(pairs: RunPairs, queries: readonly string[]): void {
+  if (new Set(queries).size !== queries.length) throw new FusionInputError('packPairs: the query list holds a query id twice');
+  const listed = new Set(queries);
+  for (const q of Object.keys(pairs)) {
+    if (!listed.has(q)) {
+      throw new FusionInputError(`packPairs: run query "${q}" is not in the fusion's query list`, { hint: 'pass every query the runs answer in `queries`' });
+    }
+  }
+}
+
+/**
+ * Packs a Scope run's pairs over `table`, in the query order `queries`, as packRun packs the Map the pairs
+ * make: a document listed twice for one query keeps its first place and its last score, and the same inputs
+ * are refused (a run query not in `queries`, a docId not in `table`, a score that is not finite).
+ */
+export function packPairs(pairs: RunPairs, queries: readonly string[], table: DocTable): PackedRun {
+  checkPairQueries(pairs, queries);
+  let bound = 0;
+  for (const q of queries) bound += pairs[q]?.length ?? 0;
+  const offsets = new Int32Array(queries.length + 1);
+  const docs = new Int32Array(bound);
+  const scores = new Float64Array(bound);
+  // at[d] is where document d sits when seenIn[d] is the query being packed: a repeat overwrites its score.
+  const seenIn = new Int32Array(table.ids.length).fill(-1);
+  const at = new Int32Array(table.ids.length);
+  let n = 0;
+  for (let q = 0; q < queries.length; q++) {
+    for (const [docId, score] of pairs[queries[q]!] ?? []) {
+      const d = table.indexOf(docId);
+      if (d < 0)
+        throw new FusionInputError(`packPairs: query "${queries[q]}": document "${docId}" is not in the DocTable`, {
+          hint: 'build the DocTable from the ids of every run fused together',
+        });
+      if (seenIn[d] === q) scores[at[d]!] = score;
+      else {
+        seenIn[d] = q;
+        at[d] = n;
+        docs[n] = d;
+        scores[n++] = score;
+      }
+    }
+    offsets[q + 1] = n;
+    for (let i = offsets[q]!; i < n; i++) {
+      if (!Number.isFinite(scores[i]!))
+        throw new FusionInputError(`packPairs: query "${queries[q]}": document "${table.ids[docs[i]!]}" has score ${scores[i]}, not a finite number`);
+    }
+    sortRanked(docs, scores, offsets[q]!, n);
+  }
+  return n === bound
+    ? { queries: [...queries], offsets, docs, scores }
+    : { queries: [...queries], offsets, docs: docs.slice(0, n), scores: scores.slice(0, n) };
+}
+
+/** The pairs a PackedRun holds, every query of it in its order (an empty one as an empty list), each best first. */
+export function unpackPairs(p: PackedRun, table: DocTable): Record<string, [string, number][]> {
+  checkPacked(p, 'unpackPairs');
+  const out: Record<string, [string, number][]> = {};
+  for (let q = 0; q < p.queries.length; q++) {
+    const list: [string, number][] = [];
+    for (let i = p.offsets[q]!; i < p.offsets[q + 1]!; i++) {
+      const id = table.ids[p.docs[i]!];
+      if (id === undefined) throw new FusionInputError(`unpackPairs: document index ${p.docs[i]} is outside the DocTable (${table.ids.length} ids)`);
+      list.push([id, p.scores[i]!]);
+    }
+    out[p.queries[q]!] = list;
+  }
+  return out;
 }

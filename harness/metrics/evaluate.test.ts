@@ -23,10 +23,22 @@ describe('relevanceLevelProblem', () => {
       'relevance level 9 is above the highest grade in the qrels (3): no document is relevant, so every measure that counts relevant ' +
         'documents (AP, RR, P, R, Success, R-all, ...) would be 0 for every query; use a level of 3 or less',
     );
-    expect(relevanceLevelProblem(QRELS, 4, ['nDCG@10', 'MRR', 'R@10', 'Judged@10'])).toMatch(/so RR, R@10 would be 0 for every query/);
+    expect(
+      relevanceLevelProblem(
+        QRELS,
+        4,
+        ['nDCG@10', 'MRR', 'R@10', 'Judged@10'].map((m) => parseMeasure(m)),
+      ),
+    ).toMatch(/so RR, R@10 would be 0 for every query/);
   });
   it('has nothing to say when no measure depends on the level', () => {
-    expect(relevanceLevelProblem(QRELS, 9, ['nDCG@10', 'Judged@10'])).toBeUndefined();
+    expect(
+      relevanceLevelProblem(
+        QRELS,
+        9,
+        ['nDCG@10', 'Judged@10'].map((m) => parseMeasure(m)),
+      ),
+    ).toBeUndefined();
   });
   it('flags qrels that grade nothing relevant at all, and a level that is not a grade', () => {
     expect(relevanceLevelProblem(parseTrecQrels('q 0 a 0\nq 0 b -1\n', 'q'), 1)).toMatch(

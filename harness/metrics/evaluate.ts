@@ -1,6 +1,6 @@
 import { HarnessError, UsageError } from '../errors.js';
 import type { Qrels, Run } from '../../evalset/types.js';
-import { formatMeasure, measureKernel, needsTurnSessions, parseMeasure, usesRelevanceLevel, type Measure } from './measure.js';
+import { formatMeasure, measureKernel, needsTurnSessions, usesRelevanceLevel, type Measure } from './measure.js';
 import { compareIds, judgeRankingWithLevels, rankDocIds, REL_NONPOOL, REL_UNJUDGED, type JudgedRanking, type TurnSessions } from './ranking.js';
 
 /** Options of evaluate(). */
@@ -147,20 +147,21 @@ function rankedGrades(qid: string, docIds: readonly string[], judged: ReadonlyMa
  * Why `level` cannot be the relevance level of these qrels, or undefined when it can: a level above every
  * grade (or a non-integer one) makes no document relevant, so every measure that counts relevant documents
  * (AP, RR, P, R, Success, R-all, ...) is 0 for every query and every arm: a plausible-looking zero, never a
- * finding. `measures` (canonical or alias spellings) narrows the message to those it zeroes; when none of
- * them depends on the level (nDCG, Judged), there is no problem. Pure; callers decide to refuse or warn.
+ * finding. `measures` (read already: the library API reads names, a study's config loader its list) narrows
+ * the message to those it zeroes; when none of them depends on the level (nDCG, Judged), there is no problem.
+ * Pure; callers decide to refuse or warn.
  */
-export function relevanceLevelProblem(qrels: Qrels, level: number, measures?: readonly string[]): string | undefined {
+export function relevanceLevelProblem(qrels: Qrels, level: number, measures?: readonly Measure[]): string | undefined {
   let highest = -Infinity;
   for (const docs of qrels.values()) for (const g of docs.values()) if (g > highest) highest = g;
   return relevanceLevelProblemOfGrade(highest, level, measures);
 }
 
 /** relevanceLevelProblem() given the highest grade of the qrels (-Infinity for qrels with no judgment). */
-export function relevanceLevelProblemOfGrade(highest: number, level: number, measures?: readonly string[]): string | undefined {
+export function relevanceLevelProblemOfGrade(highest: number, level: number, measures?: readonly Measure[]): string | undefined {
   if (!Number.isInteger(level)) return `relevance level ${level} is not an integer grade`;
   if (highest === -Infinity || level <= highest) return undefined;
-  const zeroed = measures === undefined ? undefined : measures.filter((m) => usesRelevanceLevel(parseMeasure(m))).map((m) => formatMeasure(parseMeasure(m)));
+  const zeroed = measures === undefined ? undefined : measures.filter(usesRelevanceLevel).map(formatMeasure);
   if (zeroed !== undefined && zeroed.length === 0) return undefined;
   const which = zeroed === undefined ? 'every measure that counts relevant documents (AP, RR, P, R, Success, R-all, ...)' : zeroed.join(', ');
   return (

@@ -182,12 +182,15 @@ describe('LongMemEval turn-to-session measures refuse what they cannot score', (
         ],
       ]),
     };
-    const measures = ['nDCG@10', 'R-all-T2S@5'];
-    expect(scoringUnit({ file: 'c.yaml', measures }, es).sessions).toBe(es.units.get('session'));
-    expect(scoringUnit({ file: 'c.yaml', measures: ['nDCG@10'] }, es).sessions).toBeUndefined();
-    const atUnit = () => scoringUnit({ file: 'c.yaml', unit: 'session', measures }, es);
+    const { measureTable, reportedMeasures } = await import('../compare/measures.js');
+    // The config loader reads the measures once; scoring takes the values it read.
+    const read = (measures: string[]) => ({ measures, parsedMeasures: measureTable(reportedMeasures(measures)) });
+    const measures = read(['nDCG@10', 'R-all-T2S@5']);
+    expect(scoringUnit({ file: 'c.yaml', ...measures }, es).sessions).toBe(es.units.get('session'));
+    expect(scoringUnit({ file: 'c.yaml', ...read(['nDCG@10']) }, es).sessions).toBeUndefined();
+    const atUnit = () => scoringUnit({ file: 'c.yaml', unit: 'session', ...measures }, es);
     expect(atUnit).toThrow(/c\.yaml: 1 problem\n {2}measures: R-all-T2S@5 .* drop unit: session/);
-    expect(() => scoringUnit({ file: 'c.yaml', measures }, { ...es, units: new Map() })).toThrow(/eval set lme\/turn has none/);
+    expect(() => scoringUnit({ file: 'c.yaml', ...measures }, { ...es, units: new Map() })).toThrow(/eval set lme\/turn has none/);
     let err: unknown;
     try {
       atUnit();

@@ -101,7 +101,11 @@ export function relevanceLevelProblem(qrels: QrelsLike, level: number, measures?
   if (measures !== undefined && (!Array.isArray(measures) || measures.some((m) => typeof m !== 'string'))) {
     throw new TypeError(`${fn}: measures must be an array of measure names, e.g. ['nDCG@10', 'AP']; got ${kindOf(measures)}`);
   }
-  return relevanceLevelProblemOfMaps(toQrels(fn, 'qrels', qrels), level, measures);
+  return relevanceLevelProblemOfMaps(
+    toQrels(fn, 'qrels', qrels),
+    level,
+    measures?.map((m) => parseMeasure(m)),
+  );
 }
 
 /** The docIds of one query's run entries (`docId -> score`, a Map or a plain object) in trec_eval order. */

@@ -51,7 +51,7 @@ function compareMeasures(listed: readonly string[], qrels: Qrels, qrelsPath: str
   const names = measures.map(formatMeasure);
   const dup = names.find((m, i) => names.indexOf(m) !== i);
   if (dup) throw new UsageError(`--measures lists ${dup} twice`);
-  const levelProblem = relevanceLevelProblem(qrels, 1, names);
+  const levelProblem = relevanceLevelProblem(qrels, 1, measures);
   if (levelProblem) throw new InputError(qrelsPath, undefined, levelProblem);
   return { measures, names };
 }

@@ -1,4 +1,4 @@
-import type { Document, JsonValue, Query, Run } from '../../evalset/types.js';
+import type { Document, JsonValue, Query } from '../../evalset/types.js';
 import {
   applyPriors,
   contributions,
@@ -9,9 +9,10 @@ import {
   FusionParamsError,
   type FuseParams,
   fusedTheoreticalMin,
-  packRun,
+  packPairs,
   reachOnRuns,
   resolveFuseParams,
+  unpackPairs,
   type DocTable,
   type FusionInput,
   type FusionSpec,
@@ -23,23 +24,6 @@ import type { BoundNode, InputDiagnostics, InputFacts, NodeKind, ScopeData, Scop
 
 /** The fused top-k that contribution shares and reachability are measured at. */
 export const DIAGNOSTIC_CUTOFF = 10;
-
-function toRun(results: ScopeResults): Run {
-  const run = new Map<string, Map<string, number>>();
-  for (const [qid, docs] of Object.entries(results)) run.set(qid, new Map(docs));
-  return run;
-}
-
-function toResults(packed: PackedRun, table: DocTable): ScopeResults {
-  const out: ScopeResults = {};
-  packed.queries.forEach((qid, q) => {
-    const list: [string, number][] = [];
-    for (let i = packed.offsets[q] as number; i < (packed.offsets[q + 1] as number); i++)
-      list.push([table.ids[packed.docs[i] as number] as string, packed.scores[i] as number]);
-    out[qid] = list;
-  });
-  return out;
-}
 
 function tableOf(all: readonly ScopeResults[]): DocTable {
   const ids = new Set<string>();
@@ -179,14 +163,14 @@ function fuseScope(fusion: ResolvedFuseParams, inputs: readonly InputFacts[], sc
   const t0 = performance.now();
   const table = tableOf(inputRuns.map((x) => x.results));
   const qids = scope.queries.map((q) => q.id);
-  const packed = inputRuns.map((x) => packRun(toRun(x.results), qids, table));
+  const packed = inputRuns.map((x) => packPairs(x.results, qids, table));
   let out = fuse(fusionInputs(fusion, inputs, packed), { ...fusion.spec, topK });
   if (fusion.priors) {
     const { features, queryTimeMs } = priorInputs(table, scope.documents, scope.queries);
     out = applyPriors(out, fusion.priors, features, queryTimeMs);
   }
   const ms = performance.now() - t0;
-  return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: evenQueryMs(qids, ms), results: toResults(out, table) };
+  return { indexStats: {}, indexMs: 0, searchMs: ms, queryMs: evenQueryMs(qids, ms), results: unpackPairs(out, table) };
 }
 
 /**
@@ -214,9 +198,9 @@ function diagnoseFusion(
   const packedInputs = fusionInputs(
     fusion,
     inputs,
-    inputResults.map((x) => packRun(toRun(x), qids, table)),
+    inputResults.map((x) => packPairs(x, qids, table)),
   );
-  const fused = packRun(toRun(output), qids, table);
+  const fused = packPairs(output, qids, table);
   const spec: FusionSpec = { ...fusion.spec, topK: Math.max(DIAGNOSTIC_CUTOFF, 1) };
   const shares = contributions(fused, packedInputs, DIAGNOSTIC_CUTOFF);
   // Held against the runs: an input whose rivals return fewer than the cutoff for some query can reach it there.
