@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseTrecEvalArgs } from '../harness/cli/eval.command.js';
 import { compileTrecPlan } from '../harness/trec-eval/plan.js';
 import { busyThreads, chooseThreads, cpuSample } from '../harness/trec-eval/threads.js';
+import { mulberry32 } from './prng.js';
 
 const ALL_TREC_WIDTH = compileTrecPlan(parseTrecEvalArgs(['-q', '-m', 'all_trec', 'qrels', 'run']).settings).width;
 
@@ -28,18 +29,6 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = existsSync(join(HERE, '..', 'package.json')) ? resolve(HERE, '..') : resolve(HERE, '..', '..');
 const BIN = join(ROOT, 'dist', 'harness', 'cli', 'bin.js');
 
-/** mulberry32: a small, fast, seedable PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface Workload {
   readonly name: string;
   readonly queries: number;
@@ -55,7 +44,7 @@ export interface Workload {
 
 /** Writes qrels and a run in rank order (as retrieval systems write them), returns their paths. */
 export function generate(dir: string, w: Workload, seed: number): { qrels: string; run: string; runBytes: number; qrelsBytes: number } {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const qrelsPath = join(dir, `${w.name}.qrels`);
   const runPath = join(dir, `${w.name}.run`);
   const qf = openSync(qrelsPath, 'w');

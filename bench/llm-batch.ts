@@ -40,6 +40,7 @@ import type { BatchApi, ChatEndpoint } from '../harness/llm/types.js';
 import type { Logger } from '../harness/log.js';
 import { projectRoot } from '../harness/util/project.js';
 import { benchGrade, type ServerReport } from './llm-batch-server.js';
+import { mulberry32 } from './prng.js';
 
 const DEPTH = 50;
 const GOAL_PAIRS = 100_000;
@@ -54,18 +55,6 @@ function envNumber(name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(v)}`);
   return n;
-}
-
-/** mulberry32: a small seeded generator, the same stream on every machine. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pick = <T>(rand: () => number, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
@@ -171,7 +160,7 @@ function poolRun(rand: () => number, queries: number): Run {
 }
 
 export function syntheticPoolSet(queries: number, seed: number): SyntheticPoolSet {
-  const rand = seeded(seed);
+  const rand = mulberry32(seed);
   const es = poolEvalSet(rand, queries);
   return {
     es,
