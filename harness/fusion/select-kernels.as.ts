@@ -173,9 +173,12 @@ function placeBuckets(n: i32, nb: i32, keep: i32, outL: usize, outS: usize): i32
     at += c;
     if (at >= keep) break;
   }
+  // Entries of the buckets below `low` (a random quarter or so) go to a trash bucket nb at [at, n) rather
+  // than a branch that mispredicts on each; counts[nb] is sampleCounts' first slot when nb is the capacity.
+  setI32(counts, nb, at);
   for (let j: i32 = 0; j < n; j++) {
-    const b = i32At(candB, j);
-    if (b < low) continue;
+    const cb = i32At(candB, j);
+    const b = select<i32>(cb, nb, cb >= low);
     const i = i32At(counts, b);
     setI32(counts, b, i + 1);
     setI32(outL, i, i32At(candL, j));
