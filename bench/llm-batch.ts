@@ -5,8 +5,8 @@
  *   50 passages per query (100,000 pairs); ranks 51-100 hold other queries' passages, which the pool leaves out;
  * - starts the batch server (bench/llm-batch-server.ts) in a child process, so its memory is not counted;
  * - judges the pool with `judgePool` (the umbrela-v1 prompt, one sample) through `batchChat` over
- *   `openaiBatchApi` (the official SDK) with OpenAI's limits (50,000 requests a batch, so two batches at the
- *   least), a short poll and a fresh cache in a temp folder (deleted at the end);
+ *   `openaiBatchApi` (the official SDK) with OpenAI's limits and the config's batch defaults (20,000 calls
+ *   in flight, so five batches), a short poll and a fresh cache in a temp folder (deleted at the end);
  * - prints pairs judged, batches, wall time, this process's peak RSS (`process.resourceUsage().maxRSS`) and, as the
  *   reference measured in the same run, its RSS once the eval set was loaded and pooled (before any judging), their
  *   ratio, and `goal 44.6 (...)`: peak RSS under 1,024 MB (MiB, 2^20 bytes) with every pair judged as the server's
@@ -16,8 +16,7 @@
  *   bench (exit 1) and the goal line says MISSED.
  *
  * Size and seed: `HARNESS_BENCH_LLM_QUERIES` (default 2,000; the goal line is printed at 100,000 pairs only),
- * `HARNESS_BENCH_LLM_SEED` (default 20261129); `HARNESS_BENCH_LLM_CACHE_IO=N` bounds the cache's reads and writes
- * to N at a time (a diagnostic run: no goal). Run: `npm run bench -- llm`.
+ * `HARNESS_BENCH_LLM_SEED` (default 20261129). Run: `npm run bench -- llm`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -26,10 +25,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import pLimit, { type LimitFunction } from 'p-limit';
 import { passageOf } from '../evalset/passage.js';
 import type { Document, EvalSet, Query, Run } from '../evalset/types.js';
-import { type CacheKey, type CacheNamespace, ContentStore } from '../harness/cache/index.js';
+import { ContentStore } from '../harness/cache/index.js';
 import { batchBlockSchema, chatEndpointOf } from '../harness/config/llm-endpoint.js';
 import { type JudgeOutcome, judgePool } from '../harness/judge/judge.js';
 import { depthPool, type Pool } from '../harness/judge/pool.js';
@@ -207,29 +205,6 @@ async function startServer(): Promise<BatchServer> {
   };
 }
 
-/**
- * A ContentStore whose reads and writes run at most `limit` at a time: a diagnostic (`HARNESS_BENCH_LLM_CACHE_IO`)
- * for measuring memory past the judge's unbounded cache I/O, which opens a file per pair in flight (50,000 when a
- * batch's results arrive) and fails with EMFILE above the process's file limit. Off by default: the bench measures
- * the judge as `harness judge` runs it.
- */
-class BoundedStore extends ContentStore {
-  private readonly limit: LimitFunction;
-
-  constructor(root: string, ops: number) {
-    super(root, { log: benchLog });
-    this.limit = pLimit(ops);
-  }
-
-  override get(ns: CacheNamespace, key: CacheKey): Promise<Buffer | undefined> {
-    return this.limit(() => super.get(ns, key));
-  }
-
-  override put(ns: CacheNamespace, key: CacheKey, value: string | Uint8Array): Promise<void> {
-    return this.limit(() => super.put(ns, key, value));
-  }
-}
-
 /** Bench progress on stdout: the batch collector's lines (submitted, each change of a batch's state), no progress bar. */
 const benchLog: Logger = {
   info: (m) => void process.stdout.write(`  ${m}\n`),
@@ -298,7 +273,7 @@ function sampleMemory(): { stop(): MemorySample } {
 }
 
 /** Judges the pool through batches against the server; returns the outcome, batch sizes and wall time. */
-async function judgeThroughBatches(pool: Pool, es: EvalSet, url: string, cacheDir: string, cacheIo: number | undefined) {
+async function judgeThroughBatches(pool: Pool, es: EvalSet, url: string, cacheDir: string) {
   const ep = benchEndpoint(url, cacheDir);
   const sizes: number[] = [];
   const api = countingSubmits(await openaiBatchApi(ep, { [KEY_ENV]: 'sk-bench-loopback' }, 'bench/llm-batch.ts', 'judge'), sizes);
@@ -317,7 +292,7 @@ async function judgeThroughBatches(pool: Pool, es: EvalSet, url: string, cacheDi
     chat,
     local: ep.local,
     concurrency: ep.concurrency,
-    store: cacheIo === undefined ? new ContentStore(join(cacheDir, 'store'), { log: benchLog }) : new BoundedStore(join(cacheDir, 'store'), cacheIo),
+    store: new ContentStore(join(cacheDir, 'store'), { log: benchLog }),
     log: benchLog,
   });
   return { outcome, sizes, ms: performance.now() - t0 };
@@ -420,7 +395,7 @@ interface Measured {
   readonly server: ServerReport;
 }
 
-function printMeasured(m: Measured, pairs: number, problems: readonly string[], diagnostic: boolean): void {
+function printMeasured(m: Measured, pairs: number, problems: readonly string[]): void {
   const { outcome, sizes, peak, loaded, top } = m;
   process.stdout.write(
     `judged: ${count(outcome.counts.judged)} of ${count(pairs)} pairs (grades ${grades(outcome)}), ${count(outcome.counts.requests)} requests ` +
@@ -431,11 +406,7 @@ function printMeasured(m: Measured, pairs: number, problems: readonly string[], 
   );
   const goal = `goal 44.6 (${count(GOAL_PAIRS)} pairs judged through batches)`;
   process.stdout.write(
-    diagnostic
-      ? `${goal}: not measured, a diagnostic run (the bench bounded the cache I/O): MISSED\n`
-      : pairs === GOAL_PAIRS
-        ? `${goalLine(pairs, peak, loaded, problems.length === 0)}\n`
-        : `${goal}: not measured, the pool has ${count(pairs)}: MISSED\n`,
+    pairs === GOAL_PAIRS ? `${goalLine(pairs, peak, loaded, problems.length === 0)}\n` : `${goal}: not measured, the pool has ${count(pairs)}: MISSED\n`,
   );
 }
 
@@ -446,21 +417,19 @@ function printMeasured(m: Measured, pairs: number, problems: readonly string[], 
 export async function main(): Promise<void> {
   const queries = envNumber('HARNESS_BENCH_LLM_QUERIES', 2000);
   const seed = envNumber('HARNESS_BENCH_LLM_SEED', 20261129);
-  const cacheIo = process.env.HARNESS_BENCH_LLM_CACHE_IO ? envNumber('HARNESS_BENCH_LLM_CACHE_IO', 1) : undefined;
   process.stdout.write(`machine: ${cpus().length} cores, load average ${loads()} at the start\n`);
-  if (cacheIo !== undefined) process.stdout.write(`diagnostic: cache reads and writes bounded to ${cacheIo} at a time (HARNESS_BENCH_LLM_CACHE_IO)\n`);
   const server = await startServer();
   const cacheDir = mkdtempSync(join(tmpdir(), 'harness-bench-llm-'));
   let report: ServerReport | undefined;
   try {
     const { es, pool, loaded } = loadPool(queries, seed);
     const sampler = sampleMemory();
-    const { outcome, sizes, ms } = await judgeThroughBatches(pool, es, server.url, cacheDir, cacheIo);
+    const { outcome, sizes, ms } = await judgeThroughBatches(pool, es, server.url, cacheDir);
     const top = sampler.stop();
     const peak = process.resourceUsage().maxRSS * 1024;
     report = await server.stop();
     const problems = judgedProblems(outcome, pool, es, report);
-    printMeasured({ outcome, sizes, ms, peak, loaded, top, server: report }, pool.pairs.length, problems, cacheIo !== undefined);
+    printMeasured({ outcome, sizes, ms, peak, loaded, top, server: report }, pool.pairs.length, problems);
     process.stdout.write(`machine: load average ${loads()} at the end\n`);
     if (problems.length > 0) {
       process.stdout.write(`PROBLEMS:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
