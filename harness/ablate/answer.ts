@@ -1,6 +1,7 @@
 import type { Document, EvalSet } from '../../evalset/types.js';
 import { evalSetFormats } from '../../evalset/load.js';
 import type { ContentStore } from '../cache/index.js';
+import { measureNamed } from '../compare/measures.js';
 import type { ResolvedConfig } from '../config/load.js';
 import { type AnswerJudgeConfig, type AnswerOnlySystem, type ResolvedAnswer, splitMeasures } from '../config/answer-block.js';
 import type { AnswerJudgeAuditLevel } from '../decision/answer-level.js';
@@ -38,9 +39,9 @@ const KEEP_ANSWER_ONLY = ['keepWithoutEvidence', 'includeAbstention'] as const;
  * The eval-set options to load with: the config's, with the format's keep-answer-only options turned on when
  * the study asks only answer measures (then a question without evidence still has an answer to grade).
  */
-export function answerEvalsetOptions(cfg: Pick<ResolvedConfig, 'answer' | 'measures' | 'evalset'>): unknown {
+export function answerEvalsetOptions(cfg: Pick<ResolvedConfig, 'answer' | 'measures' | 'parsedMeasures' | 'evalset'>): unknown {
   const options = cfg.evalset.options;
-  if (cfg.answer === undefined || splitMeasures(cfg.measures).retrieval.length > 0) return options;
+  if (cfg.answer === undefined || splitMeasures(cfg.measures.map((m) => measureNamed(cfg.parsedMeasures, m))).retrieval.length > 0) return options;
   const format = (evalSetFormats as Record<string, { options: Parameters<typeof keysOf>[0] }>)[cfg.evalset.format];
   const known = format === undefined ? [] : keysOf(format.options, []);
   const on = KEEP_ANSWER_ONLY.filter((k) => known.includes(k));
@@ -56,8 +57,8 @@ function count(n: number, one: string, many: string): string {
  * out); answer measures score questions with a gold answer; a study with both scores the questions that have
  * both. Every query left out is counted in a note.
  */
-export function studyQueries(cfg: Pick<ResolvedConfig, 'measures'>, es: EvalSet): EvalSet {
-  const { answer, retrieval } = splitMeasures(cfg.measures);
+export function studyQueries(cfg: Pick<ResolvedConfig, 'measures' | 'parsedMeasures'>, es: EvalSet): EvalSet {
+  const { answer, retrieval } = splitMeasures(cfg.measures.map((m) => measureNamed(cfg.parsedMeasures, m)));
   const notes: string[] = [];
   let queries = es.queries;
   if (retrieval.length > 0) {

@@ -3,7 +3,7 @@ import { scoreRuns } from '../compare/score.js';
 import type { ResolvedConfig } from '../config/load.js';
 import type { ExecutedPlan } from '../execution/run-plan.js';
 import { type MeasureTable, measureNamed } from '../compare/measures.js';
-import { parseMeasure } from '../metrics/measure.js';
+import { measureOf } from '../metrics/measure.js';
 import { buildReportData } from '../decision/build.js';
 import type { HolesCheck, ReportInput } from '../decision/types.js';
 import type { LoadedStudy } from './load.js';
@@ -57,6 +57,9 @@ function hasHoles(cfg: ResolvedConfig, study: LoadedStudy, qrels: Qrels): boolea
   if (cfg.evalset.qrels === 'complete') return false;
   return [...qrels.values()].some((docs) => [...docs.values()].some((g) => g < cfg.relevanceLevel));
 }
+
+/** Bpref, which the holes check reads whatever measures the config names: a value made once, not a spelling read per study. */
+const BPREF = measureOf('Bpref', {});
 
 /** The decisions' inputs re-made on condensed lists: per-query values of every system (tuned ones re-tuned), Bpref, the picks. */
 export interface CondensedScores {
@@ -127,7 +130,7 @@ export function condensedScores(cfg: ResolvedConfig, study: LoadedStudy, execute
   for (const t of tuned) perQuery[t.condensed.id] = t.condensed.perQuery;
   const unit = scoringUnit(cfg, study.es);
   const opts = { relevanceLevel: cfg.relevanceLevel, ...(unit.units ? { units: unit.units } : {}) };
-  const bp = scoreRuns(unit.qrels, scored.runs, [parseMeasure('Bpref')], ids, opts).perQuery;
+  const bp = scoreRuns(unit.qrels, scored.runs, [BPREF], ids, opts).perQuery;
   const bpref = Object.fromEntries(Object.entries(bp).map(([id, byMeasure]) => [id, Object.values(byMeasure)[0] as number[]] as const));
   return { measure, perQuery, bpref, tuned };
 }

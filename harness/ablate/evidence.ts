@@ -1,7 +1,7 @@
 import type { Document, Qrels, Query, Run } from '../../evalset/types.js';
 // The Map-based evaluate(), not the Library's (metrics/public.ts): the runner's Runs are checked where they are made.
 import { evaluate } from '../metrics/evaluate.js';
-import { parseMeasure } from '../metrics/index.js';
+import { measureOf } from '../metrics/measure.js';
 import { rankDocIds } from '../metrics/ranking.js';
 import type { QueryExample, RecallCurves, ReportCosts } from '../decision/types.js';
 import type { SystemOutcome } from '../execution/outcome.js';
@@ -26,7 +26,8 @@ export function recallCurves(
   opts: { readonly relevanceLevel: number; readonly units?: ReadonlyMap<string, string> },
 ): RecallCurves {
   const cutoffs = curveCutoffs(topK);
-  const measures = cutoffs.map((k) => parseMeasure(`R@${k}`));
+  // Built as values (the spelling `R@k` is what evaluate() keys them by), not as text read back.
+  const measures = cutoffs.map((k) => measureOf('R', {}, k));
   const strata = [...new Set(queries.map((q) => q.stratum))];
   const groups: [string, readonly Query[]][] = [
     ...strata.map((s): [string, Query[]] => [s, queries.filter((q) => q.stratum === s)]),

@@ -87,7 +87,7 @@ function testRuns(executed: ExecutedPlan, study: LoadedStudy): Map<string, Run> 
  */
 export function retrievalView(cfg: ResolvedConfig): ResolvedConfig {
   if (cfg.answer === undefined) return cfg;
-  const { retrieval } = splitMeasures(cfg.measures);
+  const { retrieval } = splitMeasures(cfg.measures.map((m) => measureNamed(cfg.parsedMeasures, m)));
   const only = new Set(cfg.answer.answerOnly.map((s) => s.id));
   const { gate, ...rest } = cfg;
   return {

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { timeoutMsSchema } from '../../arms/remote/limits.js';
 import type { GateConfig } from '../compare/config.js';
-import { isAnswerMeasure, parseMeasure } from '../metrics/measure.js';
+import type { ReportedMeasure } from '../compare/measures.js';
+import { isAnswerMeasure } from '../metrics/measure.js';
 import type { SystemsPlan } from '../systems/plan.js';
 import { urlCredentialProblem } from '../util/redact.js';
 import { resolvePath } from './paths.js';
@@ -233,8 +234,8 @@ function answerOnlySystem(index: number, entry: SystemEntry, dir: string, proble
 
 /** What the answer block is checked against: the blocks resolved before it. */
 export interface AnswerContext {
-  /** Undefined when the measures block is missing or failed (its own problem). */
-  readonly measures: readonly string[] | undefined;
+  /** The measures block as the loader read it; undefined when it is missing or failed (its own problem). */
+  readonly measures: readonly ReportedMeasure[] | undefined;
   readonly plan: SystemsPlan;
   readonly tune: ResolvedTune | undefined;
   /** The run ids of the plan and tuned systems (before the answer block picks among them). */
@@ -247,18 +248,13 @@ export interface AnswerContext {
   readonly dir: string;
 }
 
-/** Whether a canonical measure is an answer measure (an unparsable one is the measures block's problem). */
-function answerMeasure(m: string): boolean {
-  try {
-    return isAnswerMeasure(parseMeasure(m));
-  } catch {
-    return false;
-  }
-}
-
-/** The answer measures and the retrieval measures of a measure list. */
-export function splitMeasures(measures: readonly string[]): { readonly answer: string[]; readonly retrieval: string[] } {
-  return { answer: measures.filter(answerMeasure), retrieval: measures.filter((m) => !answerMeasure(m)) };
+/**
+ * The answer measures and the retrieval measures of a measure list, by spelling. It takes the measures as the
+ * loader read them (an unreadable one never gets here: it is the measures block's problem), so no spelling is read again.
+ */
+export function splitMeasures(measures: readonly ReportedMeasure[]): { readonly answer: string[]; readonly retrieval: string[] } {
+  const spellings = (answer: boolean) => measures.filter((m) => isAnswerMeasure(m.measure) === answer).map((m) => m.spelling);
+  return { answer: spellings(true), retrieval: spellings(false) };
 }
 
 /** The parsed block, or its problems. */
@@ -442,8 +438,8 @@ export interface AnswerLabelContext {
   readonly humanLabels: boolean;
   /** `qrels:` (default gold). */
   readonly qrels: string;
-  /** Every measure of `measures:`. */
-  readonly measures: readonly string[];
+  /** Every measure of `measures:`, as the loader read it. */
+  readonly measures: readonly ReportedMeasure[];
 }
 
 /**

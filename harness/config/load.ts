@@ -219,6 +219,7 @@ function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; ans
   // A block that is missing or failed is its own problem: the checks that read it are skipped, not failed again.
   const names = measures.value.map((m) => m.spelling);
   const listed = cfg.measures === undefined ? undefined : names;
+  const read = cfg.measures === undefined ? undefined : measures.value;
   const study = {
     measures: listed,
     plan,
@@ -230,7 +231,7 @@ function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; ans
   const withRuns = runIdsOf(plan, tune.value);
   const answerOnly = split.answerOnly.map((a) => a.entry.id);
   const answer = resolveAnswer(cfg.answer, {
-    measures: listed,
+    measures: read,
     plan,
     tune: tune.value,
     runIds: withRuns,
@@ -255,7 +256,7 @@ function resolveBlocks(cfg: LenientConfig, failed: { ids: readonly string[]; ans
             gate: gate.value,
             humanLabels: cfg.humanLabels !== undefined,
             qrels: cfg.qrels ?? 'gold',
-            measures: listed ?? [],
+            measures: read ?? [],
           }),
         ];
   const judge = resolveJudging(cfg);

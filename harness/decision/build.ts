@@ -189,7 +189,7 @@ export function buildReportData(input: ReportInput, measures: readonly ReportedM
   const core = input.humanLabels ? { ...partial, ppi: ppiRows(partial) } : partial;
   const gateResult = input.gate && gateBaseline ? evaluateGate(core, { ...input.gate, baseline: gateBaseline }) : undefined;
   const withGate = gateResult ? { ...core, gateResult } : core;
-  const validation = validationOf(withGate, (labelled) => buildReportData(labelled, measures));
+  const validation = validationOf(withGate, (labelled) => buildReportData(labelled, measures), measureTable(measures));
   const full = validation ? { ...withGate, validation } : withGate;
   const warnings = deriveWarnings(full, measures);
   return { ...full, warnings, ...(gateResult ? { decision: decide(full, gateResult, warnings) } : {}), answers: answersOf(full, measureTable(measures)) };

@@ -1,4 +1,6 @@
+import { type MeasureTable, measureNamed, type ReportedMeasure } from '../compare/measures.js';
 import { HarnessError } from '../errors.js';
+import type { Measure } from '../metrics/measure.js';
 import { relevantGrade } from '../metrics/relevant-grade.js';
 import { kappaEstimate } from '../stats/kappa-estimate.js';
 import { gwetAC1, krippendorffAlphaOrdinal } from '../stats/label-agreement.js';
@@ -63,10 +65,11 @@ function defined(f: () => number): number | undefined {
 }
 
 /**
- * Pair-level agreement on the labelled pairs. The binary kappa splits where `measure` (the decision's) first
- * gains, as `harness kappa --config` does (metrics/relevant-grade.ts), so it sees the grades that move the verdict.
+ * Pair-level agreement on the labelled pairs. The binary kappa splits where `measure` (the decision's, as read
+ * with the report's measures) first gains, as `harness kappa --config` does (metrics/relevant-grade.ts), so it
+ * sees the grades that move the verdict.
  */
-function agreementOf(labels: HumanLabelsInput, seed: number, measure: string): Validation['agreement'] {
+function agreementOf(labels: HumanLabelsInput, seed: number, measure: Measure): Validation['agreement'] {
   const h = labels.pairs.map((p) => p.human);
   const j = labels.pairs.map((p) => p.judge);
   const at = relevantGrade(measure, labels.relevanceLevel ?? 1);
@@ -108,14 +111,16 @@ function rankings(data: Built, labels: HumanLabelsInput, judge: ReportInput['per
  * comparisons are exactly the report's); whether each comparison's sign and the gate's verdict reproduce;
  * Kendall's tau and tau_AP between the system rankings with bootstrap intervals; pair-level kappa, Krippendorff's
  * alpha (ordinal) and Gwet's AC1. It passes when at least `minQueries` queries are labelled, the gate's verdict
- * and every gate comparison's sign reproduce, and tau reaches `minTau`.
+ * and every gate comparison's sign reproduce, and tau reaches `minTau`. `measures` are the report's measures as
+ * its builder read them, so the kappa split takes the deciding measure's value rather than reading its spelling.
  */
-export function validationOf(data: Built, build: (input: ReportInput) => ReportData): Validation | undefined {
+export function validationOf(data: Built, build: (input: ReportInput) => ReportData, measures: MeasureTable): Validation | undefined {
   const labels = data.humanLabels;
   if (labels === undefined) return undefined;
-  const measure = primaryMeasure(data);
+  const decided = measureNamed(measures, primaryMeasure(data));
+  const measure = decided.spelling;
   const t = labels.thresholds;
-  if (labels.queries.length < 2) return tooFew(data, labels, measure);
+  if (labels.queries.length < 2) return tooFew(data, labels, decided);
   const judgePq = judgeOnLabelled(data, labels);
   const judge = build(labelledInput(data, labels, judgePq));
   const human = build(labelledInput(data, labels, labels.perQuery));
@@ -138,7 +143,7 @@ export function validationOf(data: Built, build: (input: ReportInput) => ReportD
     signs,
     ...(gate ? { gate } : {}),
     ...ranks,
-    agreement: agreementOf(labels, data.compare.seed, measure),
+    agreement: agreementOf(labels, data.compare.seed, decided.measure),
     thresholds: t,
     pass: failures.length === 0,
     failures,
@@ -157,11 +162,11 @@ function labelsPart(labels: HumanLabelsInput, measure: string) {
 }
 
 /** Fewer than 2 labelled queries among the report's: nothing to rebuild the report on, a failed validation. */
-function tooFew(data: Built, labels: HumanLabelsInput, measure: string): Validation {
+function tooFew(data: Built, labels: HumanLabelsInput, decided: ReportedMeasure): Validation {
   return {
-    ...labelsPart(labels, measure),
+    ...labelsPart(labels, decided.spelling),
     signs: [],
-    agreement: agreementOf(labels, data.compare.seed, measure),
+    agreement: agreementOf(labels, data.compare.seed, decided.measure),
     thresholds: labels.thresholds,
     pass: false,
     failures: [

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, UsageError } from '../errors.js';
 import type { JudgmentRecord } from '../judge/store.js';
+import { measureTable, reportedMeasure, reportedMeasures } from '../compare/measures.js';
+import { parseMeasure } from '../metrics/measure.js';
 import { decidingMeasure, relevantGrade } from '../metrics/relevant-grade.js';
 import { runCaptured } from '../testing/cli.js';
 import { tempJudgments } from '../testing/judgments.js';
@@ -15,22 +17,26 @@ import { DEFAULT_RELEVANT_AT, kappaRelevance } from './relevance.js';
  */
 
 describe('relevantGrade: the lowest grade a measure draws value from', () => {
+  const grade = (spelling: string, relevanceLevel: number) => relevantGrade(parseMeasure(spelling), relevanceLevel);
   it('graded gains: the lowest grade 1-3 with a gain above 0 (linear, exp, or the gains table)', () => {
-    expect(relevantGrade('nDCG@10', 2)).toBe(1);
-    expect(relevantGrade('nDCG(gain=exp)@10', 2)).toBe(1);
-    expect(relevantGrade('nDCG(gains={1:0,2:1,3:3})', 1)).toBe(2);
-    expect(relevantGrade('nDCG(gains={1:0,2:0,3:0})', 1)).toBeUndefined();
-    expect(relevantGrade('RBP', 3)).toBe(1);
+    expect(grade('nDCG@10', 2)).toBe(1);
+    expect(grade('nDCG(gain=exp)@10', 2)).toBe(1);
+    expect(grade('nDCG(gains={1:0,2:1,3:3})', 1)).toBe(2);
+    expect(grade('nDCG(gains={1:0,2:0,3:0})', 1)).toBeUndefined();
+    expect(grade('RBP', 3)).toBe(1);
   });
   it('binary measures: rel= or the config relevance level (trec_eval -l); no relevance at all: the level', () => {
-    expect(relevantGrade('P@10', 2)).toBe(2);
-    expect(relevantGrade('P(rel=3)@10', 1)).toBe(3);
-    expect(relevantGrade('AP', 1)).toBe(1);
-    expect(relevantGrade('Judged@10', 2)).toBe(2);
+    expect(grade('P@10', 2)).toBe(2);
+    expect(grade('P(rel=3)@10', 1)).toBe(3);
+    expect(grade('AP', 1)).toBe(1);
+    expect(grade('Judged@10', 2)).toBe(2);
   });
   it('the deciding measure is the gate one, else the first tested one', () => {
-    expect(decidingMeasure(['Judged@10', 'P@10', 'nDCG@10'], 'nDCG@10')).toBe('nDCG@10');
-    expect(decidingMeasure(['Judged@10', 'P@10', 'nDCG@10'], undefined)).toBe('P@10');
+    const read = reportedMeasures(['Judged@10', 'P@10', 'nDCG@10']);
+    expect(decidingMeasure(read, reportedMeasure('nDCG@10'))?.spelling).toBe('nDCG@10');
+    expect(decidingMeasure(read, undefined)?.spelling).toBe('P@10');
+    expect(decidingMeasure(reportedMeasures(['Judged@10', 'Judged@20']), undefined)?.spelling).toBe('Judged@10');
+    expect(decidingMeasure([], undefined)).toBeUndefined();
   });
 });
 
@@ -38,6 +44,7 @@ describe('kappaRelevance: where the binary kappa splits', () => {
   const config = (gate: string | undefined, relevanceLevel = 1) => ({
     file: 'study.yaml',
     measures: ['nDCG@10', 'P@10'],
+    parsedMeasures: measureTable(reportedMeasures(['nDCG@10', 'P@10'])),
     ...(gate === undefined ? {} : { gate: { measure: gate } }),
     relevanceLevel,
   });

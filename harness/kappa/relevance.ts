@@ -1,3 +1,4 @@
+import { type MeasureTable, measureNamed } from '../compare/measures.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { decidingMeasure, relevantGrade } from '../metrics/relevant-grade.js';
 
@@ -13,6 +14,8 @@ export interface RelevanceSource {
   readonly config?: {
     readonly file: string;
     readonly measures: readonly string[];
+    /** `measures` (and the gate's) as the config loader read them: the split reads these values, never a spelling. */
+    readonly parsedMeasures: MeasureTable;
     readonly gate?: { readonly measure: string };
     readonly relevanceLevel: number;
   };
@@ -44,8 +47,10 @@ export function kappaRelevance(src: RelevanceSource): KappaRelevance {
       relevantAt: DEFAULT_RELEVANT_AT,
       relevantFrom: "the default: trec_eval's relevance level 1, where nDCG's gains start; --config reads the gate's measure",
     };
-  const measure = decidingMeasure(cfg.measures, cfg.gate?.measure);
-  const grade = measure === undefined ? cfg.relevanceLevel : relevantGrade(measure, cfg.relevanceLevel);
+  const named = (spelling: string) => measureNamed(cfg.parsedMeasures, spelling);
+  const deciding = decidingMeasure(cfg.measures.map(named), cfg.gate && named(cfg.gate.measure));
+  const measure = deciding?.spelling;
+  const grade = deciding === undefined ? cfg.relevanceLevel : relevantGrade(deciding.measure, cfg.relevanceLevel);
   const from =
     measure === undefined
       ? `relevanceLevel ${cfg.relevanceLevel}`
