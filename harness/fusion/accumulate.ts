@@ -1,5 +1,7 @@
 import { FusionInputError } from './errors.js';
 import type { PackedRun } from './run-form.js';
+import { type AddRanksKernel, type AddScoresKernel, SelectMemory } from './select-kernels.js';
+import { type KernelSet, kernelSet } from '../util/kernel-set.js';
 import type { FusionInput, FusionSpec } from './spec.js';
 
 /**
@@ -9,6 +11,14 @@ import type { FusionInput, FusionSpec } from './spec.js';
  * breaks ties, and the accumulator of one query is a few thousand contiguous slots that stay in cache instead
  * of one slot per document of the table (random access over megabytes was 5-15x slower than reading the runs).
  * Built once per set of runs and memoized: a grid of hundreds of fusions over the same runs pays it once.
+ *
+ * The kernels read their own copy in a kernel memory ({@link SelectMemory}): the union, the local positions
+ * (u16 where every union fits 65,536, i32 otherwise) and, made on first use by {@link scoresAt}, the inputs'
+ * scores, both laid out query-major (query q's lists of input 0, 1, ... one after another), so that a query's
+ * accumulation reads two long runs of memory rather than twenty short ones the prefetcher starts on afresh;
+ * and each input's reciprocal-rank table (docs/perf/fusion.md). A PackedRun's arrays are never modified once
+ * packed (the z-score memo below relies on it too); a run whose docs and offsets match but whose scores are
+ * another array gets its scores copied again.
  */
 export interface LocalIndex {
   readonly unionOffsets: Int32Array;
@@ -16,25 +26,114 @@ export interface LocalIndex {
   readonly local: readonly Int32Array[];
   /** The largest union of one query. */
   readonly maxUnion: number;
+  readonly memory: SelectMemory;
+  /** Bytes a kernel's local position takes: 2 (u16) or 4 (i32). */
+  readonly width: number;
+  /** Where the list of input i for query position q starts in the query-major layout, in entries: listAt[q · inputs + i]. */
+  readonly listAt: Float64Array;
+  /** Byte addresses in memory: the union, the local positions and scores (query-major), each input's rank table. */
+  readonly unionAt: number;
+  readonly localAt: number;
+  readonly scoresCopyAt: number;
+  readonly tableAt: readonly number[];
+  /** The scores array each input's copy was made from (undefined: not yet copied). */
+  readonly scoresFrom: (Float64Array | undefined)[];
 }
 
-const memo = new WeakMap<Int32Array, { runs: readonly PackedRun[]; index: LocalIndex }[]>();
+/** Copies input i's scores into the index's memory when the copy there is not of `run`'s scores array. */
+export function copyScores(index: LocalIndex, i: number, run: PackedRun): void {
+  if (index.scoresFrom[i] === run.scores) return;
+  const inputs = index.local.length;
+  const copy = new Float64Array(index.memory.buffer, index.scoresCopyAt, totalEntries(index));
+  for (let q = 0; q + 1 < run.offsets.length; q++) copy.set(run.scores.subarray(run.offsets[q]!, run.offsets[q + 1]!), index.listAt[q * inputs + i]!);
+  index.scoresFrom[i] = run.scores;
+}
+
+function totalEntries(index: LocalIndex): number {
+  let n = 0;
+  for (const li of index.local) n += li.length;
+  return n;
+}
+
+const memo = new WeakMap<Int32Array, { runs: readonly PackedRun[]; set: KernelSet; index: LocalIndex }[]>();
 const MEMO_PER_KEY = 8;
 
 /** The LocalIndex of `runs` (which share one DocTable of `tableSize` ids and one query list), memoized. */
-export function localIndex(runs: readonly PackedRun[], tableSize: number): LocalIndex {
+export function localIndex(runs: readonly PackedRun[], tableSize: number, set: KernelSet = kernelSet()): LocalIndex {
   const key = runs[0]!.docs;
   const entries = memo.get(key) ?? [];
-  const hit = entries.find((e) => e.runs.length === runs.length && e.runs.every((r, i) => r.docs === runs[i]!.docs && r.offsets === runs[i]!.offsets));
+  const hit = entries.find(
+    (e) => e.set === set && e.runs.length === runs.length && e.runs.every((r, i) => r.docs === runs[i]!.docs && r.offsets === runs[i]!.offsets),
+  );
   if (hit) return hit.index;
-  const index = buildLocalIndex(runs, tableSize);
-  entries.push({ runs: [...runs], index });
+  const index = inKernelMemory(runs, buildLocalIndex(runs, tableSize), set);
+  entries.push({ runs: [...runs], set, index });
   if (entries.length > MEMO_PER_KEY) entries.shift();
   memo.set(key, entries);
   return index;
 }
 
-function buildLocalIndex(runs: readonly PackedRun[], tableSize: number): LocalIndex {
+type PlainIndex = Pick<LocalIndex, 'unionOffsets' | 'union' | 'local' | 'maxUnion'>;
+
+/** The largest union whose local positions the kernels read as u16. */
+const NARROW_UNION = 65536;
+
+/** Copies a built index into a kernel memory laid out as {@link LocalIndex} says (8-aligned regions). */
+function inKernelMemory(runs: readonly PackedRun[], plain: PlainIndex, set: KernelSet): LocalIndex {
+  const align = (bytes: number) => 8 * Math.ceil(bytes / 8);
+  const width = plain.maxUnion <= NARROW_UNION ? 2 : 4;
+  const listAt = queryMajor(runs);
+  let total = 0;
+  for (const r of runs) total += r.docs.length;
+  const localAt = align(4 * plain.union.length);
+  const scoresCopyAt = localAt + align(width * total);
+  let tail = scoresCopyAt + 8 * total;
+  const tableAt = runs.map((r) => {
+    const at = tail;
+    tail += 8 * longestList(r);
+    return at;
+  });
+  const memory = new SelectMemory(plain.maxUnion, set, tail);
+  const at = (offset: number) => memory.tailAt + offset;
+  new Int32Array(memory.buffer, memory.tailAt, plain.union.length).set(plain.union);
+  const positions = width === 2 ? new Uint16Array(memory.buffer, at(localAt), total) : new Int32Array(memory.buffer, at(localAt), total);
+  runs.forEach((r, i) => {
+    for (let q = 0; q + 1 < r.offsets.length; q++) positions.set(plain.local[i]!.subarray(r.offsets[q]!, r.offsets[q + 1]!), listAt[q * runs.length + i]!);
+  });
+  return {
+    ...plain,
+    memory,
+    width,
+    listAt,
+    unionAt: memory.tailAt,
+    localAt: at(localAt),
+    scoresCopyAt: at(scoresCopyAt),
+    tableAt: tableAt.map(at),
+    scoresFrom: runs.map(() => undefined),
+  };
+}
+
+/** Per query position q and input i, where that list starts when the queries' lists follow one another. */
+function queryMajor(runs: readonly PackedRun[]): Float64Array {
+  const nq = runs[0]!.queries.length;
+  const listAt = new Float64Array(nq * runs.length);
+  let at = 0;
+  for (let q = 0; q < nq; q++) {
+    runs.forEach((r, i) => {
+      listAt[q * runs.length + i] = at;
+      at += r.offsets[q + 1]! - r.offsets[q]!;
+    });
+  }
+  return listAt;
+}
+
+function longestList(run: PackedRun): number {
+  let longest = 0;
+  for (let q = 0; q < run.queries.length; q++) longest = Math.max(longest, run.offsets[q + 1]! - run.offsets[q]!);
+  return longest;
+}
+
+function buildLocalIndex(runs: readonly PackedRun[], tableSize: number): PlainIndex {
   const nq = runs[0]!.queries.length;
   const mark = new Int32Array(tableSize);
   const position = new Int32Array(tableSize);
@@ -66,7 +165,8 @@ function buildLocalIndex(runs: readonly PackedRun[], tableSize: number): LocalIn
     unionOffsets[q + 1] = used;
     maxUnion = Math.max(maxUnion, used - start);
   }
-  if (used < total) union = union.slice(0, used);
+  // A view, not a copy: inKernelMemory copies it into the kernel memory.
+  if (used < total) union = union.subarray(0, used);
   return { unionOffsets, union, local, maxUnion };
 }
 
@@ -106,16 +206,24 @@ export class QueryAccumulator {
   private readonly rankTables: (Float64Array | undefined)[];
   /** Per active input under z-score or dbsf: each query's (lo, den), two passes over its list, memoized. */
   private readonly listStats: (Float64Array | undefined)[];
+  /** Per active input of a score fusion: each query's first and last score read, memoized (see listEnds). */
+  private readonly listEnds: (Float64Array | undefined)[];
   private readonly cc: boolean;
   private readonly mnz: boolean;
+  /** The accumulation kernels for the index's position width. */
+  private readonly addRanks: AddRanksKernel;
+  private readonly addScoresK: AddScoresKernel;
 
-  /** `acc`, when given, holds at least maxUnion slots: a selection kernel's memory, read there in place. */
+  /** The accumulator is the index's kernel memory's (see LocalIndex), so a fusion's selection reads it in place. */
   constructor(
     readonly checked: CheckedFusion,
     private readonly spec: FusionSpec,
-    acc?: Float64Array,
   ) {
-    this.acc = acc ?? new Float64Array(checked.index.maxUnion);
+    const memory = checked.index.memory;
+    const narrow = checked.index.width === 2;
+    this.addRanks = narrow ? memory.kernels.addRanks16 : memory.kernels.addRanks;
+    this.addScoresK = narrow ? memory.kernels.addScores16 : memory.kernels.addScores;
+    this.acc = memory.acc;
     this.count = new Int32Array(checked.index.maxUnion);
     this.reads = new Int32Array(checked.active.length);
     this.firstGain = new Float64Array(checked.active.length);
@@ -126,13 +234,11 @@ export class QueryAccumulator {
         ? listStats(input.run, input.depth, spec.normalization)
         : undefined,
     );
-    // RRF contributions depend on rank only: one table per input, w / (rrfK + r), r from 1.
-    this.rankTables = checked.active.map(({ input }) => {
+    this.listEnds = checked.active.map(({ input }) => (spec.method === 'rrf' ? undefined : listEnds(input.run, input.depth)));
+    // RRF contributions depend on rank only: one table per input, w / (rrfK + r), r from 1, in the index's memory.
+    this.rankTables = checked.active.map(({ input, at }) => {
       if (spec.method !== 'rrf') return undefined;
-      const run = input.run;
-      let longest = 0;
-      for (let q = 0; q < run.queries.length; q++) longest = Math.max(longest, run.offsets[q + 1]! - run.offsets[q]!);
-      const t = new Float64Array(Math.min(longest, input.depth));
+      const t = new Float64Array(memory.buffer, checked.index.tableAt[at]!, tableLength(input));
       for (let r = 0; r < t.length; r++) t[r] = input.weight / (spec.rrfK + r + 1);
       return t;
     });
@@ -158,7 +264,8 @@ export class QueryAccumulator {
   /** Accumulates query position q into acc/count[0, size). */
   accumulate(q: number): void {
     const { acc, count } = this;
-    const { unionOffsets, local } = this.checked.index;
+    const index = this.checked.index;
+    const { unionOffsets, local, memory } = index;
     const size = unionOffsets[q + 1]! - unionOffsets[q]!;
     const active = this.checked.active;
     let counted = this.mnz || active.length < local.length;
@@ -168,14 +275,12 @@ export class QueryAccumulator {
     }
     acc.fill(0, 0, size);
     if (counted) count.fill(0, 0, size);
-    const cnt = counted ? count : undefined;
     this.counted = counted;
     this.size = size;
     let base = 0;
     for (let i = 0; i < active.length; i++) {
       const { input, at } = active[i]!;
-      const { scores, offsets } = input.run;
-      const li = local[at]!;
+      const { offsets } = input.run;
       const from = offsets[q]!;
       const end = offsets[q + 1]!;
       // Compare before adding: from + Infinity would turn the loop bound into a double.
@@ -188,7 +293,8 @@ export class QueryAccumulator {
         const a = this.spec.absent === 'min' ? table[to - from - 1]! : 0;
         base += a;
         this.firstGain[i] = table[0]! - a;
-        addRanks(acc, cnt, li, from, to, table, a);
+        this.addRanks(memory.accAt, index.localAt + index.width * index.listAt[q * local.length + at]!, 0, to - from, index.tableAt[at]!, a);
+        if (counted) countReads(count, local[at]!, from, to);
         continue;
       }
       // φ(s) = (s - lo) / den, or a constant when the list is degenerate (den = 0): 1 for min-max (every
@@ -197,18 +303,21 @@ export class QueryAccumulator {
       let den = 1;
       let flat = 0;
       const norm = this.spec.normalization;
+      const ends = this.listEnds[i]!;
+      const first = ends[2 * q]!;
+      const last = ends[2 * q + 1]!;
       if (norm === 'min-max') {
-        lo = scores[to - 1]!;
-        den = scores[from]! - lo;
+        lo = last;
+        den = first - lo;
         flat = 1;
       } else if (norm === 'tm2c2') {
         lo = input.theoreticalMin!;
-        if (scores[to - 1]! < lo) {
-          throw new FusionInputError(`input ${at}: query "${input.run.queries[q]}": score ${scores[to - 1]} is below the declared theoretical minimum ${lo}`, {
+        if (last < lo) {
+          throw new FusionInputError(`input ${at}: query "${input.run.queries[q]}": score ${last} is below the declared theoretical minimum ${lo}`, {
             hint: 'fix the theoreticalMin declared for this input, or use min-max',
           });
         }
-        den = scores[from]! - lo;
+        den = first - lo;
       } else if (norm === 'dbsf' || norm === 'z-score') {
         const stats = this.listStats[i]!;
         lo = stats[2 * q]!;
@@ -220,19 +329,66 @@ export class QueryAccumulator {
         const a = this.spec.absent === 'min' ? c : 0;
         base += a;
         this.firstGain[i] = c - a;
-        addScores(acc, cnt, li, scores, from, to, 0, lo, 1, c - a);
+        this.addScores(i, q, from, to, 0, lo, 1, c - a);
         continue;
       }
-      const a = this.spec.absent === 'min' ? w * ((scores[to - 1]! - lo) / den) : 0;
+      const a = this.spec.absent === 'min' ? w * ((last - lo) / den) : 0;
       base += a;
-      this.firstGain[i] = w * ((scores[from]! - lo) / den) - a;
-      addScores(acc, cnt, li, scores, from, to, w, lo, den, -a);
+      this.firstGain[i] = w * ((first - lo) / den) - a;
+      this.addScores(i, q, from, to, w, lo, den, -a);
     }
     this.base = base;
   }
+
+  /** Active input i's entries [from, to) of query position q into the accumulator, w·((s - lo) / den) + shift each, and the count. */
+  private addScores(i: number, q: number, from: number, to: number, w: number, lo: number, den: number, shift: number): void {
+    const { input, at } = this.checked.active[i]!;
+    const index = this.checked.index;
+    copyScores(index, at, input.run);
+    const list = index.listAt[q * index.local.length + at]!;
+    this.addScoresK(index.memory.accAt, index.localAt + index.width * list, index.scoresCopyAt + 8 * list, 0, to - from, w, lo, den, shift);
+    if (this.counted) countReads(this.count, index.local[at]!, from, to);
+  }
+}
+
+/** The entries read of one rrf table: the input's longest list, or its depth when shorter. */
+function tableLength(input: FusionInput): number {
+  let longest = 0;
+  const run = input.run;
+  for (let q = 0; q < run.queries.length; q++) longest = Math.max(longest, run.offsets[q + 1]! - run.offsets[q]!);
+  return Math.min(longest, input.depth);
 }
 
 const statsMemo = new WeakMap<Float64Array, Map<string, Float64Array>>();
+const endsMemo = new WeakMap<Float64Array, Map<number, Float64Array>>();
+
+/**
+ * Per query of `run`, the first and last score of its top-`depth` list, interleaved (0, 0 for an empty one).
+ * Read per query and input, they were two cache misses each, a third of the JavaScript part of a fusion's
+ * accumulation (docs/perf/fusion.md); a grid re-fusing the same runs reads them once, as listStats.
+ */
+function listEnds(run: PackedRun, depth: number): Float64Array {
+  let byDepth = endsMemo.get(run.scores);
+  const hit = byDepth?.get(depth);
+  if (hit !== undefined) return hit;
+  const { scores, offsets } = run;
+  const nq = offsets.length - 1;
+  const out = new Float64Array(2 * nq);
+  for (let q = 0; q < nq; q++) {
+    const from = offsets[q]!;
+    const end = offsets[q + 1]!;
+    const to = depth < end - from ? from + depth : end;
+    if (to === from) continue;
+    out[2 * q] = scores[from]!;
+    out[2 * q + 1] = scores[to - 1]!;
+  }
+  if (byDepth === undefined) {
+    byDepth = new Map();
+    endsMemo.set(run.scores, byDepth);
+  }
+  byDepth.set(depth, out);
+  return out;
+}
 
 /**
  * Per query of `run`, its top-`depth` list's (lo, den) under z-score (mean, population sd) or dbsf (see
@@ -292,52 +448,7 @@ export function dbsfRange(scores: Float64Array, from: number, to: number): [numb
   return [lo, mean + 3 * sd - lo];
 }
 
-// The two hot loops. Four entries per iteration, their positions loaded first: on V8 this runs several times
-// faster than the one-entry loop (measured in bench/fusion.ts), as the four read-modify-writes overlap. Entries
-// of one input are distinct documents, so the four slots never alias.
-
-/** acc[local] += table[rank] - a over entries [from, to); count[local] += 1 when counting. */
-function addRanks(acc: Float64Array, count: Int32Array | undefined, li: Int32Array, from: number, to: number, table: Float64Array, a: number): void {
-  let e = from;
-  let r = 0;
-  for (; e + 4 <= to; e += 4, r += 4) {
-    const l0 = li[e]!;
-    const l1 = li[e + 1]!;
-    const l2 = li[e + 2]!;
-    const l3 = li[e + 3]!;
-    acc[l0] = acc[l0]! + (table[r]! - a);
-    acc[l1] = acc[l1]! + (table[r + 1]! - a);
-    acc[l2] = acc[l2]! + (table[r + 2]! - a);
-    acc[l3] = acc[l3]! + (table[r + 3]! - a);
-  }
-  for (; e < to; e++, r++) acc[li[e]!] = acc[li[e]!]! + (table[r]! - a);
-  if (count !== undefined) for (let i = from; i < to; i++) count[li[i]!] = count[li[i]!]! + 1;
-}
-
-/** acc[local] += w·((s - lo) / den) + shift over entries [from, to); count[local] += 1 when counting. */
-function addScores(
-  acc: Float64Array,
-  count: Int32Array | undefined,
-  li: Int32Array,
-  scores: Float64Array,
-  from: number,
-  to: number,
-  w: number,
-  lo: number,
-  den: number,
-  shift: number,
-): void {
-  let e = from;
-  for (; e + 4 <= to; e += 4) {
-    const l0 = li[e]!;
-    const l1 = li[e + 1]!;
-    const l2 = li[e + 2]!;
-    const l3 = li[e + 3]!;
-    acc[l0] = acc[l0]! + (w * ((scores[e]! - lo) / den) + shift);
-    acc[l1] = acc[l1]! + (w * ((scores[e + 1]! - lo) / den) + shift);
-    acc[l2] = acc[l2]! + (w * ((scores[e + 2]! - lo) / den) + shift);
-    acc[l3] = acc[l3]! + (w * ((scores[e + 3]! - lo) / den) + shift);
-  }
-  for (; e < to; e++) acc[li[e]!] = acc[li[e]!]! + (w * ((scores[e]! - lo) / den) + shift);
-  if (count !== undefined) for (let i = from; i < to; i++) count[li[i]!] = count[li[i]!]! + 1;
+/** count[local] += 1 over entries [from, to): how many inputs read each document, when it matters (CombMNZ). */
+function countReads(count: Int32Array, li: Int32Array, from: number, to: number): void {
+  for (let e = from; e < to; e++) count[li[e]!] = count[li[e]!]! + 1;
 }

@@ -2,7 +2,7 @@ import { FusionInputError } from './errors.js';
 import { localIndex, QueryAccumulator, type CheckedFusion } from './accumulate.js';
 import { checkPacked, type PackedRun } from './run-form.js';
 import { BucketScratch, bestSorted, heapOffer, heapReplaceRoot, heapSortBestFirst, selectBest, sortRanked } from './rank-sort.js';
-import { SelectMemory } from './select-kernels.js';
+import type { SelectMemory } from './select-kernels.js';
 import { ABSENT_POLICIES, FUSION_METHODS, type FusionInput, type FusionSpec, NORMALIZATIONS } from './spec.js';
 
 /** Validates a fusion's inputs and spec; every message names the input position and the parameter. */
@@ -99,7 +99,7 @@ export function fuse(inputs: readonly FusionInput[], spec: FusionSpec): PackedRu
   const outDocs = new Int32Array(bound);
   const outScores = new Float64Array(bound);
   const selector = new TopKSelector(checked, spec, topK);
-  const accu = new QueryAccumulator(checked, spec, selector.memory.acc);
+  const accu = new QueryAccumulator(checked, spec);
   let used = 0;
   for (let q = 0; q < nq; q++) {
     accu.accumulate(q);
@@ -127,8 +127,8 @@ class TopKSelector {
   private readonly candidates: Int32Array;
   private readonly chosen: Float64Array;
   private readonly buckets: BucketScratch;
-  /** The selection kernel's memory, which also holds the accumulator (see fuse). */
-  readonly memory: SelectMemory;
+  /** The index's kernel memory, which also holds the accumulator and the union (see LocalIndex). */
+  private readonly memory: SelectMemory;
   private readonly unionSlice: Int32Array;
   /** What the accumulated sum is divided by: the weight sum for cc, 1 (exact) otherwise. */
   private readonly div: number;
@@ -147,7 +147,7 @@ class TopKSelector {
     this.seeded = new Uint8Array(maxUnion);
     this.seeds = new Int32Array(this.heapScores.length);
     this.final = new Float64Array(maxUnion);
-    this.memory = new SelectMemory(maxUnion);
+    this.memory = checked.index.memory;
     this.candidates = this.memory.outL;
     this.chosen = this.memory.outS;
     this.buckets = new BucketScratch(maxUnion);
@@ -184,15 +184,13 @@ class TopKSelector {
 
   /**
    * Copies the selection kernel's `keep` entries of query q to the output: the kernel looks the local
-   * positions up in the union slice copied into its memory, and two block copies write them out (the
-   * per-entry copy-out loop in JavaScript took 0.40x the bench's floor at topK 1000, this 0.29x;
-   * docs/perf/fusion.md).
+   * positions up in the query's union slice, which lives in its memory, and two block copies write them out
+   * (the per-entry copy-out loop in JavaScript took 0.40x the bench's floor at topK 1000; docs/perf/fusion.md).
    */
   private emitSelected(q: number, keep: number, outDocs: Int32Array, outScores: Float64Array, used: number): number {
-    const { union, unionOffsets } = this.checked.index;
+    const { unionAt, unionOffsets } = this.checked.index;
     const m = this.memory;
-    m.ids.set(union.subarray(unionOffsets[q]!, unionOffsets[q + 1]!));
-    m.gatherIds(keep);
+    m.gatherIds(keep, unionAt + 4 * unionOffsets[q]!);
     outDocs.set(m.outL.subarray(0, keep), used);
     outScores.set(m.outS.subarray(0, keep), used);
     return used + keep;

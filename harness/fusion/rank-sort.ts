@@ -322,7 +322,7 @@ function sampledThreshold(acc: Float64Array, base: number, div: number, size: nu
  * general path, so the result is always the full sort's. One pass over the list: an entry below a threshold
  * sampled from the list costs one comparison of its raw sum (no division: the raw cut lies a relative 1e-9
  * below threshold · div, so an entry under it scores below the threshold however the division rounds);
- * the ~1.25 k kept are bucket-sorted as in {@link bestSorted}. It replaces a pass writing every fused score
+ * the ~1.25 k kept are bucket-sorted as in {@link bestSorted}, into 3.75 k + 64 buckets (BUCKETS_PER_K). It replaces a pass writing every fused score
  * and two passes bucketing them (or the heap's seeding and scan) (docs/perf/fusion.md). It is the TypeScript
  * twin of the kernel of the same name in select-kernels.as.ts, which fuse runs (HARNESS_KERNELS picks).
  */
@@ -343,7 +343,7 @@ export function bestOfSums(
   if (!(Number.isFinite(t) && Number.isFinite(hi))) return -1;
   const tt = t * div;
   const rawCut = tt - Math.abs(tt) * 1e-9 - div * 1e-290;
-  const nb = Math.min(sc.capacity, Math.ceil(k * 1.25) + 64);
+  const nb = Math.min(sc.capacity, Math.ceil(k * BUCKETS_PER_K) + 64);
   const scale = hi > t ? (nb - 1) / (hi - t) : 0;
   if (!Number.isFinite(scale)) return -1;
   const { candL, candS, candB, counts } = sc;
@@ -433,6 +433,14 @@ function bucketStarts(counts: Int32Array, nb: number, keep: number): number {
 
 /** Buckets larger than this are sorted on their own before the one insertion pass of {@link sortBuckets}. */
 const SMALL_BUCKET = 16;
+
+/**
+ * Buckets per entry of the fused list in {@link bestOfSums}, plus 64: the candidates crowd the low end of the
+ * range, and 3.75 an entry (against 1.25 before) halve the entries that arrive out of order in their bucket,
+ * which the kernel's insertion pass pays a mispredicted branch for (docs/perf/fusion.md). The twin uses the
+ * same count so that both sets decline (an infinite bucket scale) on the same lists.
+ */
+const BUCKETS_PER_K = 3.75;
 
 /**
  * Sorts the scattered buckets, best first, in place: counts[b] is now bucket b's end, and the next better

@@ -86,10 +86,10 @@ describe('bestOfSums kernel: the js and wasm sets agree bit for bit, and with a 
 describe('gatherIds kernel', () => {
   it('replaces the selected local positions by the union slice’s document indices, in both sets', () => {
     for (const set of ['js', 'wasm'] as const) {
-      const memory = new SelectMemory(100, set);
-      memory.ids.set(Int32Array.from({ length: 100 }, (_, l) => 1000 + 7 * l));
+      const memory = new SelectMemory(100, set, 400);
+      new Int32Array(memory.buffer, memory.tailAt, 100).set(Int32Array.from({ length: 100 }, (_, l) => 1000 + 7 * l));
       memory.outL.set([99, 0, 42, 5]);
-      memory.gatherIds(3);
+      memory.gatherIds(3, memory.tailAt);
       expect(Array.from(memory.outL.subarray(0, 4)), set).toEqual([1693, 1000, 1294, 5]);
     }
   });

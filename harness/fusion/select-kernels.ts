@@ -5,7 +5,6 @@
  * picks one). {@link SelectMemory} lays the memory out for one fusion.
  */
 import { instantiateKernels, type KernelModule, type KernelSet, kernelSet, MAX_MEMORY_BYTES } from '../util/kernel-set.js';
-import { FusionInputError } from './errors.js';
 import { bestOfSums, ThresholdScratch, thresholdScratchBytes } from './rank-sort.js';
 
 /**
@@ -29,9 +28,22 @@ export type BestOfSumsKernel = (
 /** gatherIds(outL, ids, keep): replaces each of the `keep` local positions at outL by ids[position] (int32). */
 export type GatherIdsKernel = (outL: number, ids: number, keep: number) => void;
 
+/**
+ * addRanks(acc, li, from, to, table, a): acc[li[e]] += table[e - from] - a over entries e in [from, to), li an
+ * i32 array of local positions; addRanks16 the same over u16 positions.
+ */
+export type AddRanksKernel = (acc: number, li: number, from: number, to: number, table: number, a: number) => void;
+
+/** addScores(acc, li, scores, from, to, w, lo, den, shift): acc[li[e]] += w·((scores[e] - lo) / den) + shift; addScores16 over u16 positions. */
+export type AddScoresKernel = (acc: number, li: number, scores: number, from: number, to: number, w: number, lo: number, den: number, shift: number) => void;
+
 export interface SelectKernels {
   readonly bestOfSums: BestOfSumsKernel;
   readonly gatherIds: GatherIdsKernel;
+  readonly addRanks: AddRanksKernel;
+  readonly addRanks16: AddRanksKernel;
+  readonly addScores: AddScoresKernel;
+  readonly addScores16: AddScoresKernel;
 }
 
 /** The twin: rank-sort.ts's bestOfSums over views of `memory` (the scratch's views kept for its next call). */
@@ -51,53 +63,99 @@ function jsSelectKernels(memory: ArrayBuffer): SelectKernels {
     const table = new Int32Array(memory, ids);
     for (let j = 0; j < keep; j++) locals[j] = table[locals[j]!]!;
   };
-  return { bestOfSums: kernel, gatherIds };
+  const [addRanks, addScores] = jsAccumulation(memory, new Int32Array(memory), 4);
+  const [addRanks16, addScores16] = jsAccumulation(memory, new Uint16Array(memory), 2);
+  return { bestOfSums: kernel, gatherIds, addRanks, addRanks16, addScores, addScores16 };
+}
+
+/**
+ * The accumulation's twin over positions `pos` of `width` bytes: the same operations in the same order over
+ * whole-memory views, indexed by address. Four entries an iteration with their positions loaded first, as the
+ * kernel does: on V8 this also runs several times faster than the one-entry loop, as the read-modify-writes
+ * overlap. Byte addresses are divided, not shifted: a JavaScript set's memory may pass 2 GiB.
+ */
+function jsAccumulation(memory: ArrayBuffer, pos: Int32Array | Uint16Array, width: number): [AddRanksKernel, AddScoresKernel] {
+  const f64 = new Float64Array(memory);
+  const addRanks: AddRanksKernel = (accAt, liAt, from, to, tableAt, a) => {
+    const acc = accAt / 8;
+    const li = liAt / width;
+    let t = tableAt / 8;
+    let e = from;
+    for (; e + 4 <= to; e += 4, t += 4) {
+      const l0 = acc + pos[li + e]!;
+      const l1 = acc + pos[li + e + 1]!;
+      const l2 = acc + pos[li + e + 2]!;
+      const l3 = acc + pos[li + e + 3]!;
+      f64[l0] = f64[l0]! + (f64[t]! - a);
+      f64[l1] = f64[l1]! + (f64[t + 1]! - a);
+      f64[l2] = f64[l2]! + (f64[t + 2]! - a);
+      f64[l3] = f64[l3]! + (f64[t + 3]! - a);
+    }
+    for (; e < to; e++, t++) f64[acc + pos[li + e]!] = f64[acc + pos[li + e]!]! + (f64[t]! - a);
+  };
+  const addScores: AddScoresKernel = (accAt, liAt, scoresAt, from, to, w, lo, den, shift) => {
+    const acc = accAt / 8;
+    const li = liAt / width;
+    const s = scoresAt / 8;
+    let e = from;
+    for (; e + 4 <= to; e += 4) {
+      const l0 = acc + pos[li + e]!;
+      const l1 = acc + pos[li + e + 1]!;
+      const l2 = acc + pos[li + e + 2]!;
+      const l3 = acc + pos[li + e + 3]!;
+      f64[l0] = f64[l0]! + (w * ((f64[s + e]! - lo) / den) + shift);
+      f64[l1] = f64[l1]! + (w * ((f64[s + e + 1]! - lo) / den) + shift);
+      f64[l2] = f64[l2]! + (w * ((f64[s + e + 2]! - lo) / den) + shift);
+      f64[l3] = f64[l3]! + (w * ((f64[s + e + 3]! - lo) / den) + shift);
+    }
+    for (; e < to; e++) f64[acc + pos[li + e]!] = f64[acc + pos[li + e]!]! + (w * ((f64[s + e]! - lo) / den) + shift);
+  };
+  return [addRanks, addScores];
 }
 
 export const SELECT_KERNELS: KernelModule<SelectKernels> = { source: 'harness/fusion/select-kernels.as.ts', js: jsSelectKernels };
 
 /**
- * One fusion's selection memory for unions of up to `capacity` entries: the accumulator (which the
- * accumulation writes and the kernel reads in place, so nothing is copied per query), the chosen entries'
- * local positions and scores, the query's union slice (document index by local position), and the kernel's
- * scratch.
+ * A fusion's kernel memory for unions of up to `capacity` entries: the accumulator (which the accumulation
+ * kernels write and the selection kernel reads in place, so nothing is copied per query), the chosen entries'
+ * local positions and scores, the selection's scratch, and from {@link tailAt} `tail` bytes for the caller
+ * (the LocalIndex keeps the union and the runs' positions and scores there, accumulate.ts). Memory past the
+ * 2 GiB a kernel can address runs the TypeScript set, whatever was asked.
  */
 export class SelectMemory {
   readonly kernels: SelectKernels;
+  readonly set: KernelSet;
+  readonly buffer: ArrayBuffer;
   /** A query's accumulated sums, by local position. */
   readonly acc: Float64Array;
   /** The selected entries, best first: local positions and fused scores. */
   readonly outL: Int32Array;
   readonly outS: Float64Array;
-  /** The current query's union slice: the DocTable index of each local position. */
-  readonly ids: Int32Array;
-  private readonly accAt = 0;
-  private readonly idsAt: number;
+  readonly accAt = 0;
+  readonly outLAt: number;
   private readonly outSAt: number;
-  private readonly outLAt: number;
   private readonly scratchAt: number;
+  /** Where the caller's `tail` bytes start (8-aligned). */
+  readonly tailAt: number;
 
   constructor(
     readonly capacity: number,
     set: KernelSet = kernelSet(),
+    tail = 0,
   ) {
     const c = Math.max(capacity, 1);
     this.outSAt = 8 * c;
     this.outLAt = 16 * c;
-    this.idsAt = this.outLAt + 8 * Math.ceil(c / 2);
-    this.scratchAt = this.idsAt + 8 * Math.ceil(c / 2);
-    const bytes = this.scratchAt + thresholdScratchBytes(capacity);
-    if (bytes > MAX_MEMORY_BYTES) {
-      throw new FusionInputError(`a query's union of ${capacity} documents is too large for the selection kernel's memory`, {
-        hint: "lower the inputs' depth",
-      });
-    }
-    const { kernels, memory } = instantiateKernels(SELECT_KERNELS, bytes, set);
+    this.scratchAt = this.outLAt + 8 * Math.ceil(c / 2);
+    this.tailAt = this.scratchAt + thresholdScratchBytes(capacity);
+    const bytes = this.tailAt + tail;
+    this.set = bytes > MAX_MEMORY_BYTES ? 'js' : set;
+    const { kernels, memory } = instantiateKernels(SELECT_KERNELS, bytes, this.set);
     this.kernels = kernels;
+    this.buffer = memory;
     this.acc = new Float64Array(memory, this.accAt, c);
     this.outS = new Float64Array(memory, this.outSAt, c);
     this.outL = new Int32Array(memory, this.outLAt, c);
-    this.ids = new Int32Array(memory, this.idsAt, c);
   }
 
   /**
@@ -109,8 +167,8 @@ export class SelectMemory {
     return this.kernels.bestOfSums(this.accAt, base, div, size, Math.min(k, size), this.scratchAt, this.capacity, this.outLAt, this.outSAt);
   }
 
-  /** Replaces outL's first `keep` local positions by their DocTable indices from {@link ids}. */
-  gatherIds(keep: number): void {
-    this.kernels.gatherIds(this.outLAt, this.idsAt, keep);
+  /** Replaces outL's first `keep` local positions by their DocTable indices from the union slice at byte `ids`. */
+  gatherIds(keep: number, ids: number): void {
+    this.kernels.gatherIds(this.outLAt, ids, keep);
   }
 }
