@@ -158,6 +158,23 @@ function measureRounds(commands: readonly Command[], outPaths: readonly string[]
   return rounds;
 }
 
+/**
+ * `extra` more rounds of two commands alone, back to back, in ABBA order: the pair goal 30.1 compares (auto and
+ * one thread, the same code path wherever auto takes one thread). With four rounds the median paired ratio of two
+ * equal commands spread 0.95-1.01 on this machine, and the goal takes the worst of three workloads, so a 2%
+ * threshold read noise; sixteen pairs narrow it (bench/README.md).
+ */
+function pairRounds(a: Command, b: Command, extra: number): Measurement[][] {
+  const rounds: Measurement[][] = [];
+  for (let r = 0; r < extra; r++) {
+    const bFirst = r % 4 === 1 || r % 4 === 2;
+    const first = measure((bFirst ? b : a).cmd, (bFirst ? b : a).args);
+    const second = measure((bFirst ? a : b).cmd, (bFirst ? a : b).args);
+    rounds.push(bFirst ? [second, first] : [first, second]);
+  }
+  return rounds;
+}
+
 /** Medians over the rounds of command i: wall, CPU, peak RSS. */
 function medianOf(rounds: readonly Measurement[][], i: number): Measurement {
   const col = rounds.map((r) => r[i]!);
@@ -244,6 +261,8 @@ export async function main(): Promise<void> {
   const trecEval = process.env['TREC_EVAL'];
   const repeat = Number(process.env['BENCH_EVAL_REPEAT'] ?? 4);
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`BENCH_EVAL_REPEAT=${process.env['BENCH_EVAL_REPEAT']}: give a positive integer`);
+  const pairs = Number(process.env['BENCH_EVAL_PAIRS'] ?? 12);
+  if (!Number.isInteger(pairs) || pairs < 0) throw new Error(`BENCH_EVAL_PAIRS=${process.env['BENCH_EVAL_PAIRS']}: give an integer >= 0`);
   const workloads: Workload[] = [
     { name: '5k-x-1000', queries: 5_000, depth: 1_000, judged: 50 },
     { name: '50k-x-100', queries: 50_000, depth: 100, judged: 50 },
@@ -259,7 +278,7 @@ export async function main(): Promise<void> {
       `bench eval: harness eval -q -m all_trec (node ${process.version}, ${cores} cores, load average ${loadavg()[0]!.toFixed(1)})${trecEval ? ` vs ${trecEval}` : ''}\n`,
     );
     process.stdout.write(
-      `  each command: 1 warm-up run (output kept and compared), then ${repeat} timed rounds (BENCH_EVAL_REPEAT), the commands in turn in each; medians\n`,
+      `  each command: 1 warm-up run (output kept and compared), then ${repeat} timed rounds (BENCH_EVAL_REPEAT), the commands in turn in each; medians; then ${pairs} more rounds of --threads 1 and auto alone, back to back (BENCH_EVAL_PAIRS), for their paired ratio\n`,
     );
     if (!trecEval) process.stdout.write('  TREC_EVAL is not set: reference trec_eval absent, printing our absolute numbers only\n');
     if (!existsSync(GNU_TIME)) process.stdout.write(`  ${GNU_TIME} not found: CPU time and peak memory are not measured\n`);
@@ -268,7 +287,7 @@ export async function main(): Promise<void> {
     // BENCH_EVAL_WORKLOADS=5k-x-1000,...: only the paired workloads named (each keeps its seed).
     const only = process.env['BENCH_EVAL_WORKLOADS']?.split(',');
     for (const [i, w] of (process.env['BENCH_EVAL_SMALL'] === '0' ? [] : workloads).entries())
-      if (only === undefined || only.includes(w.name)) results.push(smallWorkload(dir, w, seed + i, repeat, cores, trecEval));
+      if (only === undefined || only.includes(w.name)) results.push(smallWorkload(dir, w, seed + i, { repeat, pairs }, cores, trecEval));
     if (process.env['BENCH_EVAL_THREADS'] !== '0' && process.env['BENCH_EVAL_SMALL'] !== '0' && cores > 1)
       results.push(threadsWorkload(dir, seed + workloads.length + 1, repeat, cores));
     const scale = scalingWorkload(dir, seed + workloads.length + 2, cores);
@@ -306,7 +325,14 @@ export function choiceCost(cores: number, calls = 200): { readonly median: numbe
 }
 
 /** One of the paired workloads: `--threads 1`, `2` and auto (and trec_eval), outputs compared, ratios printed. */
-function smallWorkload(dir: string, w: Workload, seed: number, repeat: number, cores: number, trecEval: string | undefined): WorkloadResult {
+function smallWorkload(
+  dir: string,
+  w: Workload,
+  seed: number,
+  { repeat, pairs }: { readonly repeat: number; readonly pairs: number },
+  cores: number,
+  trecEval: string | undefined,
+): WorkloadResult {
   const t0 = Date.now();
   const files = generate(dir, w, seed);
   // What `--threads auto` weighs once the qrels are read: every query judged, all_trec's row.
@@ -338,10 +364,16 @@ function smallWorkload(dir: string, w: Workload, seed: number, repeat: number, c
       );
     }
     const a = configs.indexOf('auto');
-    const cpu = pairedRatios(rounds, 0, a, 'cpuSeconds');
+    // Every round's (one thread, auto) pair: the main rounds' and the extra back-to-back ones.
+    const both = [...rounds.map((r) => [r[0]!, r[a]!]), ...pairRounds(commands[0]!, commands[a]!, pairs)];
+    const wall = pairedRatios(both, 0, 1, 'wallSeconds')!;
+    const cpu = pairedRatios(both, 0, 1, 'cpuSeconds');
+    process.stdout.write(
+      `    goal 30.1's pair, --threads auto vs --threads 1 over ${both.length} rounds (${pairs} of them the two alone): ${wall.median.toFixed(3)}x the speed (median paired wall ratio, ${wall.min.toFixed(2)}-${wall.max.toFixed(2)})${cpu ? `, CPU ${cpu.median.toFixed(3)}` : ''}\n`,
+    );
     return {
       name: w.name,
-      autoVsOne: pairedRatios(rounds, 0, a, 'wallSeconds')!,
+      autoVsOne: wall,
       ...(cpu ? { autoVsOneCpu: cpu } : {}),
       ...(trecEval ? { vsTrec: compareTrec(w, rounds, configs, outPaths, first) } : {}),
     };
