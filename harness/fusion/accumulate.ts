@@ -359,17 +359,17 @@ function tableLength(input: FusionInput): number {
   return Math.min(longest, input.depth);
 }
 
-const statsMemo = new WeakMap<Float64Array, Map<string, Float64Array>>();
-const endsMemo = new WeakMap<Float64Array, Map<number, Float64Array>>();
+const listMemo = new WeakMap<Float64Array, Map<string, Float64Array>>();
 
 /**
- * Per query of `run`, the first and last score of its top-`depth` list, interleaved (0, 0 for an empty one).
- * Read per query and input, they were two cache misses each, a third of the JavaScript part of a fusion's
- * accumulation (docs/perf/fusion.md); a grid re-fusing the same runs reads them once, as listStats.
+ * Per query of `run`, two values `of` its top-`depth` list, interleaved ((0, 0) for an empty list). They depend on
+ * the run, the depth and `key` only, so a grid that re-fuses the same runs under other weights computes them
+ * once; memoized per scores array, as the LocalIndex is.
  */
-function listEnds(run: PackedRun, depth: number): Float64Array {
-  let byDepth = endsMemo.get(run.scores);
-  const hit = byDepth?.get(depth);
+function perList(run: PackedRun, depth: number, key: string, of: (scores: Float64Array, from: number, to: number) => readonly [number, number]): Float64Array {
+  const memoKey = `${key} ${depth}`;
+  let byKey = listMemo.get(run.scores);
+  const hit = byKey?.get(memoKey);
   if (hit !== undefined) return hit;
   const { scores, offsets } = run;
   const nq = offsets.length - 1;
@@ -378,55 +378,41 @@ function listEnds(run: PackedRun, depth: number): Float64Array {
     const from = offsets[q]!;
     const end = offsets[q + 1]!;
     const to = depth < end - from ? from + depth : end;
-    if (to === from) continue;
-    out[2 * q] = scores[from]!;
-    out[2 * q + 1] = scores[to - 1]!;
+    if (to !== from) [out[2 * q], out[2 * q + 1]] = of(scores, from, to);
   }
-  if (byDepth === undefined) {
-    byDepth = new Map();
-    endsMemo.set(run.scores, byDepth);
+  if (byKey === undefined) {
+    byKey = new Map();
+    listMemo.set(run.scores, byKey);
   }
-  byDepth.set(depth, out);
+  byKey.set(memoKey, out);
   return out;
 }
 
 /**
- * Per query of `run`, its top-`depth` list's (lo, den) under z-score (mean, population sd) or dbsf (see
- * {@link dbsfRange}), interleaved. They depend on the run, the depth and the normalization only, so a grid
- * that re-fuses the same runs under other weights computes them once (they were two of the three passes of
- * a z-score fusion's reading, docs/perf/fusion.md); memoized per scores array, as the LocalIndex is.
+ * Each query's first and last score read: min-max's lo and den, tm2c2's check, the absent value and the first
+ * gain. Read per query and input, they were two cache misses each, a third of the JavaScript part of a fusion's
+ * accumulation (docs/perf/fusion.md).
+ */
+function listEnds(run: PackedRun, depth: number): Float64Array {
+  return perList(run, depth, 'ends', (scores, from, to) => [scores[from]!, scores[to - 1]!]);
+}
+
+/**
+ * Each query's (lo, den) under z-score (mean, population sd) or dbsf (see {@link dbsfRange}): two of the three
+ * passes of a z-score fusion's reading before they were memoized (docs/perf/fusion.md).
  */
 function listStats(run: PackedRun, depth: number, norm: 'z-score' | 'dbsf'): Float64Array {
-  const key = `${norm} ${depth}`;
-  let byKey = statsMemo.get(run.scores);
-  const hit = byKey?.get(key);
-  if (hit !== undefined) return hit;
-  const { scores, offsets } = run;
-  const nq = offsets.length - 1;
-  const out = new Float64Array(2 * nq);
-  for (let q = 0; q < nq; q++) {
-    const from = offsets[q]!;
-    const end = offsets[q + 1]!;
-    const to = depth < end - from ? from + depth : end;
-    if (to === from) continue;
-    if (norm === 'dbsf') {
-      [out[2 * q], out[2 * q + 1]] = dbsfRange(scores, from, to);
-      continue;
-    }
-    let sum = 0;
-    for (let e = from; e < to; e++) sum += scores[e]!;
-    const lo = sum / (to - from);
-    let ss = 0;
-    for (let e = from; e < to; e++) ss += (scores[e]! - lo) * (scores[e]! - lo);
-    out[2 * q] = lo;
-    out[2 * q + 1] = Math.sqrt(ss / (to - from));
-  }
-  if (byKey === undefined) {
-    byKey = new Map();
-    statsMemo.set(run.scores, byKey);
-  }
-  byKey.set(key, out);
-  return out;
+  return perList(run, depth, norm, norm === 'dbsf' ? dbsfRange : meanSd);
+}
+
+/** Mean and population standard deviation of scores[from, to). */
+function meanSd(scores: Float64Array, from: number, to: number): [number, number] {
+  let sum = 0;
+  for (let e = from; e < to; e++) sum += scores[e]!;
+  const lo = sum / (to - from);
+  let ss = 0;
+  for (let e = from; e < to; e++) ss += (scores[e]! - lo) * (scores[e]! - lo);
+  return [lo, Math.sqrt(ss / (to - from))];
 }
 
 /**
