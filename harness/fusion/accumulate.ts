@@ -353,10 +353,7 @@ export class QueryAccumulator {
 
 /** The entries read of one rrf table: the input's longest list, or its depth when shorter. */
 function tableLength(input: FusionInput): number {
-  let longest = 0;
-  const run = input.run;
-  for (let q = 0; q < run.queries.length; q++) longest = Math.max(longest, run.offsets[q + 1]! - run.offsets[q]!);
-  return Math.min(longest, input.depth);
+  return Math.min(longestList(input.run), input.depth);
 }
 
 const listMemo = new WeakMap<Float64Array, Map<string, Float64Array>>();
